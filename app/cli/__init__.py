@@ -1,0 +1,20 @@
+"""The `attest` command line: one module per command group, registered on one typer app."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from app.cli.base import cli
+from app.errors import AttestError
+
+from app.cli import core  # noqa: E402,F401  (registers commands)
+
+
+def main() -> None:
+    try:
+        cli()
+    except AttestError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        sys.exit(1)

@@ -1,0 +1,101 @@
+"""One exception hierarchy; each subclass carries its data and its HTTP status."""
+
+from __future__ import annotations
+
+
+class AttestError(Exception):
+    """Base of every error Attest reports to a user."""
+
+    status_code = 500
+
+    def __init__(self, message: str, **detail: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+    def to_dict(self) -> dict[str, object]:
+        return {"error": type(self).__name__, "message": self.message, **self.detail}
+
+
+class ConfigError(AttestError):
+    """Settings or config file are invalid."""
+
+
+class BadRequest(AttestError):
+    """The request is malformed in a way not covered by a narrower class."""
+
+    status_code = 400
+
+
+class RdfSyntaxError(BadRequest):
+    """RDF text does not parse; carries line and column when the parser gives them."""
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message, source=source, line=line, column=column)
+        self.source, self.line, self.column = source, line, column
+
+    def location(self) -> str:
+        parts = [str(p) for p in (self.source, self.line, self.column) if p is not None]
+        return ":".join(parts)
+
+
+class SparqlSyntaxError(BadRequest):
+    """A SPARQL query or update does not parse."""
+
+
+class UnsupportedFormat(AttestError):
+    """No parser or serializer for the requested media type or file extension."""
+
+    status_code = 415
+
+
+class NotAcceptable(AttestError):
+    """The Accept header names nothing the endpoint can produce."""
+
+    status_code = 406
+
+
+class NotFound(AttestError):
+    """A graph, named query, document or entity does not exist."""
+
+    status_code = 404
+
+
+class PayloadTooLarge(AttestError):
+    """A body, file or query text is over its configured limit."""
+
+    status_code = 413
+
+
+class Unauthorized(AttestError):
+    """A write without a valid bearer token."""
+
+    status_code = 401
+
+
+class Forbidden(AttestError):
+    """A write from a client that may not write (non-local with no token configured)."""
+
+    status_code = 403
+
+
+class QueryTimeout(AttestError):
+    """A query ran past its deadline and was stopped."""
+
+    status_code = 503
+
+
+class Overloaded(AttestError):
+    """Too many heavy requests at once; the client should retry later."""
+
+    status_code = 429
+
+
+class OntologyError(AttestError):
+    """The ontology files do not load; the live ontology is kept."""
+
+    status_code = 422
+
+
+class StoreError(AttestError):
+    """The store refused an operation (I/O, corruption, lock held by another process)."""

@@ -1,0 +1,47 @@
+"""The FastAPI application: lifespan-created resources, error mapping, routers."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from app import __version__
+from app.api import errors, limits
+from app.ontology import load_ontology
+from app.settings import Settings, load_settings
+from app.store import open_store
+from app.vocab import Iris
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app; the store opens and the ontology loads when the app starts, not at import."""
+    settings = settings or load_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        app.state.iris = Iris(settings.base_iri)
+        app.state.store = open_store(settings)
+        load_ontology(app.state.store, settings.ontology_dir, app.state.iris)
+        try:
+            yield
+        finally:
+            app.state.store.close()
+
+    app = FastAPI(title="Attest", version=__version__, lifespan=lifespan)
+    app.state.settings = settings
+    errors.install(app)
+    limits.install(app)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type", "Accept"])
+    for router in _routers():
+        app.include_router(router)
+    return app
+
+
+def _routers():
+    from app.api import health
+
+    return [health.router]

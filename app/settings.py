@@ -1,0 +1,104 @@
+"""One settings object: defaults, then a YAML/TOML file, then ATTEST_* environment variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from app.errors import ConfigError
+
+CONFIG_ENV = "ATTEST_CONFIG"
+
+
+class Settings(BaseSettings):
+    """Everything the service and the CLI can be configured with."""
+
+    model_config = SettingsConfigDict(env_prefix="ATTEST_", env_nested_delimiter="__", extra="forbid")
+
+    # store
+    data_dir: Path = Field(Path("data"), description="Directory of the embedded Oxigraph store")
+    base_iri: str = Field("https://w3id.org/attest/", description="Base under which entity, document and graph IRIs are minted")
+    ontology_dir: Path = Field(Path("ontology"), description="Directory of the ontology's Turtle files")
+    shapes_dir: Path = Field(Path("shapes"), description="Directory of the SHACL shapes' Turtle files")
+    queries_dir: Path = Field(Path("queries"), description="Directory of the named SPARQL queries (*.rq)")
+    default_graph_as_union: bool = Field(True, description="SPARQL default graph is the union of all graphs unless the request names graphs")
+
+    # server
+    host: str = Field("127.0.0.1", description="Bind address")
+    port: int = Field(8000, ge=1, le=65535, description="Bind port")
+    token: SecretStr | None = Field(None, description="Bearer token required for writes; unset = writes from loopback only")
+    cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS")
+    max_body_bytes: int = Field(2 * 1024 * 1024, ge=1024, description="Largest request body accepted")
+    max_query_chars: int = Field(100_000, ge=100, description="Longest SPARQL query or update text accepted")
+    query_timeout_s: float = Field(30.0, gt=0, description="Default deadline of a SPARQL query")
+    max_query_timeout_s: float = Field(300.0, gt=0, description="Largest per-request deadline a client may ask for")
+    max_result_rows: int = Field(100_000, ge=1, description="Most rows a SELECT returns before it is cut and flagged")
+
+    # ingestion
+    max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Largest document accepted for ingestion")
+
+    # LLM (any OpenAI-compatible server)
+    llm_base_url: str = Field("http://localhost:11434/v1", description="OpenAI-compatible API base URL")
+    llm_model: str = Field("llama3.1", description="Model name")
+    llm_api_key: SecretStr = Field(SecretStr("ollama"), description="API key (Ollama ignores it)")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Timeout of one LLM call")
+    llm_max_retries: int = Field(3, ge=0, description="Retries on 429, 5xx, timeouts and malformed output")
+    llm_concurrency: int = Field(4, ge=1, description="Chunks extracted at once")
+
+    # reasoning
+    reason_after_ingest: bool = Field(True, description="Materialize OWL 2 RL consequences after each ingest")
+    max_trace_depth: int = Field(5, ge=1, description="Depth bound of inference traces")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # the config file's values (passed as arguments) < ATTEST_* environment variables
+        return env_settings, init_settings
+
+    @property
+    def store_path(self) -> Path:
+        return self.data_dir / "store"
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Read a YAML or TOML config file into a dict of settings."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+    try:
+        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"config file {path} is not valid {path.suffix.lstrip('.').upper() or 'YAML'}: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of settings")
+    return data
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Settings from a config file (or $ATTEST_CONFIG) < ATTEST_* environment < explicit overrides."""
+    if config_file is None and os.environ.get(CONFIG_ENV):
+        config_file = Path(os.environ[CONFIG_ENV])
+    values = read_config_file(config_file) if config_file else {}
+    try:
+        settings = Settings(**values)
+        if overrides:
+            # model_validate skips the environment, so overrides (CLI flags, tests) win over it
+            settings = Settings.model_validate({**settings.model_dump(), **overrides})
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings: {exc}") from exc
+    return settings

@@ -1,0 +1,208 @@
+"""The embedded store: pyoxigraph on disk, with atomic graph writes and crash recovery of staged loads."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import IO, Iterable, Mapping
+
+from pyoxigraph import (
+    DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable,
+)
+
+from app.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
+from app.store.base import Progress, QueryResult, Term
+from app.store.rdfio import format_for_path, open_maybe_gzip, parse_quads
+from app.vocab import Iris
+
+GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
+DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+
+def _graph_node(graph: str) -> NamedNode:
+    try:
+        return NamedNode(graph)
+    except ValueError as exc:
+        raise NotFound(f"'{graph}' is not a valid graph IRI", graph=graph) from exc
+
+
+def _in_graph(quads: Iterable[Quad], graph: NamedNode) -> Iterable[Quad]:
+    for q in quads:
+        yield Quad(q.subject, q.predicate, q.object, graph)
+
+
+class EmbeddedStore:
+    """GraphStore over a pyoxigraph Store on disk (or in memory when `path` is None)."""
+
+    def __init__(self, path: Path | None, iris: Iris, *, read_only: bool = False) -> None:
+        self.path = path
+        self.iris = iris
+        try:
+            if path is None:
+                self._store = Store()
+            elif read_only:
+                self._store = Store.read_only(str(path))
+            else:
+                path.mkdir(parents=True, exist_ok=True)
+                self._store = Store(str(path))
+        except OSError as exc:
+            hint = " (is `attest serve` running on it? use the HTTP API or stop the server)" if "lock" in str(exc).lower() else ""
+            raise StoreError(f"cannot open store at {path}: {exc}{hint}", path=str(path)) from exc
+        if not read_only:
+            self._drop_stale_staging()
+
+    @property
+    def raw(self) -> Store:
+        """The underlying pyoxigraph Store, for engines that need its native API (reasoner, bulk jobs)."""
+        return self._store
+
+    # queries -----------------------------------------------------------------
+
+    def query(
+        self,
+        query: str,
+        *,
+        default_graph: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+        union_default_graph: bool = True,
+        substitutions: Mapping[str, Term] | None = None,
+    ) -> QueryResult:
+        try:
+            return self._store.query(
+                query,
+                use_default_graph_as_union=union_default_graph and not default_graph,
+                default_graph=[_graph_node(g) for g in default_graph] if default_graph else None,
+                named_graphs=[_graph_node(g) for g in named_graphs] if named_graphs else None,
+                substitutions={Variable(k): v for k, v in substitutions.items()} if substitutions else None,
+            )
+        except SyntaxError as exc:
+            raise SparqlSyntaxError(f"invalid SPARQL query: {exc}") from exc
+        except RuntimeError as exc:  # e.g. a substituted variable missing from the projection
+            raise BadRequest(f"query cannot run: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"query failed: {exc}") from exc
+
+    def update(self, update: str) -> None:
+        try:
+            self._store.update(update)
+        except SyntaxError as exc:
+            raise SparqlSyntaxError(f"invalid SPARQL update: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"update failed: {exc}") from exc
+
+    # graphs ------------------------------------------------------------------
+
+    def graphs(self) -> list[str]:
+        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, NamedNode) and self.has_graph(g.value))
+
+    def has_graph(self, graph: str) -> bool:
+        node = _graph_node(graph)
+        return next(iter(self._store.quads_for_pattern(None, None, None, node)), None) is not None
+
+    def graph_sizes(self) -> dict[str, int]:
+        sizes = {s["g"].value: int(s["n"].value) for s in self._store.query(GRAPH_SIZES)}
+        default = next(iter(self._store.query(DEFAULT_GRAPH_SIZE)))["n"]
+        if int(default.value):
+            sizes[""] = int(default.value)
+        return dict(sorted(sizes.items()))
+
+    def quads(self, graph: str | None = None) -> Iterable[Quad]:
+        return self._store.quads_for_pattern(None, None, None, _graph_node(graph) if graph else None)
+
+    # writes ------------------------------------------------------------------
+
+    def add(self, quads: Iterable[Quad]) -> int:
+        batch = list(quads)
+        self._write(lambda: self._store.extend(batch))
+        return len(batch)
+
+    def replace_graph(self, graph: str, quads: Iterable[Quad]) -> int:
+        """Write the new content into a staging graph, then MOVE it over `graph` in one update."""
+        target = _graph_node(graph)
+        staging = NamedNode(self._new_staging_graph())
+        batch = list(_in_graph(quads, staging))
+        if not batch:
+            self._write(lambda: self._store.update(f"DROP SILENT GRAPH {target}"))
+            return 0
+        self._write(lambda: self._store.extend(batch))
+        self._write(lambda: self._store.update(f"MOVE SILENT GRAPH {staging} TO GRAPH {target}"))
+        return len(batch)
+
+    def drop_graph(self, graph: str) -> bool:
+        node = _graph_node(graph)
+        if not self.has_graph(graph):
+            return False
+        self._write(lambda: self._store.remove_graph(node))
+        return True
+
+    def load(self, data: bytes | str | IO[bytes], fmt: RdfFormat, *, graph: str | None = None,
+             base_iri: str | None = None, source: str | None = None) -> int:
+        quads = list(parse_quads(data, fmt, graph=graph, base_iri=base_iri, source=source))
+        return self.add(quads)
+
+    def bulk_load_file(self, path: Path, *, graph: str | None = None, base_iri: str | None = None,
+                       progress: Progress | None = None) -> int:
+        """Validate the whole file first, bulk-load it into a staging graph, then add it in one update.
+
+        Dataset formats (N-Quads, TriG) carry their own graphs and are bulk-loaded directly after validation.
+        """
+        fmt = format_for_path(path)
+        count = self._validate_file(path, fmt, graph, base_iri, progress)
+        if fmt.supports_datasets and graph is None:
+            with open_maybe_gzip(path) as stream:
+                self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri))
+            return count
+        staging = NamedNode(self._new_staging_graph())
+        with open_maybe_gzip(path) as stream:
+            self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri, to_graph=staging))
+        target = f"GRAPH {_graph_node(graph)}" if graph else "DEFAULT"
+        self._write(lambda: self._store.update(f"ADD SILENT GRAPH {staging} TO {target} ; DROP SILENT GRAPH {staging}"))
+        return count
+
+    # maintenance --------------------------------------------------------------
+
+    def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: str | None = None) -> None:
+        if graph is not None:
+            self._store.dump(output, fmt, from_graph=_graph_node(graph) if graph else DefaultGraph())
+        else:
+            self._store.dump(output, fmt)
+
+    def backup(self, target: Path) -> None:
+        if target.exists():
+            raise StoreError(f"backup target {target} already exists", path=str(target))
+        self._store.flush()
+        self._store.backup(str(target))
+
+    def close(self) -> None:
+        if self.path is not None:
+            self._store.flush()
+        del self._store
+
+    # internals ------------------------------------------------------------------
+
+    def _write(self, op) -> None:
+        try:
+            op()
+        except OSError as exc:
+            raise StoreError(f"write failed, nothing was changed: {exc}") from exc
+
+    def _new_staging_graph(self) -> str:
+        return f"{self.iris.staging_graph_prefix}{uuid.uuid4().hex}"
+
+    def _validate_file(self, path: Path, fmt: RdfFormat, graph: str | None, base_iri: str | None,
+                       progress: Progress | None) -> int:
+        count = 0
+        with open_maybe_gzip(path) as stream:
+            for count, _ in enumerate(parse_quads(stream, fmt, graph=graph, base_iri=base_iri, source=str(path)), 1):
+                if progress and count % 100_000 == 0:
+                    progress(100_000)
+        if progress:
+            progress(count % 100_000)
+        return count
+
+    def _drop_stale_staging(self) -> None:
+        """A staged write that a crash interrupted is discarded: it was never visible."""
+        prefix = self.iris.staging_graph_prefix
+        for g in list(self._store.named_graphs()):
+            if isinstance(g, NamedNode) and g.value.startswith(prefix):
+                self._store.remove_graph(g)

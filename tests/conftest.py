@@ -1,0 +1,104 @@
+"""Shared fixtures: settings on tmp_path, a store, the app, a live server on a free loopback port, shared data."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """../shared/data: fails under CI=true when missing, skips with a message elsewhere."""
+    path = REPO.parent / "shared" / "data"
+    if not path.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"shared data set missing at {path} (CI must have ../shared/data)")
+        pytest.skip(f"shared data set not present at {path}; it lives beside the repository in ../shared/data")
+    return path
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from app.settings import load_settings
+
+    return load_settings(
+        None,
+        data_dir=tmp_path / "data",
+        ontology_dir=REPO / "ontology",
+        shapes_dir=REPO / "shapes",
+        queries_dir=REPO / "queries",
+    )
+
+
+@pytest.fixture
+def iris(settings):
+    from app.vocab import Iris
+
+    return Iris(settings.base_iri)
+
+
+@pytest.fixture
+def store(settings, iris):
+    from app.store import open_store
+
+    s = open_store(settings)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def client(settings):
+    """In-process client over the full app (lifespan runs: store opened, ontology loaded)."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    with TestClient(create_app(settings)) as c:
+        yield c
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """The real app under uvicorn on a free loopback port, in a thread of the test process."""
+
+    def __init__(self, settings) -> None:
+        import uvicorn
+
+        from app.main import create_app
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "LiveServer":
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def live_server(settings):
+    with LiveServer(settings) as server:
+        yield server

@@ -1,0 +1,76 @@
+"""The embedded store: atomic loads, graph replacement, bulk loads, crash recovery of staged writes."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
+
+from app.errors import NotFound, RdfSyntaxError, SparqlSyntaxError, StoreError
+from app.store import EmbeddedStore
+
+G1, G2 = "http://example.org/g1", "http://example.org/g2"
+EX = "http://example.org/"
+
+
+def q(s, p, o, g=None):
+    return Quad(NamedNode(EX + s), NamedNode(EX + p), Literal(o), NamedNode(g) if g else None)
+
+
+def test_load_is_all_or_nothing(store):
+    store.load(b"<http://example.org/a> <http://example.org/p> 1 .", RdfFormat.TURTLE, graph=G1)
+    bad = b"<http://example.org/b> <http://example.org/p> 2 .\n<http://example.org/c> <http://example.org/p> ."
+    with pytest.raises(RdfSyntaxError) as err:
+        store.load(bad, RdfFormat.TURTLE, graph=G1, source="bad.ttl")
+    assert (err.value.line, err.value.column) == (2, 47)
+    assert err.value.message.startswith("bad.ttl:2:47: ")
+    assert store.graph_sizes() == {G1: 1}
+
+
+def test_replace_graph_swaps_content_and_leaves_other_graphs(store):
+    store.add([q("a", "p", "1", G1), q("b", "p", "2", G1), q("z", "p", "9", G2)])
+    assert store.replace_graph(G1, [q("c", "p", "3")]) == 1
+    assert {x.subject.value for x in store.quads(G1)} == {EX + "c"}
+    assert store.graph_sizes() == {G1: 1, G2: 1}
+    assert store.replace_graph(G1, []) == 0
+    assert store.graphs() == [G2]
+
+
+def test_staged_write_left_by_a_crash_is_discarded_on_open(settings, iris):
+    path = settings.store_path
+    s = EmbeddedStore(path, iris)
+    s.add([q("a", "p", "1", iris.staging_graph_prefix + "dead"), q("b", "p", "2", G1)])
+    s.close()
+    reopened = EmbeddedStore(path, iris)
+    assert reopened.graph_sizes() == {G1: 1}
+    reopened.close()
+
+
+def test_bulk_load_validates_before_writing(store, tmp_path):
+    good = tmp_path / "ok.nt.gz"
+    with gzip.open(good, "wt") as f:
+        f.write("".join(f"<{EX}s{i}> <{EX}p> \"{i}\" .\n" for i in range(1000)))
+    assert store.bulk_load_file(good, graph=G1) == 1000
+    bad = tmp_path / "bad.nt"
+    bad.write_text(f"<{EX}x> <{EX}p> \"1\" .\n<{EX}y> <{EX}p> \"2 .\n")
+    with pytest.raises(RdfSyntaxError) as err:
+        store.bulk_load_file(bad, graph=G2)
+    assert err.value.line == 2
+    assert store.graph_sizes() == {G1: 1000}
+    assert not any(g.startswith(store.iris.staging_graph_prefix) for g in store.graphs())
+
+
+def test_query_errors_and_bound_values(store):
+    store.add([q("a", "p", "x\"} UNION {", G1)])
+    with pytest.raises(SparqlSyntaxError):
+        store.query("SELEC ?s")
+    rows = list(store.query("SELECT ?s ?o WHERE { ?s ?p ?o }", substitutions={"o": Literal('x"} UNION {')}))
+    assert [r["s"].value for r in rows] == [EX + "a"]
+    with pytest.raises(NotFound):
+        store.has_graph("not an iri>")
+
+
+def test_second_writer_gets_a_clear_error(settings, iris, store):
+    with pytest.raises(StoreError, match="cannot open store"):
+        EmbeddedStore(settings.store_path, iris)
