@@ -99,3 +99,15 @@ class OntologyError(AttestError):
 
 class StoreError(AttestError):
     """The store refused an operation (I/O, corruption, lock held by another process)."""
+
+
+class ExtractionError(AttestError):
+    """An extractor failed on a chunk (LLM unreachable, malformed output after retries, ...)."""
+
+    status_code = 502
+
+
+class LlmUnavailable(ExtractionError):
+    """No OpenAI-compatible server answered; callers fall back to offline mode."""
+
+    status_code = 503

@@ -1,0 +1,42 @@
+"""What an extractor returns for one chunk: entities and relations, as pydantic models (also the LLM's JSON schema)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+
+class ExtractedEntity(BaseModel):
+    """An entity mentioned in a chunk."""
+
+    name: str = Field(description="The entity's name as written in the text (its label)")
+    type: str = Field(description="Local name of an ontology class, e.g. Technology, Person, Organization")
+    description: str = Field("", description="One sentence about the entity, from the text only")
+    confidence: float = Field(description="How sure the extractor is, from 0 to 1")
+    start: int | None = Field(None, description="Character offset in the chunk where the mention starts")
+    end: int | None = Field(None, description="Character offset in the chunk where the mention ends (exclusive)")
+
+
+class ExtractedRelation(BaseModel):
+    """A relation between two entities of the same chunk."""
+
+    subject: str = Field(description="Name of the subject entity, exactly as in `entities`")
+    predicate: str = Field(description="Local name of an ontology object property, e.g. uses, partOf, improves")
+    object: str = Field(description="Name of the object entity, exactly as in `entities`")
+    confidence: float = Field(description="How sure the extractor is, from 0 to 1")
+
+
+class Extraction(BaseModel):
+    """Everything extracted from one chunk."""
+
+    entities: list[ExtractedEntity] = Field(default_factory=list, description="Entities mentioned in the chunk")
+    relations: list[ExtractedRelation] = Field(default_factory=list, description="Relations stated in the chunk")
+
+
+class Extractor(Protocol):
+    """Turns chunk text into an Extraction; raises ExtractionError (never returns an empty success on failure)."""
+
+    name: str  # recorded as att:extractor, e.g. "llm:llama3.1" or "rules:spacy"
+
+    def extract(self, text: str) -> Extraction: ...
