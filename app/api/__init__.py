@@ -1,0 +1,1 @@
+"""HTTP routes: thin FastAPI routers over the pipeline modules."""
