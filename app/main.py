@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -13,6 +14,12 @@ from app.ontology import load_ontology
 from app.settings import Settings, load_settings
 from app.store import open_store
 from app.vocab import Iris
+
+# one line per router module; each module exposes `router`
+ROUTER_MODULES = (
+    "app.api.health",
+    "app.api.admin",
+)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -42,6 +49,4 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _routers():
-    from app.api import health
-
-    return [health.router]
+    return [importlib.import_module(name).router for name in ROUTER_MODULES]
