@@ -1,0 +1,107 @@
+"""App core: health and readiness, write authorization, body limit, ontology reload over HTTP."""
+
+from __future__ import annotations
+
+import shutil
+
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.testclient import TestClient
+
+from app.api import errors, limits
+
+from tests.conftest import REPO, LiveServer
+
+
+def test_health_and_ready(client):
+    assert client.get("/health").json() == {"status": "alive"}
+    ready = client.get("/ready")
+    assert ready.status_code == 200 and ready.json()["ontology_loaded"] is True
+
+
+def test_ontology_graph_loaded_at_start(client, iris):
+    sizes = client.get("/stats").json()["graphs"]
+    assert sizes[iris.ontology_graph] > 50
+
+
+def test_body_over_limit_is_413(client, settings):
+    big = b"x" * (settings.max_body_bytes + 1)
+    r = client.post("/ontology/reload", content=big)
+    assert r.status_code == 413 and r.json()["limit"] == settings.max_body_bytes
+
+
+def test_streamed_body_over_limit_is_413(settings):
+    """A chunked body (no Content-Length) is cut off as soon as the bytes received pass the limit."""
+    app = FastAPI()
+    app.state.settings = settings
+    errors.install(app)
+    limits.install(app)
+
+    @app.post("/echo")
+    async def echo(request: Request) -> dict[str, int]:
+        return {"size": len(await request.body())}
+
+    def chunks(n):
+        for _ in range(n):
+            yield b"x" * 65536
+
+    with TestClient(app) as c:
+        assert c.post("/echo", content=chunks(2)).json() == {"size": 131072}
+        r = c.post("/echo", content=chunks(settings.max_body_bytes // 65536 + 2))
+        assert r.status_code == 413 and r.json()["error"] == "PayloadTooLarge"
+
+
+@pytest.fixture
+def editable_ontology(settings, tmp_path):
+    target = tmp_path / "ontology"
+    shutil.copytree(REPO / "ontology", target)
+    return settings.model_copy(update={"ontology_dir": target}), target
+
+
+def test_reload_with_broken_file_changes_nothing(editable_ontology):
+    from app.main import create_app
+
+    settings, directory = editable_ontology
+    with TestClient(create_app(settings)) as c:
+        before = c.get("/stats").json()["graphs"]
+        (directory / "zz-broken.ttl").write_text("@prefix ex: <http://example.org/> .\nex:a ex:b .\n")
+        r = c.post("/ontology/reload")
+        assert r.status_code == 422
+        assert "zz-broken.ttl:2:" in r.json()["message"]
+        assert c.get("/stats").json()["graphs"] == before
+        (directory / "zz-broken.ttl").write_text(
+            "@prefix ex: <http://example.org/> .\nex:NewClass a <http://www.w3.org/2002/07/owl#Class> .\n")
+        r = c.post("/ontology/reload")
+        assert r.status_code == 200
+        after = c.get("/stats").json()["graphs"]
+        iri = next(g for g in after if g.endswith("graph/ontology"))
+        assert after[iri] == before[iri] + 1
+
+
+def test_writes_need_the_token_when_one_is_configured(settings):
+    from pydantic import SecretStr
+
+    with LiveServer(settings.model_copy(update={"token": SecretStr("t0ken")})) as server:
+        assert httpx.post(f"{server.url}/ontology/reload").status_code == 401
+        bad = httpx.post(f"{server.url}/ontology/reload", headers={"Authorization": "Bearer wrong"})
+        assert bad.status_code == 401 and bad.headers["www-authenticate"] == "Bearer"
+        ok = httpx.post(f"{server.url}/ontology/reload", headers={"Authorization": "Bearer t0ken"})
+        assert ok.status_code == 200
+
+
+def test_without_token_only_loopback_may_write():
+    from starlette.requests import Request
+
+    from app.api.deps import require_writer
+    from app.errors import Forbidden
+    from app.settings import load_settings
+
+    def request_from(host):
+        return Request({"type": "http", "headers": [], "client": (host, 1234)})
+
+    settings = load_settings()
+    require_writer(request_from("127.0.0.1"), settings)
+    require_writer(request_from("::1"), settings)
+    with pytest.raises(Forbidden):
+        require_writer(request_from("192.0.2.7"), settings)
