@@ -37,6 +37,9 @@ class EmbeddedStore:
     def __init__(self, path: Path | None, iris: Iris, *, read_only: bool = False) -> None:
         self.path = path
         self.iris = iris
+        self.read_only = read_only
+        if read_only and path is not None and not (path / "CURRENT").exists():
+            raise StoreError(f"no store at {path} yet (load or ingest something first)", path=str(path))
         try:
             if path is None:
                 self._store = Store()
@@ -174,7 +177,7 @@ class EmbeddedStore:
         self._store.backup(str(target))
 
     def close(self) -> None:
-        if self.path is not None:
+        if self.path is not None and not self.read_only:
             self._store.flush()
         del self._store
 
