@@ -43,6 +43,12 @@ class SparqlSyntaxError(BadRequest):
     """A SPARQL query or update does not parse."""
 
 
+class DocumentRejected(BadRequest):
+    """A document cannot be ingested (empty, binary, undecodable, unreadable); carries the reason."""
+
+    status_code = 422
+
+
 class UnsupportedFormat(AttestError):
     """No parser or serializer for the requested media type or file extension."""
 

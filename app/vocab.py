@@ -58,6 +58,17 @@ class Iris:
         return f"{self.base}graph/quarantine"
 
     @property
+    def resolution_graph(self) -> str:
+        return f"{self.base}graph/resolution"
+
+    @property
+    def status_graph_prefix(self) -> str:
+        return f"{self.base}graph/status/"
+
+    def status_graph(self, doc_id: str) -> str:
+        return self.status_graph_prefix + doc_id
+
+    @property
     def document_graph_prefix(self) -> str:
         return f"{self.base}graph/document/"
 
@@ -89,7 +100,8 @@ class Iris:
         return None
 
     def is_system_graph(self, graph: str) -> bool:
-        return graph in (self.ontology_graph, self.inferred_graph, self.derivations_graph, self.quarantine_graph)
+        return graph in (self.ontology_graph, self.inferred_graph, self.derivations_graph, self.quarantine_graph,
+                         self.resolution_graph) or graph.startswith(self.status_graph_prefix)
 
 
 def node(iri: str) -> NamedNode:

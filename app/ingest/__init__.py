@@ -1,0 +1,1 @@
+"""Ingestion: load -> chunk -> extract -> validate -> resolve -> map to RDF -> SHACL gate -> atomic commit."""
