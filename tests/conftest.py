@@ -12,6 +12,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+pytest_plugins = ["tests.fakes.fixtures"]  # fake_llm, llm_settings: the fake OpenAI-compatible server
+
 
 @pytest.fixture
 def shared_data() -> Path:
