@@ -3,10 +3,24 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+VENDOR := app/static/vendor/yasgui.min.js
 
-.PHONY: install demo serve test test-fast bench clean
+.PHONY: install chromium demo serve test test-fast bench clean
 
-install: $(STAMP)
+install: $(STAMP) $(VENDOR)
+
+# Debian packages the UI build and the browser test need, installed only when missing (sudo when not root)
+APT := $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
+
+# the browser UI: YASGUI pinned in ui/package-lock.json, copied into the package's static files
+$(VENDOR): ui/package.json ui/package-lock.json
+	command -v npm >/dev/null || { $(APT) update -q && $(APT) install -y -q nodejs npm; }
+	npm ci --prefix ui --no-audit --no-fund
+	mkdir -p app/static/vendor
+	cp ui/node_modules/@zazuko/yasgui/build/yasgui.min.js ui/node_modules/@zazuko/yasgui/build/yasgui.min.css app/static/vendor/
+
+chromium:
+	test -x /usr/bin/chromium || { $(APT) update -q && $(APT) install -y -q chromium; }
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +35,7 @@ demo: install
 serve: install
 	$(BIN)/attest serve
 
-test: install
+test: install chromium
 	$(BIN)/pytest -q -p no:cacheprovider
 
 bench: install
