@@ -19,6 +19,7 @@ from app.vocab import Iris
 ROUTER_MODULES = (
     "app.api.health",
     "app.api.admin",
+    "app.api.ui",
 )
 
 
