@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import owlrl
@@ -381,3 +382,18 @@ def test_shapes_reference_real_terms(shapes: Graph, ontology: Graph) -> None:
     relation_targets = {p for p in shapes.objects(None, SH.targetSubjectsOf) if _ours(p)}
     assert relation_targets == _declared(ontology, OWL.ObjectProperty), "one relation shape per object property"
     assert BNode not in {type(s) for s in shapes.subjects(RDF.type, SH.NodeShape)}
+
+
+# ---------------------------------------------------------------- demo corpus
+
+
+def test_demo_corpus_has_twelve_documents_of_the_agreed_size_listed_in_its_readme() -> None:
+    demo = ROOT / "demo"
+    documents = sorted(p for p in demo.iterdir() if p.suffix in {".md", ".txt", ".html"} and p.name != "README.md")
+    readme = (demo / "README.md").read_text(encoding="utf-8")
+    assert len(documents) == 12
+    assert {p.suffix for p in documents} == {".md", ".txt", ".html"}
+    for path in documents:
+        words = len(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")).split())
+        assert 300 <= words <= 900, f"{path.name}: {words} words"
+        assert f"`{path.name}`" in readme, f"{path.name} is not listed in demo/README.md"
