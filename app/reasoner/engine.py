@@ -66,6 +66,7 @@ class Engine:
         self.support: dict[Encoded, int] = {}  # asserted triple -> number of graphs asserting it
         self.violations: dict[tuple[str, Premises], None] = {}
         self.full = False
+        self.settled: dict[Encoded, int] = {}  # = depth during a full run (nothing known can get shallower)
         self.level = 0
         self._buckets: dict[int, list[Encoded]] = {}
         self._delta = Delta()
@@ -125,11 +126,11 @@ class Engine:
     def materialize(self, asserted: Iterable[Encoded]) -> Delta:
         """Full closure from scratch over `asserted` (each counted as asserted once)."""
         self._reset()
-        self.full = True
+        self.full, self.settled = True, self.depth
         try:
             return self.add(asserted)
         finally:
-            self.full = False
+            self.full, self.settled = False, {}
 
     def add(self, triples: Iterable[Encoded]) -> Delta:
         """Assert triples (once more each) and derive their consequences semi-naively."""

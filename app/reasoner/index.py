@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from app.reasoner.terms import CHAIN, DISTINCTMEMBERS, FIRST, HASKEY, INTERSECTION, MEMBERS, NIL, ONEOF, REST, UNION, Encoded
+from app.reasoner.terms import (
+    ALLDISJOINTCLASSES, ALLDISJOINTPROPS, ASYMMETRIC, AVF, CHAIN, COMPLEMENT, DISTINCTMEMBERS, DOMAIN, DW, EQC, EQP,
+    FIRST, FUNCTIONAL, HASKEY, HASVALUE, INTERSECTION, INV, INVFUNCTIONAL, IRREFLEXIVE, MAXC, MAXQC, MEMBERS, NIL,
+    ONCLASS, ONEOF, ONPROP, PDW, RANGE, REST, SCO, SPO, SVF, SYMMETRIC, TRANSITIVE, TYPE, UNION, Encoded,
+)
 
 EMPTY: frozenset[int] = frozenset()
 # predicates whose object is the head of an RDF list the rules read (owner --pred--> list)
@@ -20,6 +24,8 @@ class TripleIndex:
         self.op: defaultdict[int, dict[int, set[int]]] = defaultdict(dict)
         self.size = 0
         self._members: dict[int, dict[int, list[tuple[int, int, tuple[int, ...]]]]] | None = None
+        # TBox-derived lookup tables of the rules (per property, class, restriction); dropped on any schema change
+        self.profiles: dict[int, dict] = {0: {}, 1: {}, 2: {}}
 
     def __contains__(self, t: Encoded) -> bool:
         d = self.sp.get(t[1])
@@ -44,8 +50,8 @@ class TripleIndex:
         else:
             ss.add(s)
         self.size += 1
-        if p in _STRUCTURAL:
-            self._members = None
+        if p in SCHEMA_PREDICATES or (p == TYPE and o in SCHEMA_TYPES):
+            self._schema_changed(p)
         return True
 
     def remove(self, t: Encoded) -> bool:
@@ -61,9 +67,15 @@ class TripleIndex:
         if not ss:
             del self.op[p][o]
         self.size -= 1
+        if p in SCHEMA_PREDICATES or (p == TYPE and o in SCHEMA_TYPES):
+            self._schema_changed(p)
+        return True
+
+    def _schema_changed(self, p: int) -> None:
+        for cache in self.profiles.values():
+            cache.clear()
         if p in _STRUCTURAL:
             self._members = None
-        return True
 
     def objects(self, s: int, p: int) -> set[int] | frozenset[int]:
         d = self.sp.get(p)
@@ -81,9 +93,9 @@ class TripleIndex:
         return os is not None and o in os
 
     def pairs(self, p: int):
-        """All (s, o) with (s p o), as a list so callers may emit while iterating."""
+        """All (s, o) with (s p o); rules only emit into the engine's agenda, so iterating lazily is safe."""
         d = self.sp.get(p)
-        return [(s, o) for s, os in d.items() for o in os] if d else []
+        return ((s, o) for s, os in d.items() for o in os) if d else ()
 
     def triples(self):
         for p, d in self.sp.items():
@@ -133,3 +145,8 @@ class TripleIndex:
 
 
 _STRUCTURAL = frozenset(LIST_PREDICATES) | {FIRST, REST}
+# triples with these predicates (or typing a node with SCHEMA_TYPES) are read by the rules as TBox
+SCHEMA_PREDICATES = _STRUCTURAL | {
+    SCO, SPO, DOMAIN, RANGE, EQC, EQP, INV, DW, PDW, COMPLEMENT, ONPROP, SVF, AVF, HASVALUE, MAXC, MAXQC, ONCLASS}
+SCHEMA_TYPES = frozenset({FUNCTIONAL, INVFUNCTIONAL, IRREFLEXIVE, SYMMETRIC, ASYMMETRIC, TRANSITIVE,
+                          ALLDISJOINTCLASSES, ALLDISJOINTPROPS})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.reasoner.rules_data import has_key, property_characteristics
+from app.reasoner.rules_data import CHARACTERISTICS, has_key, property_characteristics
 from app.reasoner.terms import (
-    ALLDIFFERENT, ALLDISJOINTCLASSES, ALLDISJOINTPROPS, ASYMMETRIC, AVF, CLASS, COMPLEMENT, DATAPROP, DISTINCTMEMBERS,
+    ALLDIFFERENT, ALLDISJOINTCLASSES, ALLDISJOINTPROPS, AVF, CLASS, COMPLEMENT, DATAPROP, DISTINCTMEMBERS,
     DW, EQC, EQP, FUNCTIONAL, HASKEY, HASVALUE, INTERSECTION, INVFUNCTIONAL, IRREFLEXIVE, MAXC, MAXQC, MEMBERS,
     NOTHING, OBJPROP, ONCLASS, ONPROP, SAME, SCO, SPO, SVF, SYMMETRIC, THING, TRANSITIVE, TYPE, UNION,
 )
@@ -14,58 +14,71 @@ from app.reasoner.terms import (
 if TYPE_CHECKING:
     from app.reasoner.engine import Engine
 
-CHARACTERISTICS = frozenset({FUNCTIONAL, INVFUNCTIONAL, IRREFLEXIVE, SYMMETRIC, ASYMMETRIC, TRANSITIVE})
+
+def class_profile(e: Engine, c: int) -> tuple:
+    """What the TBox says about class c, precomputed for fire_type (rebuilt after any schema change)."""
+    ix = e.index
+    obj, subj, has = ix.objects, ix.subjects, ix.has
+    return (
+        # (x type c) -> (x type c2); the reflexive c subClassOf c only restates t
+        tuple((c2, "cax-sco", (c, SCO, c2)) for c2 in obj(c, SCO) if c2 != c)
+        + tuple((c2, "cax-eqc1", (c, EQC, c2)) for c2 in obj(c, EQC) if c2 != c)
+        + tuple((c2, "cax-eqc2", (c2, EQC, c)) for c2 in subj(EQC, c) if c2 != c),
+        tuple((c2, "cax-dw", (c, DW, c2), True) for c2 in obj(c, DW))
+        + tuple((c2, "cax-dw", (c2, DW, c), False) for c2 in subj(DW, c))
+        + tuple((c2, "cls-com", (c, COMPLEMENT, c2), True) for c2 in obj(c, COMPLEMENT))
+        + tuple((c2, "cls-com", (c2, COMPLEMENT, c), False) for c2 in subj(COMPLEMENT, c)),
+        tuple(m for m in ix.members_of(MEMBERS, c) if has(m[0], TYPE, ALLDISJOINTCLASSES)),
+        tuple(ix.members_of(INTERSECTION, c)),
+        tuple((head, items) for head in obj(c, INTERSECTION) if (items := ix.rdf_list(head))),
+        tuple((k, head) for k, head, _ in ix.members_of(UNION, c)),
+        tuple(obj(c, ONPROP)),
+        tuple((x, p) for x in subj(SVF, c) for p in obj(x, ONPROP)),
+        tuple(subj(ONCLASS, c)),
+        tuple((head, ix.rdf_list(head) or ()) for head in obj(c, HASKEY)),
+    )
 
 
 def fire_type(e: Engine, s: int, c: int) -> None:
     """Every rule with a premise (x rdf:type c), joined with t = (s rdf:type c)."""
-    ix, emit, violate = e.index, e.emit, e.violate
-    obj, subj, has = ix.objects, ix.subjects, ix.has
+    ix, emit = e.index, e.emit
+    cache = ix.profiles[1]
+    prof = cache.get(c)
+    if prof is None:
+        prof = cache[c] = class_profile(e, c)
+    copies, disjoint, adc, int1, int2, uni, props, svf_rev, onclass_rev, keys = prof
+    has = ix.has
     t = (s, TYPE, c)
-    for c2 in obj(c, SCO):  # cax-sco
-        emit(s, TYPE, c2, "cax-sco", ((c, SCO, c2), t))
-    for c2 in obj(c, EQC):  # cax-eqc1
-        emit(s, TYPE, c2, "cax-eqc1", ((c, EQC, c2), t))
-    for c2 in subj(EQC, c):  # cax-eqc2
-        emit(s, TYPE, c2, "cax-eqc2", ((c2, EQC, c), t))
-    for c2 in obj(c, DW):  # cax-dw
+    known = e.settled  # skips the call for triples that cannot get a shallower derivation
+    for c2, rule, sch in copies:  # cax-sco, cax-eqc1, cax-eqc2
+        if (s, TYPE, c2) not in known:
+            emit(s, TYPE, c2, rule, (sch, t))
+    for c2, rule, sch, first in disjoint:  # cax-dw, cls-com
         if has(s, TYPE, c2):
-            violate("cax-dw", ((c, DW, c2), t, (s, TYPE, c2)))
-    for c2 in subj(DW, c):  # cax-dw
-        if has(s, TYPE, c2):
-            violate("cax-dw", ((c2, DW, c), (s, TYPE, c2), t))
+            e.violate(rule, (sch, t, (s, TYPE, c2)) if first else (sch, (s, TYPE, c2), t))
     if c == NOTHING:  # cls-nothing2
-        violate("cls-nothing2", (t,))
-    for x, head, members in ix.members_of(MEMBERS, c):  # cax-adc
-        if has(x, TYPE, ALLDISJOINTCLASSES):
-            for c2 in members:
-                if c2 != c and has(s, TYPE, c2):
-                    violate("cax-adc", ((x, TYPE, ALLDISJOINTCLASSES), (x, MEMBERS, head), t, (s, TYPE, c2)))
-    for k, head, members in ix.members_of(INTERSECTION, c):  # cls-int1
+        e.violate("cls-nothing2", (t,))
+    for x, head, members in adc:  # cax-adc
+        for c2 in members:
+            if c2 != c and has(s, TYPE, c2):
+                e.violate("cax-adc", ((x, TYPE, ALLDISJOINTCLASSES), (x, MEMBERS, head), t, (s, TYPE, c2)))
+    for k, head, members in int1:  # cls-int1
         if all(has(s, TYPE, m) for m in members):
             emit(s, TYPE, k, "cls-int1", ((k, INTERSECTION, head),) + tuple((s, TYPE, m) for m in members))
-    for head in obj(c, INTERSECTION):  # cls-int2
-        for m in ix.rdf_list(head) or ():
+    for head, items in int2:  # cls-int2
+        for m in items:
             emit(s, TYPE, m, "cls-int2", ((c, INTERSECTION, head), t))
-    for k, head, _ in ix.members_of(UNION, c):  # cls-uni
+    for k, head in uni:  # cls-uni
         emit(s, TYPE, k, "cls-uni", ((k, UNION, head), t))
-    for c2 in obj(c, COMPLEMENT):  # cls-com
-        if has(s, TYPE, c2):
-            violate("cls-com", ((c, COMPLEMENT, c2), t, (s, TYPE, c2)))
-    for c1 in subj(COMPLEMENT, c):  # cls-com
-        if has(s, TYPE, c1):
-            violate("cls-com", ((c1, COMPLEMENT, c), (s, TYPE, c1), t))
-    props = obj(c, ONPROP)
     if props:
         restriction_by_type(e, s, c, props)
-    for x in subj(SVF, c):  # cls-svf1 with (v type y) as the new premise
-        for p in obj(x, ONPROP):
-            for u in subj(p, s):
-                emit(u, TYPE, x, "cls-svf1", ((x, SVF, c), (x, ONPROP, p), (u, p, s), t))
-    for x in subj(ONCLASS, c):  # cls-maxqc1 / cls-maxqc3 with (y type c) as the new premise
+    for x, p in svf_rev:  # cls-svf1 with (v type y) as the new premise
+        for u in ix.subjects(p, s):
+            emit(u, TYPE, x, "cls-svf1", ((x, SVF, c), (x, ONPROP, p), (u, p, s), t))
+    for x in onclass_rev:  # cls-maxqc1 / cls-maxqc3 with (y type c) as the new premise
         qualified_filler(e, s, c, x)
-    for head in obj(c, HASKEY):  # prp-key
-        has_key(e, s, c, head, ix.rdf_list(head) or ())
+    for head, items in keys:  # prp-key
+        has_key(e, s, c, head, items)
     if c == CLASS:  # scm-cls
         emit(s, SCO, s, "scm-cls", (t,))
         emit(s, EQC, s, "scm-cls", (t,))

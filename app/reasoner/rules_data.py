@@ -5,70 +5,95 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.reasoner.terms import (
-    ASSERTPROP, ASYMMETRIC, AVF, CHAIN, DOMAIN, EQP, FUNCTIONAL, HASKEY, HASVALUE, INV, INVFUNCTIONAL, IRREFLEXIVE,
-    MAXC, MAXQC, MEMBERS, ONCLASS, ONPROP, PDW, RANGE, SAME, SOURCE, SPO, SVF, SYMMETRIC, TARGETIND, TARGETVAL, THING,
-    TRANSITIVE, TYPE, ALLDISJOINTPROPS, Encoded,
+    ALLDISJOINTPROPS, ASSERTPROP, ASYMMETRIC, AVF, CHAIN, DOMAIN, EQP, FUNCTIONAL, HASKEY, HASVALUE, INV,
+    INVFUNCTIONAL, IRREFLEXIVE, MAXC, MAXQC, MEMBERS, ONCLASS, ONPROP, PDW, RANGE, SAME, SOURCE, SPO, SVF, SYMMETRIC,
+    TARGETIND, TARGETVAL, THING, TRANSITIVE, TYPE, Encoded,
 )
+
+CHARACTERISTICS = frozenset({FUNCTIONAL, INVFUNCTIONAL, IRREFLEXIVE, SYMMETRIC, ASYMMETRIC, TRANSITIVE})
 
 if TYPE_CHECKING:
     from app.reasoner.engine import Engine
 
 
+def property_profile(e: Engine, p: int) -> tuple:
+    """What the TBox says about property p, precomputed for fire_data (rebuilt after any schema change)."""
+    ix = e.index
+    obj, subj, has = ix.objects, ix.subjects, ix.has
+    return (
+        tuple((c, (p, DOMAIN, c)) for c in obj(p, DOMAIN)),
+        tuple((c, (p, RANGE, c)) for c in obj(p, RANGE)),
+        # (s p o) -> (s q o); the reflexive p subPropertyOf p only restates t
+        tuple((q, "prp-spo1", (p, SPO, q)) for q in obj(p, SPO) if q != p)
+        + tuple((q, "prp-eqp1", (p, EQP, q)) for q in obj(p, EQP) if q != p)
+        + tuple((q, "prp-eqp2", (q, EQP, p)) for q in subj(EQP, p) if q != p),
+        tuple((q, "prp-inv1", (p, INV, q)) for q in obj(p, INV))
+        + tuple((q, "prp-inv2", (q, INV, p)) for q in subj(INV, p)),
+        frozenset(obj(p, TYPE) & CHARACTERISTICS),
+        tuple((q, (p, PDW, q), True) for q in obj(p, PDW)) + tuple((q, (q, PDW, p), False) for q in subj(PDW, p)),
+        tuple(m for m in ix.members_of(MEMBERS, p) if has(m[0], TYPE, ALLDISJOINTPROPS)),
+        tuple(ix.members_of(CHAIN, p)),
+        tuple(ix.members_of(HASKEY, p)),
+        tuple(subj(ONPROP, p)),
+    )
+
+
 def fire_data(e: Engine, s: int, p: int, o: int) -> None:
     """Every rule with a premise (x p y) for an arbitrary p, joined with the triple t = (s p o)."""
     ix, emit = e.index, e.emit
-    obj, subj, has = ix.objects, ix.subjects, ix.has
+    cache = ix.profiles[0]
+    prof = cache.get(p)
+    if prof is None:
+        prof = cache[p] = property_profile(e, p)
+    dom, rng, copies, inverses, kinds, pdw, adp, chains, keys, restrictions = prof
     t = (s, p, o)
-    for c in obj(p, DOMAIN):  # prp-dom
-        emit(s, TYPE, c, "prp-dom", ((p, DOMAIN, c), t))
-    for c in obj(p, RANGE):  # prp-rng
-        emit(o, TYPE, c, "prp-rng", ((p, RANGE, c), t))
-    for q in obj(p, SPO):  # prp-spo1
-        emit(s, q, o, "prp-spo1", ((p, SPO, q), t))
-    for q in obj(p, EQP):  # prp-eqp1
-        emit(s, q, o, "prp-eqp1", ((p, EQP, q), t))
-    for q in subj(EQP, p):  # prp-eqp2
-        emit(s, q, o, "prp-eqp2", ((q, EQP, p), t))
-    for q in obj(p, INV):  # prp-inv1
-        emit(o, q, s, "prp-inv1", ((p, INV, q), t))
-    for q in subj(INV, p):  # prp-inv2
-        emit(o, q, s, "prp-inv2", ((q, INV, p), t))
-    kinds = obj(p, TYPE)
+    known = e.settled  # skips the call for triples that cannot get a shallower derivation
+    for c, sch in dom:  # prp-dom
+        if (s, TYPE, c) not in known:
+            emit(s, TYPE, c, "prp-dom", (sch, t))
+    for c, sch in rng:  # prp-rng
+        if (o, TYPE, c) not in known:
+            emit(o, TYPE, c, "prp-rng", (sch, t))
+    for q, rule, sch in copies:  # prp-spo1, prp-eqp1, prp-eqp2
+        if (s, q, o) not in known:
+            emit(s, q, o, rule, (sch, t))
+    for q, rule, sch in inverses:  # prp-inv1, prp-inv2
+        if (o, q, s) not in known:
+            emit(o, q, s, rule, (sch, t))
     if kinds:
         property_characteristics(e, s, p, o, kinds)
-    for q in obj(p, PDW):  # prp-pdw
-        if has(s, q, o):
-            e.violate("prp-pdw", ((p, PDW, q), t, (s, q, o)))
-    for q in subj(PDW, p):  # prp-pdw
-        if has(s, q, o):
-            e.violate("prp-pdw", ((q, PDW, p), (s, q, o), t))
-    for x, head, props in ix.members_of(MEMBERS, p):  # prp-adp
-        if has(x, TYPE, ALLDISJOINTPROPS):
-            for q in props:
-                if q != p and has(s, q, o):
-                    e.violate("prp-adp", ((x, TYPE, ALLDISJOINTPROPS), (x, MEMBERS, head), t, (s, q, o)))
-    for q, head, chain in ix.members_of(CHAIN, p):  # prp-spo2
+    for q, sch, first in pdw:  # prp-pdw
+        if ix.has(s, q, o):
+            e.violate("prp-pdw", (sch, t, (s, q, o)) if first else (sch, (s, q, o), t))
+    for x, head, props in adp:  # prp-adp
+        for q in props:
+            if q != p and ix.has(s, q, o):
+                e.violate("prp-adp", ((x, TYPE, ALLDISJOINTPROPS), (x, MEMBERS, head), t, (s, q, o)))
+    for q, head, chain in chains:  # prp-spo2
         property_chain(e, s, p, o, q, head, chain, first_only=False)
-    for c, head, props in ix.members_of(HASKEY, p):  # prp-key
-        if has(s, TYPE, c):
+    for c, head, props in keys:  # prp-key
+        if ix.has(s, TYPE, c):
             has_key(e, s, c, head, props)
-    for n in subj(SOURCE, s):  # prp-npa1, prp-npa2
-        if has(n, ASSERTPROP, p):
-            prem = ((n, SOURCE, s), (n, ASSERTPROP, p))
-            if has(n, TARGETIND, o):
-                e.violate("prp-npa1", prem + ((n, TARGETIND, o), t))
-            if has(n, TARGETVAL, o):
-                e.violate("prp-npa2", prem + ((n, TARGETVAL, o), t))
-    for s2 in obj(s, SAME):  # eq-rep-s
-        if s2 != s:
-            emit(s2, p, o, "eq-rep-s", ((s, SAME, s2), t))
-    for p2 in obj(p, SAME):  # eq-rep-p
-        if p2 != p:
-            emit(s, p2, o, "eq-rep-p", ((p, SAME, p2), t))
-    for o2 in obj(o, SAME):  # eq-rep-o
-        if o2 != o:
-            emit(s, p, o2, "eq-rep-o", ((o, SAME, o2), t))
-    for x in subj(ONPROP, p):
+    if SOURCE in ix.sp:
+        for n in ix.subjects(SOURCE, s):  # prp-npa1, prp-npa2
+            if ix.has(n, ASSERTPROP, p):
+                prem = ((n, SOURCE, s), (n, ASSERTPROP, p))
+                if ix.has(n, TARGETIND, o):
+                    e.violate("prp-npa1", prem + ((n, TARGETIND, o), t))
+                if ix.has(n, TARGETVAL, o):
+                    e.violate("prp-npa2", prem + ((n, TARGETVAL, o), t))
+    same = ix.sp.get(SAME)
+    if same:
+        for s2 in same.get(s, ()):  # eq-rep-s
+            if s2 != s:
+                emit(s2, p, o, "eq-rep-s", ((s, SAME, s2), t))
+        for p2 in same.get(p, ()):  # eq-rep-p
+            if p2 != p:
+                emit(s, p2, o, "eq-rep-p", ((p, SAME, p2), t))
+        for o2 in same.get(o, ()):  # eq-rep-o
+            if o2 != o:
+                emit(s, p, o2, "eq-rep-o", ((o, SAME, o2), t))
+    for x in restrictions:
         restriction_by_property(e, x, s, p, o)
 
 
@@ -138,43 +163,55 @@ def has_key(e: Engine, x: int, c: int, head: int, props: tuple[int, ...]) -> Non
             e.emit(x, SAME, y, "prp-key", tuple(prem))
 
 
+def restriction_profile(e: Engine, x: int) -> tuple:
+    """The fillers and cardinalities of restriction x (rebuilt after any schema change)."""
+    ix = e.index
+    obj, num = ix.objects, e.terms.int_value
+    maxc = tuple((m, num(m)) for m in obj(x, MAXC))
+    maxqc = tuple((m, num(m), cc) for m in obj(x, MAXQC) for cc in obj(x, ONCLASS))
+    avf = tuple(obj(x, AVF))
+    return tuple(obj(x, SVF)), frozenset(obj(x, HASVALUE)), avf, maxc, maxqc, bool(avf or maxc or maxqc)
+
+
 def restriction_by_property(e: Engine, x: int, u: int, p: int, v: int) -> None:
     """Restriction x on property p, joined with (u p v): cls-svf1/2, cls-hv2, cls-avf, cls-maxc1/2, cls-maxqc1-4."""
     ix, emit = e.index, e.emit
+    cache = ix.profiles[2]
+    prof = cache.get(x)
+    if prof is None:
+        prof = cache[x] = restriction_profile(e, x)
+    svf, hv, avf, maxc, maxqc, needs_type = prof
     obj, has = ix.objects, ix.has
     t = (u, p, v)
     onp = (x, ONPROP, p)
-    for y in obj(x, SVF):
+    for y in svf:
         if y == THING:  # cls-svf2
             emit(u, TYPE, x, "cls-svf2", ((x, SVF, THING), onp, t))
         elif has(v, TYPE, y):  # cls-svf1
             emit(u, TYPE, x, "cls-svf1", ((x, SVF, y), onp, t, (v, TYPE, y)))
-    if has(x, HASVALUE, v):  # cls-hv2
+    if v in hv:  # cls-hv2
         emit(u, TYPE, x, "cls-hv2", ((x, HASVALUE, v), onp, t))
-    if not has(u, TYPE, x):
+    if not needs_type or not has(u, TYPE, x):
         return
     ut = (u, TYPE, x)
-    for y in obj(x, AVF):  # cls-avf
+    for y in avf:  # cls-avf
         emit(v, TYPE, y, "cls-avf", ((x, AVF, y), onp, ut, t))
-    for m in obj(x, MAXC):
-        n = e.terms.int_value(m)
+    for m, n in maxc:
         if n == 0:  # cls-maxc1
             e.violate("cls-maxc1", ((x, MAXC, m), onp, ut, t))
         elif n == 1:  # cls-maxc2
             for y2 in obj(u, p):
                 if y2 != v:
                     emit(v, SAME, y2, "cls-maxc2", ((x, MAXC, m), onp, ut, t, (u, p, y2)))
-    for m in obj(x, MAXQC):
-        n = e.terms.int_value(m)
-        for cc in obj(x, ONCLASS):
-            qual = () if cc == THING else ((v, TYPE, cc),)
-            if qual and not has(v, TYPE, cc):
-                continue
-            base = ((x, MAXQC, m), onp, (x, ONCLASS, cc), ut, t)
-            if n == 0:  # cls-maxqc1 (qualified), cls-maxqc2 (owl:Thing)
-                e.violate("cls-maxqc2" if cc == THING else "cls-maxqc1", base + qual)
-            elif n == 1:  # cls-maxqc3, cls-maxqc4
-                for y2 in obj(u, p):
-                    if y2 != v and (cc == THING or has(y2, TYPE, cc)):
-                        extra = () if cc == THING else (qual[0], (y2, TYPE, cc))
-                        emit(v, SAME, y2, "cls-maxqc4" if cc == THING else "cls-maxqc3", base + ((u, p, y2),) + extra)
+    for m, n, cc in maxqc:
+        qual = () if cc == THING else ((v, TYPE, cc),)
+        if qual and not has(v, TYPE, cc):
+            continue
+        base = ((x, MAXQC, m), onp, (x, ONCLASS, cc), ut, t)
+        if n == 0:  # cls-maxqc1 (qualified), cls-maxqc2 (owl:Thing)
+            e.violate("cls-maxqc2" if cc == THING else "cls-maxqc1", base + qual)
+        elif n == 1:  # cls-maxqc3, cls-maxqc4
+            for y2 in obj(u, p):
+                if y2 != v and (cc == THING or has(y2, TYPE, cc)):
+                    extra = () if cc == THING else (qual[0], (y2, TYPE, cc))
+                    emit(v, SAME, y2, "cls-maxqc4" if cc == THING else "cls-maxqc3", base + ((u, p, y2),) + extra)
