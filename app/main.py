@@ -20,6 +20,7 @@ ROUTER_MODULES = (
     "app.api.health",
     "app.api.admin",
     "app.api.ui",
+    "app.api.answer",
 )
 
 

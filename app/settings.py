@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     query_timeout_s: float = Field(30.0, gt=0, description="Default deadline of a SPARQL query")
     max_query_timeout_s: float = Field(300.0, gt=0, description="Largest per-request deadline a client may ask for")
     max_result_rows: int = Field(100_000, ge=1, description="Most rows a SELECT returns before it is cut and flagged")
+    max_result_bytes: int = Field(64 * 1024 * 1024, ge=1024, description="Most bytes of a query result (counted as TSV / N-Triples) before it is cut and flagged")
+    query_workers: int = Field(4, ge=1, le=64, description="Query worker processes (each can be killed at its query's deadline)")
+    max_heavy_requests: int = Field(4, ge=1, description="Ingests and answers run at once; more get 429 with Retry-After")
 
     # ingestion
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Largest document accepted for ingestion")
@@ -54,6 +57,9 @@ class Settings(BaseSettings):
     # reasoning
     reason_after_ingest: bool = Field(True, description="Materialize OWL 2 RL consequences after each ingest")
     max_trace_depth: int = Field(5, ge=1, description="Depth bound of inference traces")
+
+    # answers
+    context_budget_chars: int = Field(12_000, ge=500, description="Character budget of the context text given to the answering LLM")
 
     @classmethod
     def settings_customise_sources(

@@ -1,0 +1,1 @@
+"""Grounded answers: retrieval (/context), answer composition (LLM or extractive) and citation verification (/verify)."""

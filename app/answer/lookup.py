@@ -1,0 +1,180 @@
+"""Batched graph lookups shared by retrieval and verification: entity labels and details, facts and their status."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from pyoxigraph import Literal, NamedNode
+
+from app.answer import queries as q
+from app.store import GraphStore
+from app.vocab import ONT, RDF, RDFS, Iris, is_valid_id
+
+Triple = tuple[str, str, str]  # subject, predicate, object IRIs
+MAX_BATCH = 500  # ids per VALUES block; larger inputs are split into several queries
+GENERIC_PREDICATES = frozenset(ONT + n for n in ("relatesTo", "mentions", "mentionedIn"))
+
+
+def relation_id(iris: Iris, triple: Triple) -> str:
+    """Stable id of a fact between two entities: `{subject id}~{10 hex of sha256(s p o)}`; resolvable from the subject's facts."""
+    digest = hashlib.sha256(" ".join(triple).encode()).hexdigest()[:10]
+    return f"{iris.entity_id(triple[0])}~{digest}"
+
+
+def split_relation_id(ref: str) -> tuple[str, str] | None:
+    """(subject id, digest) of a relation id, or None when it is not one."""
+    subject, sep, digest = ref.rpartition("~")
+    if not sep or len(digest) != 10 or not all(c in "0123456789abcdef" for c in digest) or not is_valid_id(subject):
+        return None
+    return subject, digest
+
+
+@dataclass
+class EntityInfo:
+    """What the graph says about one entity."""
+
+    id: str
+    iri: str
+    label: str
+    alt_labels: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    description: str = ""
+
+
+@dataclass
+class FactStatus:
+    """Where a triple is held: asserted in which graphs, inferred or not."""
+
+    asserted_in: set[str] = field(default_factory=set)
+    inferred: bool = False
+
+    @property
+    def asserted(self) -> bool:
+        return bool(self.asserted_in)
+
+
+@dataclass
+class LabelIndex:
+    """Every entity's labels: `labels[i]` names `ids[i]` (preferred labels first)."""
+
+    labels: list[str]
+    ids: list[str]
+    preferred: dict[str, str]
+
+    def __contains__(self, entity_id: str) -> bool:
+        return entity_id in self.preferred
+
+
+class GraphLookup:
+    """The few SPARQL round trips an answer needs, each batched over many ids or triples."""
+
+    def __init__(self, store: GraphStore, iris: Iris) -> None:
+        self.store, self.iris = store, iris
+        self._prefix = Literal(iris.entity_prefix)
+
+    def counts(self, graph: str) -> str | None:
+        """'asserted', 'inferred' or None (system graphs whose content is not a fact: ontology, derivations, quarantine)."""
+        if graph == self.iris.inferred_graph:
+            return "inferred"
+        if self.iris.is_system_graph(graph) or graph.startswith(self.iris.staging_graph_prefix):
+            return None
+        return "asserted"
+
+    def label_index(self) -> LabelIndex:
+        labels: list[str] = []
+        ids: list[str] = []
+        preferred: dict[str, str] = {}
+        alts: list[tuple[str, str]] = []
+        for row in self.store.query(q.ENTITY_LABELS, substitutions={"prefix": self._prefix}):
+            if self.counts(row["g"].value) != "asserted":
+                continue
+            entity_id = self.iris.entity_id(row["e"].value)
+            if entity_id is None:
+                continue
+            label = row["label"].value
+            if row["alt"] is None:
+                preferred.setdefault(entity_id, label)
+                labels.append(label)
+                ids.append(entity_id)
+            else:
+                alts.append((label, entity_id))
+        for label, entity_id in alts:
+            preferred.setdefault(entity_id, label)
+            labels.append(label)
+            ids.append(entity_id)
+        return LabelIndex(labels, ids, preferred)
+
+    def details(self, entity_ids: Iterable[str]) -> dict[str, EntityInfo]:
+        """Label, types and description of each id that exists (ids failing is_valid_id are skipped)."""
+        nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]
+        out: dict[str, EntityInfo] = {}
+        for batch in _batches(nodes):
+            query = q.with_values(q.ENTITY_DETAILS, entities=[(n,) for n in batch])
+            for row in self.store.query(query):
+                if self.counts(row["g"].value) is None:
+                    continue
+                iri = row["e"].value
+                entity_id = self.iris.entity_id(iri)
+                info = out.setdefault(entity_id, EntityInfo(entity_id, iri, ""))
+                p, v = row["p"].value, row["v"].value
+                if p == RDF + "type":
+                    if v not in info.types and v.startswith(ONT):
+                        info.types.append(v)
+                elif p == RDFS + "label":
+                    info.label = info.label or v
+                elif not info.description:
+                    info.description = v
+        for info in out.values():
+            info.label = info.label or info.id
+            info.types.sort()
+        return out
+
+    def facts_touching(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
+        """Entity-to-entity facts (ontology predicates) in or out of the given entities, with their status."""
+        return self._facts(q.FACTS_TOUCHING, entity_ids, {"prefix": self._prefix})
+
+    def facts_from(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
+        return self._facts(q.FACTS_FROM, entity_ids, None)
+
+    def status(self, triples: Iterable[Triple]) -> dict[Triple, FactStatus]:
+        """Where each triple is held; a triple held nowhere is absent from the result."""
+        rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in dict.fromkeys(triples)]
+        out: dict[Triple, FactStatus] = {}
+        for batch in _batches(rows):
+            for row in self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch)):
+                self._record(out, (row["s"].value, row["p"].value, row["o"].value), row["g"].value)
+        return out
+
+    def property_labels(self, predicates: Iterable[str]) -> dict[str, str]:
+        nodes = [(NamedNode(p),) for p in dict.fromkeys(predicates)]
+        if not nodes:
+            return {}
+        labels: dict[str, str] = {}
+        for row in self.store.query(q.with_values(q.PROPERTY_LABELS, properties=nodes)):
+            labels.setdefault(row["p"].value, row["label"].value)
+        return labels
+
+    def _facts(self, query: str, entity_ids: Iterable[str], subs) -> dict[Triple, FactStatus]:
+        nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]
+        out: dict[Triple, FactStatus] = {}
+        for batch in _batches(nodes):
+            for row in self.store.query(q.with_values(query, entities=[(n,) for n in batch]), substitutions=subs):
+                self._record(out, (row["s"].value, row["p"].value, row["o"].value), row["g"].value)
+        return out
+
+    def _record(self, out: dict[Triple, FactStatus], triple: Triple, graph: str) -> None:
+        kind = self.counts(graph)
+        if kind is None:
+            return
+        status = out.setdefault(triple, FactStatus())
+        if kind == "inferred":
+            status.inferred = True
+        else:
+            status.asserted_in.add(graph)
+
+
+def _batches(items: list, size: int = MAX_BATCH):
+    for i in range(0, len(items), size):
+        yield items[i:i + size]

@@ -1,0 +1,106 @@
+"""Pydantic models of what /context, /answer and /verify return (every field described)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+CitationStatus = Literal["found", "label_match", "asserted", "inferred", "not_found", "invalid"]
+ClaimFlag = Literal["low_confidence", "removed", "ungrounded"]
+Mode = Literal["llm", "extractive", "verify"]
+
+
+class TraceStep(BaseModel):
+    """One derivation step of an inferred triple: the rule and the premises it used."""
+
+    conclusion: list[str] = Field(description="The derived triple as [subject, predicate, object] IRIs")
+    rule: str = Field(description="W3C OWL 2 RL rule id, e.g. prp-trp, prp-spo1")
+    depth: int = Field(description="Depth of the conclusion (asserted = 0)")
+    premises: list[list[str]] = Field(description="Premise triples as [subject, predicate, object] IRIs")
+
+
+class CitationReport(BaseModel):
+    """How one marker resolved against the graph and what it is worth."""
+
+    marker: str = Field(description="The marker as written")
+    kind: Literal["entity", "relation"] = Field(description="entity or relation")
+    ref: str = Field(description="The marker's payload (id, label or S|P|O)")
+    status: CitationStatus = Field(description="found / label_match (entity); asserted / inferred (relation); not_found; invalid (malformed payload)")
+    iri: str | None = Field(None, description="Resolved entity IRI (entity citations)")
+    label: str | None = Field(None, description="Label of the resolved entity, or the fact in words")
+    triple: list[str] | None = Field(None, description="Resolved relation as [subject, predicate, object] IRIs")
+    match: float | None = Field(None, description="rapidfuzz similarity 0-100 when resolved by label")
+    depth: int | None = Field(None, description="0 for an asserted relation, the shallowest derivation depth for an inferred one")
+    confidence: float = Field(description="Score by DESIGN.md's confidence model, 0-1")
+    trace: list[TraceStep] = Field(default_factory=list, description="Reasoning trace of an inferred relation (bounded depth)")
+
+
+class ClaimReport(BaseModel):
+    """One sentence of the text with its citations."""
+
+    text: str = Field(description="The sentence as written, markers included")
+    start: int = Field(description="Offset of the claim in the checked text")
+    end: int = Field(description="Offset just past the claim in the checked text")
+    confidence: float | None = Field(description="Minimum over its citations; null for an uncited sentence")
+    flags: list[ClaimFlag] = Field(default_factory=list, description="low_confidence (<0.5), removed (<0.3), ungrounded (no citation)")
+    citations: list[CitationReport] = Field(default_factory=list, description="Its citations, in order")
+
+
+class VerifyReport(BaseModel):
+    """Validation of a text with citation markers."""
+
+    text: str = Field(description="The final text: claims under 0.3 removed")
+    original: str = Field(description="The text as given")
+    confidence: float = Field(description="Average of cited claims' confidence weighted by their length in words; 0 when nothing is cited")
+    flags: list[str] = Field(default_factory=list, description="Summary: ungrounded_claims, low_confidence_claims, removed_claims, no_citations")
+    mode: Mode = Field("verify", description="llm or extractive for /answer, verify for /verify")
+    claims: list[ClaimReport] = Field(description="Every sentence, in order")
+    context: str | None = Field(None, description="The context the answer was built from (for /answer)")
+    notes: list[str] = Field(default_factory=list, description="What the service did that the caller should know (fallbacks, neutralized input)")
+
+
+class ContextEntity(BaseModel):
+    """An entity in the retrieved context."""
+
+    id: str = Field(description="Entity id (cite as <<entity:ID>>)")
+    iri: str = Field(description="Entity IRI")
+    label: str = Field(description="Preferred label")
+    types: list[str] = Field(description="Ontology classes (local names)")
+    description: str = Field(description="Description from the graph, may be empty")
+    score: float = Field(description="Ranking score (link similarity decayed by hops)")
+    hops: int = Field(description="Hops from the nearest entity linked to the query")
+
+
+class ContextRelation(BaseModel):
+    """A fact between two context entities."""
+
+    id: str = Field(description="Relation id (cite as <<relation:ID>>)")
+    subject: str = Field(description="Subject entity id")
+    predicate: str = Field(description="Ontology property local name")
+    object: str = Field(description="Object entity id")
+    text: str = Field(description="The fact in words")
+    status: Literal["asserted", "inferred"] = Field(description="Asserted in a document graph, or inferred only")
+    depth: int = Field(description="0 when asserted, else the shallowest derivation depth")
+    documents: list[str] = Field(description="Ids of documents asserting it")
+
+
+class ContextSource(BaseModel):
+    """A source snippet (chunk) relevant to the query."""
+
+    chunk: str = Field(description="Chunk IRI")
+    document: str | None = Field(description="Document id")
+    start: int | None = Field(description="Character offset of the chunk in its document")
+    end: int | None = Field(description="Character offset just past the chunk")
+    text: str = Field(description="The snippet (sanitized, possibly shortened)")
+    score: float = Field(description="Keyword score")
+
+
+class ContextResponse(BaseModel):
+    """What /context returns: structured context plus the same as text formatted for an LLM."""
+
+    entities: list[ContextEntity] = Field(description="Ranked entities, at most `limit`")
+    relations: list[ContextRelation] = Field(description="Ranked facts, at most `limit`")
+    sources: list[ContextSource] = Field(default_factory=list, description="Source snippets")
+    context: str = Field(description="Context text for an LLM, within the character budget")
+    total_entities: int = Field(description="Entities reached before the limit was applied")

@@ -1,0 +1,94 @@
+"""SPARQL used by retrieval and verification: fixed query texts; values come in through substitutions or safe VALUES rows.
+
+Batching many ids into one query needs a VALUES block (pyoxigraph substitutions bind one term per variable).
+`values_rows` is the only code that writes terms into query text, and it accepts nothing but pyoxigraph
+NamedNode objects: their constructor validates the IRI (RFC 3987 forbids `>`, `<`, spaces, quotes, braces
+and `|`), so a serialized `<iri>` cannot end early or carry SPARQL. Callers also build those IRIs only from
+ids that passed `app.vocab.is_valid_id` ([A-Za-z0-9._~-]) and predicate names that passed PREDICATE_NAME.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from pyoxigraph import NamedNode
+
+from app.vocab import ATT, DCT, ONT, RDF, RDFS, SKOS
+
+PREDICATE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,99}$")
+
+PREFIXES = f"PREFIX rdf: <{RDF}> PREFIX rdfs: <{RDFS}> PREFIX skos: <{SKOS}> PREFIX att: <{ATT}> PREFIX ont: <{ONT}> PREFIX dct: <{DCT}>\n"
+
+# Labels and alternative labels of every minted entity, with the graph that holds them.
+# ?prefix: Literal, the entity IRI prefix (substituted).
+ENTITY_LABELS = PREFIXES + """
+SELECT ?e ?label ?alt ?g ?prefix WHERE {
+  { GRAPH ?g { ?e rdfs:label ?label } } UNION { GRAPH ?g { ?e skos:altLabel ?label } BIND(true AS ?alt) }
+  FILTER(STRSTARTS(STR(?e), ?prefix))
+}"""
+
+# Types, labels and descriptions of the entities in the VALUES block.
+ENTITY_DETAILS = PREFIXES + """
+SELECT ?e ?p ?v ?g WHERE {
+  VALUES ?e { %(entities)s }
+  GRAPH ?g { ?e ?p ?v }
+  FILTER(?p IN (rdf:type, rdfs:label, dct:description, rdfs:comment, skos:definition, ont:description, att:description))
+}"""
+
+# Entity-to-entity facts (ontology predicates) that touch the entities in the VALUES block, in any graph.
+# ?prefix: Literal, the entity IRI prefix (substituted).
+FACTS_TOUCHING = PREFIXES + """
+SELECT ?s ?p ?o ?g ?prefix WHERE {
+  VALUES ?x { %(entities)s }
+  { GRAPH ?g { ?x ?p ?o } BIND(?x AS ?s) } UNION { GRAPH ?g { ?s ?p ?x } BIND(?x AS ?o) }
+  FILTER(isIRI(?s) && isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?s), ?prefix) && STRSTARTS(STR(?o), ?prefix))
+}"""
+
+# Outgoing entity-to-entity facts of the subjects in the VALUES block (resolving hashed relation ids).
+FACTS_FROM = PREFIXES + """
+SELECT ?s ?p ?o ?g WHERE {
+  VALUES ?s { %(entities)s }
+  GRAPH ?g { ?s ?p ?o }
+  FILTER(isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)))
+}"""
+
+# The graphs that hold each triple of the VALUES block.
+TRIPLE_GRAPHS = """
+SELECT ?s ?p ?o ?g WHERE {
+  VALUES (?s ?p ?o) { %(triples)s }
+  GRAPH ?g { ?s ?p ?o }
+}"""
+
+# Chunks whose text matches ?pattern (a regex Literal of plain alphanumeric keywords joined by |, substituted).
+CHUNK_SEARCH = PREFIXES + """
+SELECT ?c ?text ?doc ?start ?end ?pattern WHERE {
+  ?c att:text ?text .
+  FILTER(REGEX(?text, ?pattern, "i"))
+  OPTIONAL { ?c att:inDocument ?doc }
+  OPTIONAL { ?c att:start ?start }
+  OPTIONAL { ?c att:end ?end }
+}"""
+
+# Labels of ontology properties (for readable facts).
+PROPERTY_LABELS = PREFIXES + """
+SELECT ?p ?label WHERE {
+  VALUES ?p { %(properties)s }
+  ?p rdfs:label ?label
+}"""
+
+
+def values_rows(rows: Iterable[Sequence[NamedNode]]) -> str:
+    """Serialize rows of NamedNodes for a VALUES block; one term per row gives `<a> <b>`, several give `(<a> <b>)`."""
+    out = []
+    for row in rows:
+        for term in row:
+            if type(term) is not NamedNode:  # noqa: E721 — subclasses or other term kinds are refused on purpose
+                raise TypeError(f"VALUES rows take NamedNode terms only, not {type(term).__name__}")
+        out.append(str(row[0]) if len(row) == 1 else "(" + " ".join(str(t) for t in row) + ")")
+    return " ".join(out)
+
+
+def with_values(query: str, **blocks: Iterable[Sequence[NamedNode]]) -> str:
+    """Fill a query's VALUES placeholders with serialized NamedNode rows (see module docstring)."""
+    return query % {name: values_rows(rows) for name, rows in blocks.items()}
