@@ -10,6 +10,7 @@ from app.cli.base import cli
 from app.errors import AttestError
 
 from app.cli import core  # noqa: E402,F401  (registers commands)
+from app.cli import answer  # noqa: E402,F401  (registers answer, verify)
 
 
 def main() -> None:
