@@ -1,0 +1,299 @@
+"""The ingest pipeline: one document -> report; chunks extracted, validated, resolved, mapped, gated, committed atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pyoxigraph import NamedNode, Quad
+
+from app.errors import AttestError, ExtractionError, NotFound
+from app.extract.models import Extraction, Extractor
+from app.extract.ontology_terms import OntologyTerms, load_terms
+from app.extract.validate import ExtractionValidator
+from app.ingest.chunk import Chunk, CleanText, chunk_text, clean, content_hash, mention_span
+from app.ingest.load import LoadedDocument, load_bytes, load_path
+from app.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
+from app.ingest.resolve import EntityIndex, slugify
+from app.ingest.shacl_gate import ShaclGate, quarantine_quads
+from app.ingest.status import ChunkStatus, DocStatus, StatusRegistry, now, write_graphs
+from app.settings import Settings
+from app.store import GraphStore
+from app.vocab import ATT, ONT, Iris, is_valid_id
+
+STAGES = ("load", "chunk", "extract", "validate", "resolve", "map", "shacl", "write")
+
+
+def document_id(source: str) -> str:
+    """Stable id of a document from the name it is ingested under: readable slug + hash of the full name."""
+    stem = Path(source).stem or "document"
+    return f"{slugify(stem)[:48]}-{hashlib.sha256(source.encode('utf-8')).hexdigest()[:10]}"
+
+
+@dataclass
+class DocumentReport:
+    """What happened to one document: the line the CLI prints and the body the API returns."""
+
+    source: str
+    outcome: str  # new | changed | unchanged | failed | rejected
+    doc_id: str | None = None
+    status: str | None = None  # the registry state: done | failed (None when rejected: nothing stored)
+    message: str = ""
+    chunks: int = 0
+    entities: int = 0
+    relations: int = 0
+    triples: int = 0
+    quarantined: list[dict] = field(default_factory=list)
+    rejected_items: list[dict] = field(default_factory=list)
+    failed_chunks: list[dict] = field(default_factory=list)
+    extractor: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class IngestPipeline:
+    """Owns the engines of one ingest session (terms, validator, SHACL gate, entity index, extractor)."""
+
+    def __init__(self, store: GraphStore, settings: Settings, extractor: Extractor, *,
+                 terms: OntologyTerms | None = None, gate: ShaclGate | None = None, reasoner=None) -> None:
+        self.store = store
+        self.settings = settings
+        self.iris = Iris(settings.base_iri)
+        self.extractor = extractor
+        self.terms = terms or load_terms(settings.ontology_dir)
+        self.validator = ExtractionValidator(self.terms)
+        self.gate = gate or ShaclGate(settings.shapes_dir, settings.ontology_dir)
+        self.registry = StatusRegistry(store, self.iris)
+        self.reasoner = reasoner
+        self._index: EntityIndex | None = None
+        self._lock = threading.RLock()  # one document is committed at a time (read-modify-write of shared graphs)
+
+    @property
+    def index(self) -> EntityIndex:
+        if self._index is None:
+            self._index = EntityIndex.from_store(self.store, self.iris, self.terms)
+        return self._index
+
+    # entry points --------------------------------------------------------------------
+
+    def ingest_path(self, path: Path, source: str | None = None) -> DocumentReport:
+        source = source or path.name
+        start = time.perf_counter()
+        try:
+            loaded = load_path(path, source=source, max_bytes=self.settings.max_file_bytes)
+        except AttestError as exc:
+            return DocumentReport(source, "rejected", message=exc.message)
+        return self.ingest(loaded, load_s=time.perf_counter() - start)
+
+    def ingest_bytes(self, data: bytes, *, source: str, media_type: str | None = None) -> DocumentReport:
+        """Load and ingest; bad input raises (the API turns it into a 4xx), nothing is stored."""
+        start = time.perf_counter()
+        loaded = load_bytes(data, source=source, media_type=media_type, max_bytes=self.settings.max_file_bytes)
+        return self.ingest(loaded, load_s=time.perf_counter() - start)
+
+    def ingest(self, doc: LoadedDocument, *, load_s: float = 0.0) -> DocumentReport:
+        doc_id = document_id(doc.source)
+        chash = content_hash(doc.text)
+        timings = dict.fromkeys(STAGES, 0.0)
+        timings["load"] = load_s
+        with self._lock:
+            prior = self.registry.get(doc_id)
+            if prior is not None and prior.state == "done" and prior.content_hash == chash:
+                return DocumentReport(doc.source, "unchanged", doc_id, "done", chunks=len(prior.chunks),
+                                      extractor=prior.extractor, timings=timings)
+            t = time.perf_counter()
+            cleaned = clean(doc.text, markdown=doc.media_type == "text/markdown")
+            chunks = chunk_text(doc_id, cleaned)
+            timings["chunk"] = time.perf_counter() - t
+            cached = {c.id: c for c in prior.chunks} if prior else {}
+            status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor.name,
+                               chunks=[self._pending(ch, cached.get(ch.id)) for ch in chunks])
+            outcome = "changed" if prior is not None and self.store.has_graph(self.iris.document_graph(doc_id)) else "new"
+            status.updated = now().isoformat()
+            write_graphs(self.store, self.iris, {self.iris.status_graph(doc_id): self.registry.quads(status)})
+            return self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks)
+
+    def retry_failed(self) -> list[DocumentReport]:
+        """Re-extract the failed chunks of every failed document (done chunks reuse their stored extraction)."""
+        reports = []
+        for summary in self.registry.list():
+            if summary["status"] in ("failed", "pending"):
+                reports.append(self.rebuild(summary["id"], outcome="retried"))
+        return reports
+
+    def rebuild(self, doc_id: str, *, outcome: str = "rebuilt") -> DocumentReport:
+        """Run a stored document through the pipeline again from its stored chunks (retry, unmerge)."""
+        with self._lock:
+            status = self.registry.get(doc_id)
+            if status is None:
+                raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
+            status.state, status.message, status.extractor = "pending", "", self.extractor.name
+            return self._process(status, outcome, dict.fromkeys(STAGES, 0.0))
+
+    def delete(self, doc_id: str) -> bool:
+        """Drop the document's graph, its status and its quarantined items in one transaction."""
+        if not is_valid_id(doc_id):
+            raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
+        with self._lock:
+            graphs = [self.iris.document_graph(doc_id), self.iris.status_graph(doc_id)]
+            if not any(self.store.has_graph(g) for g in graphs):
+                return False
+            write_graphs(self.store, self.iris, {
+                graphs[0]: [], graphs[1]: [],
+                self.iris.quarantine_graph: self._quarantine_without(doc_id),
+            })
+            self._index = None  # entities only this document named are gone
+            self._reason("removed", graphs[0])
+            return True
+
+    # the pipeline proper -----------------------------------------------------------------
+
+    def _pending(self, chunk: Chunk, prior: ChunkStatus | None) -> ChunkStatus:
+        keep = prior is not None and prior.cache is not None and prior.extractor == self.extractor.name
+        return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
+                           extractor=prior.extractor if keep else "", cache=prior.cache if keep else None)
+
+    def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *,
+                 cleaned: CleanText | None = None, chunks: list[Chunk] | None = None) -> DocumentReport:
+        started = now()
+        report = DocumentReport(status.source, outcome, status.id, extractor=self.extractor.name, timings=timings,
+                                chunks=len(status.chunks))
+        # extract: chunks without a stored extraction from this extractor go to the extractor
+        t = time.perf_counter()
+        todo = [c for c in status.chunks if c.cache is None or c.extractor != self.extractor.name]
+        for c, result in zip(todo, self._extract([c.text for c in todo])):
+            if isinstance(result, ExtractionError):
+                c.state, c.message, c.cache = "failed", result.message, None
+                report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
+            else:
+                c.state, c.message, c.extractor = "done", "", self.extractor.name
+                c.cache = json.dumps({"raw": result.model_dump(), "spans": {}})
+        timings["extract"] = time.perf_counter() - t
+        if report.failed_chunks:
+            status.state = "failed"
+            status.message = f"extraction failed for {len(report.failed_chunks)} of {len(status.chunks)} chunks: " \
+                             f"{report.failed_chunks[0]['message']}"
+            status.report = {"failed_chunks": report.failed_chunks}
+            status.updated = now().isoformat()
+            write_graphs(self.store, self.iris, {self.iris.status_graph(status.id): self.registry.quads(status)})
+            report.outcome, report.status, report.message = "failed", "failed", status.message
+            return report
+
+        # validate + resolve
+        t = time.perf_counter()
+        validated = []
+        for c in status.chunks:
+            cache = json.loads(c.cache)
+            result = self.validator.validate(Extraction.model_validate(cache["raw"]))
+            report.rejected_items.extend({"chunk": c.id, **r.to_dict()} for r in result.rejected)
+            validated.append((c, cache, result.accepted))
+        timings["validate"] = time.perf_counter() - t
+        t = time.perf_counter()
+        chunk_nodes = {c.id: Chunk(c.id, c.index, c.text, c.start, c.end, content_hash(c.text), 0) for c in status.chunks}
+        clean_starts = {ch.id: ch.clean_start for ch in chunks} if chunks else {}
+        extractions = []
+        for c, cache, accepted in validated:
+            ce = ChunkExtraction(chunk_nodes[c.id], relations=list(accepted.relations))
+            spans = cache.get("spans") or {}
+            for entity in accepted.entities:
+                if entity.name in spans:
+                    span = tuple(spans[entity.name]) if spans[entity.name] else None
+                elif cleaned is not None:
+                    chunk = Chunk(c.id, c.index, c.text, c.start, c.end, "", clean_starts[c.id])
+                    span = mention_span(chunk, cleaned, entity.name, entity.start, entity.end)
+                    spans[entity.name] = list(span) if span else None
+                else:
+                    span = None
+                ce.mentions[entity.name] = Mention(entity, self.index.resolve(entity.name, entity.type), span)
+            cache["spans"] = spans
+            c.cache = json.dumps(cache)
+            extractions.append(ce)
+        timings["resolve"] = time.perf_counter() - t
+
+        # map to RDF with provenance
+        t = time.perf_counter()
+        info = DocumentInfo(status.id, status.source, status.media_type, status.content_hash, status.length)
+        run = ExtractionRun(self.extractor.name, getattr(self.settings, "llm_model", None)
+                            if self.extractor.name.startswith("llm:") else None, started, now())
+        quads = map_document(self.iris, info, run, extractions)
+        timings["map"] = time.perf_counter() - t
+
+        # SHACL gate
+        t = time.perf_counter()
+        gated = self.gate.gate(quads)
+        timings["shacl"] = time.perf_counter() - t
+        doc_iri = self.iris.document(status.id)
+        quarantine = self._quarantine_without(status.id)
+        if gated.findings:
+            quarantine += quarantine_quads(self.iris.base, status.id, doc_iri, gated.findings, self.iris.quarantine_graph)
+        report.quarantined = [f.to_dict() for f in gated.quarantined]
+        hit_chunks = _chunks_of(gated.quarantined, self.iris)
+        for c in status.chunks:
+            c.state = "quarantined" if c.id in hit_chunks else "done"
+
+        # commit: document graph + status + quarantine in one transaction
+        t = time.perf_counter()
+        report.triples = len(gated.kept)
+        report.entities = len({q.subject for q in gated.kept
+                               if q.predicate.value == ATT + "confidence" and q.subject.value.startswith(self.iris.entity_prefix)})
+        report.relations = sum(1 for q in gated.kept if q.predicate.value.startswith(ONT)
+                               and q.subject.value.startswith(self.iris.entity_prefix)
+                               and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
+        status.state, status.message, status.updated = "done", "", now().isoformat()
+        status.report = {k: v for k, v in report.to_dict().items()
+                         if k in ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "extractor")}
+        write_graphs(self.store, self.iris, {
+            self.iris.document_graph(status.id): gated.kept,
+            self.iris.status_graph(status.id): self.registry.quads(status),
+            self.iris.quarantine_graph: quarantine,
+        })
+        timings["write"] = time.perf_counter() - t
+        report.status = "done"
+        self._reason("replaced", self.iris.document_graph(status.id))
+        return report
+
+    def _extract(self, texts: list[str]) -> list[Extraction | ExtractionError]:
+        if not texts:
+            return []
+        many = getattr(self.extractor, "extract_many", None)
+        if many is not None:
+            return many(texts)
+        out: list[Extraction | ExtractionError] = []
+        for text in texts:
+            try:
+                out.append(self.extractor.extract(text))
+            except ExtractionError as exc:
+                out.append(exc)
+        return out
+
+    def _quarantine_without(self, doc_id: str) -> list[Quad]:
+        prefix = f"{self.iris.base}quarantine/{doc_id}/"
+        return [q for q in self.store.quads(self.iris.quarantine_graph) if not q.subject.value.startswith(prefix)]
+
+    # reasoning ---------------------------------------------------------------------------
+
+    def _reason(self, change: str, graph: str) -> None:
+        if self.reasoner is None:
+            return
+        if change == "replaced":
+            self.reasoner.on_graph_replaced(graph)
+        else:
+            self.reasoner.on_graph_removed(graph)
+
+
+def _chunks_of(findings, iris: Iris) -> set[str]:
+    """Ids of the chunks a quarantined item came from (its mentions and statements name them)."""
+    prefix = iris.chunk("")
+    out = set()
+    for f in findings:
+        for t in f.removed:
+            for term in (t.subject, t.object):
+                if isinstance(term, NamedNode) and term.value.startswith(prefix):
+                    out.add(term.value[len(prefix):].split("/", 1)[0])
+    return out

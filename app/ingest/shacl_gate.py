@@ -1,0 +1,250 @@
+"""SHACL gate: pyshacl over one document graph (plus the ontology's class hierarchy); offending items are quarantined."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import rdflib
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
+from pyshacl import Validator
+from pyshacl.graph_abstraction import DataGraph
+from pyshacl.shapes_graph import ShapesGraph
+from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH as SHNS
+
+from app.errors import OntologyError
+from app.ingest.rdf_map import REIFIES, att
+from app.vocab import ATT, RDF, SH
+
+MAX_PASSES = 3  # removing an item can expose another violation (a relation to a quarantined entity); re-check
+DENOTES = NamedNode(ATT + "denotes")
+_VALIDATION_OPTIONS = {"inference": "none", "inplace": True, "abort_on_first": False, "advanced": False,
+                       "allow_infos": True, "allow_warnings": True}
+
+
+@dataclass
+class Finding:
+    """One sh:ValidationResult, with the triples it took out of the document."""
+
+    focus: str
+    path: str | None
+    value: str | None
+    message: str
+    shape: str | None
+    component: str | None
+    severity: str
+    result_triples: list[tuple] = field(default_factory=list)  # (p, o) of the result node, as pyoxigraph terms
+    removed: list[Triple] = field(default_factory=list)
+    raw: tuple = field(default=(), repr=False)  # (focus, path, value, shape) as rdflib terms
+
+    def to_dict(self) -> dict[str, object]:
+        return {"focus": self.focus, "path": self.path, "value": self.value, "message": self.message,
+                "shape": self.shape, "severity": self.severity.rsplit("#", 1)[-1], "triples": len(self.removed)}
+
+
+@dataclass
+class GateResult:
+    kept: list[Quad]
+    findings: list[Finding]  # violations (items quarantined) and warnings (kept)
+
+    @property
+    def quarantined(self) -> list[Finding]:
+        return [f for f in self.findings if f.removed]
+
+
+def read_turtle_dir(directory: Path) -> rdflib.Graph:
+    graph = rdflib.Graph()
+    files = sorted(directory.glob("*.ttl"))
+    if not files:
+        raise OntologyError(f"no Turtle files (*.ttl) in {directory}", directory=str(directory))
+    for path in files:
+        try:
+            graph.parse(path, format="turtle")
+        except (SyntaxError, ValueError, OSError) as exc:
+            raise OntologyError(f"{path}: {exc}", file=str(path)) from exc
+    return graph
+
+
+class ShaclGate:
+    """Shapes parsed once; each document graph is validated together with the ontology's class hierarchy."""
+
+    def __init__(self, shapes_dir: Path, ontology_dir: Path) -> None:
+        self.shapes = read_turtle_dir(shapes_dir)
+        ontology = read_turtle_dir(ontology_dir)
+        # sh:class and sh:targetClass follow rdfs:subClassOf in the data graph: the hierarchy is all they need
+        self.hierarchy = [(s, RDFSNS.subClassOf, o) for s, o in ontology.subject_objects(RDFSNS.subClassOf)
+                          if isinstance(s, rdflib.URIRef) and isinstance(o, rdflib.URIRef)]
+        self.subject_targets: dict[rdflib.term.Node, set[str]] = {}
+        for shape, p in self.shapes.subject_objects(SHNS.targetSubjectsOf):
+            self.subject_targets.setdefault(shape, set()).add(str(p))
+        self.relevant = self._relevant_predicates()
+        self._shapes_graph = ShapesGraph(self.shapes)
+        self._lock = threading.Lock()  # pyshacl's harvested shapes are shared; validate one graph at a time
+
+    def _relevant_predicates(self) -> set[str] | None:
+        """Predicates any shape can look at; None (= keep everything) when a shape is closed or uses complex paths."""
+        if any(self.shapes.triples((None, SHNS.closed, rdflib.Literal(True)))):
+            return None
+        relevant = {RDF + "type", str(RDFSNS.subClassOf)}
+        for p in (SHNS.path, SHNS.targetSubjectsOf, SHNS.targetObjectsOf, SHNS.lessThan, SHNS.lessThanOrEquals,
+                  SHNS.equals, SHNS.disjoint):
+            for value in self.shapes.objects(None, p):
+                if not isinstance(value, rdflib.URIRef):
+                    return None
+                relevant.add(str(value))
+        return relevant
+
+    # validation -------------------------------------------------------------------
+
+    def validate_graph(self, data: rdflib.Graph) -> tuple[bool, rdflib.Graph]:
+        """pyshacl over `data` (modified in place: the class hierarchy is added); returns (conforms, report)."""
+        for t in self.hierarchy:
+            data.add(t)
+        with self._lock:
+            validator = Validator(DataGraph.from_rdflib(data), shacl_graph=self.shapes, options=dict(_VALIDATION_OPTIONS))
+            validator.shacl_graph = self._shapes_graph  # reuse the harvested shapes instead of re-reading them
+            conforms, report, _ = validator.run()
+        return bool(conforms), report
+
+    def gate(self, quads: list[Quad]) -> GateResult:
+        """Validate, take offending items out, re-validate what is left; kept + findings."""
+        kept = list(quads)
+        findings: list[Finding] = []
+        for _ in range(MAX_PASSES):
+            conforms, report = self.validate_graph(to_rdflib(kept, self.relevant))
+            if conforms:
+                break
+            new = self._findings(report)
+            violations = [f for f in new if f.severity == SH + "Violation"]
+            findings.extend(f for f in new if f.severity != SH + "Violation")
+            if not violations:
+                break
+            kept = self._remove(kept, violations)
+            findings.extend(violations)
+        else:
+            conforms, report = self.validate_graph(to_rdflib(kept, self.relevant))
+            if not conforms:  # still failing: keep nothing rather than commit a graph that violates the shapes
+                rest = Finding("", None, None, "document still violates the shapes after quarantining items",
+                               None, None, SH + "Violation", removed=[Triple(q.subject, q.predicate, q.object) for q in kept])
+                findings.append(rest)
+                kept = []
+        return GateResult(kept, findings)
+
+    def _findings(self, report: rdflib.Graph) -> list[Finding]:
+        out = []
+        for result in sorted(report.subjects(RDFNS.type, SHNS.ValidationResult), key=str):
+            get = lambda p: report.value(result, p)  # noqa: E731
+            path = get(SHNS.resultPath)
+            value = get(SHNS.value)
+            shape = get(SHNS.sourceShape)
+            messages = sorted(str(m) for m in report.objects(result, SHNS.resultMessage))
+            finding = Finding(
+                focus=str(get(SHNS.focusNode)), path=str(path) if isinstance(path, rdflib.URIRef) else None,
+                value=None if value is None else str(value), message="; ".join(messages) or "shape violated",
+                shape=str(shape) if isinstance(shape, rdflib.URIRef) else None,
+                component=str(get(SHNS.sourceConstraintComponent) or "") or None,
+                severity=str(get(SHNS.resultSeverity) or SH + "Violation"))
+            finding.result_triples = [(to_oxi(p), to_oxi(o)) for p, o in report.predicate_objects(result)
+                                      if not isinstance(o, rdflib.BNode)]
+            finding.raw = (get(SHNS.focusNode), path, value, shape)
+            out.append(finding)
+        return out
+
+    def _remove(self, quads: list[Quad], violations: list[Finding]) -> list[Quad]:
+        """Drop each violation's item: a triple (property results) or a node with every triple it is in."""
+        removed_by: dict[Triple, Finding] = {}
+        for f in violations:
+            focus, path, value, shape = f.raw
+            focus_o = to_oxi(focus)
+            if isinstance(path, rdflib.URIRef) and value is not None:
+                doomed = [q for q in quads if q.subject == focus_o and q.predicate.value == str(path) and q.object == to_oxi(value)]
+            elif shape in self.subject_targets and path is None:
+                preds = self.subject_targets[shape]
+                doomed = [q for q in quads if q.subject == focus_o and q.predicate.value in preds]
+            else:
+                doomed = [q for q in quads if q.subject == focus_o or q.object == focus_o]
+            if not doomed:  # e.g. a minCount result: the node is incomplete, so the node goes
+                doomed = [q for q in quads if q.subject == focus_o or q.object == focus_o]
+            for q in doomed:
+                removed_by.setdefault(Triple(q.subject, q.predicate, q.object), f)
+        # reifiers of removed triples and mentions of removed nodes go with them
+        dead_nodes: dict[object, Finding] = {}
+        for q in quads:
+            t = Triple(q.subject, q.predicate, q.object)
+            if q.predicate == REIFIES and q.object in removed_by:
+                dead_nodes.setdefault(q.subject, removed_by[q.object])
+            elif q.predicate == DENOTES and t in removed_by:
+                dead_nodes.setdefault(q.subject, removed_by[t])
+        kept = []
+        for q in quads:
+            t = Triple(q.subject, q.predicate, q.object)
+            owner = removed_by.get(t) or dead_nodes.get(q.subject)
+            if owner is None:
+                kept.append(q)
+            else:
+                owner.removed.append(t)
+        return kept
+
+
+def to_rdflib(quads: list[Quad], relevant: set[str] | None) -> rdflib.Graph:
+    """The document's triples as an rdflib graph; reifier triples (RDF 1.2 triple terms) and unshaped predicates left out."""
+    graph = rdflib.Graph()
+    add = graph.add
+    for q in quads:
+        if q.predicate == REIFIES or (relevant is not None and q.predicate.value not in relevant):
+            continue
+        add((to_rdf(q.subject), rdflib.URIRef(q.predicate.value), to_rdf(q.object)))
+    return graph
+
+
+def to_rdf(term) -> rdflib.term.Node:
+    if isinstance(term, NamedNode):
+        return rdflib.URIRef(term.value)
+    if isinstance(term, BlankNode):
+        return rdflib.BNode(term.value)
+    if isinstance(term, Literal):
+        if term.language:
+            return rdflib.Literal(term.value, lang=term.language)
+        return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
+    raise TypeError(f"cannot convert {term!r} to rdflib")
+
+
+def to_oxi(term) -> NamedNode | BlankNode | Literal:
+    if isinstance(term, rdflib.URIRef):
+        return NamedNode(str(term))
+    if isinstance(term, rdflib.BNode):
+        return BlankNode(str(term))
+    if isinstance(term, rdflib.Literal):
+        if term.language:
+            return Literal(str(term), language=term.language)
+        if term.datatype is not None:
+            return Literal(str(term), datatype=NamedNode(str(term.datatype)))
+        return Literal(str(term))
+    raise TypeError(f"cannot convert {term!r} to pyoxigraph")
+
+
+def quarantine_quads(base: str, doc_id: str, doc_iri: str, findings: list[Finding], graph: str) -> list[Quad]:
+    """Quarantine records and the document's sh:ValidationReport, all under {base}quarantine/{doc_id}/."""
+    g = NamedNode(graph)
+    prefix = f"{base}quarantine/{doc_id}/"
+    report = NamedNode(prefix + "report")
+    out = [Quad(report, NamedNode(RDF + "type"), NamedNode(SH + "ValidationReport"), g),
+           Quad(report, NamedNode(SH + "conforms"), Literal(False), g),
+           Quad(report, att("fromDocument"), NamedNode(doc_iri), g)]
+    for n, f in enumerate(findings, 1):
+        result = NamedNode(f"{prefix}result/{n}")
+        out.append(Quad(report, NamedNode(SH + "result"), result, g))
+        out.extend(Quad(result, p, o, g) for p, o in f.result_triples)
+        if not f.removed:
+            continue
+        item = NamedNode(f"{prefix}item/{n}")
+        out.append(Quad(item, NamedNode(RDF + "type"), att("QuarantinedItem"), g))
+        out.append(Quad(item, att("fromDocument"), NamedNode(doc_iri), g))
+        out.append(Quad(item, att("reason"), Literal(f.message), g))
+        out.append(Quad(item, att("validationResult"), result, g))
+        if f.focus:
+            out.append(Quad(item, att("focusNode"), to_oxi(rdflib.URIRef(f.focus)) if "://" in f.focus else Literal(f.focus), g))
+        out.extend(Quad(item, att("quarantinedTriple"), t, g) for t in f.removed)
+    return out
+

@@ -1,0 +1,181 @@
+"""Per-document and per-chunk status (pending, done, failed, quarantined), kept in the store in one graph per document."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from pyoxigraph import Literal, NamedNode, Quad
+
+from app.ingest.rdf_map import A, DATETIME, att, integer
+from app.store import GraphStore
+from app.vocab import ATT, Iris
+
+DOC_STATES = ("pending", "done", "failed")
+CHUNK_STATES = ("pending", "done", "failed", "quarantined")
+
+DOCUMENT_LIST = f"""
+PREFIX att: <{ATT}>
+SELECT ?d ?source ?status ?hash ?updated ?message ?media WHERE {{
+  GRAPH ?g {{
+    ?d a att:DocumentStatus ; att:source ?source ; att:status ?status ; att:contentHash ?hash ;
+       att:updated ?updated ; att:mediaType ?media .
+    OPTIONAL {{ ?d att:statusMessage ?message }}
+  }}
+}}
+"""
+CHUNK_COUNTS = f"""
+PREFIX att: <{ATT}>
+SELECT ?d ?status (COUNT(?c) AS ?n) WHERE {{
+  GRAPH ?g {{ ?c a att:ChunkStatus ; att:chunkOf ?d ; att:status ?status }}
+}} GROUP BY ?d ?status
+"""
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class ChunkStatus:
+    """One chunk's extraction state; `cache` keeps its raw extraction so retries and rebuilds skip the extractor."""
+
+    id: str
+    index: int
+    start: int
+    end: int
+    text: str
+    state: str = "pending"
+    message: str = ""
+    extractor: str = ""
+    cache: str | None = None  # JSON: {"raw": Extraction, "spans": {name: [start, end]}}
+
+
+@dataclass
+class DocStatus:
+    """One document's state, its chunks and its last report (the JSON a client sees)."""
+
+    id: str
+    source: str
+    media_type: str
+    content_hash: str
+    length: int
+    state: str = "pending"
+    message: str = ""
+    extractor: str = ""
+    updated: str = ""
+    report: dict = field(default_factory=dict)
+    chunks: list[ChunkStatus] = field(default_factory=list)
+
+    def summary(self) -> dict[str, object]:
+        counts: dict[str, int] = {}
+        for c in self.chunks:
+            counts[c.state] = counts.get(c.state, 0) + 1
+        return {"id": self.id, "source": self.source, "status": self.state, "message": self.message,
+                "content_hash": self.content_hash, "media_type": self.media_type, "updated": self.updated,
+                "extractor": self.extractor, "chunks": counts}
+
+    def detail(self) -> dict[str, object]:
+        chunks = [{"id": c.id, "index": c.index, "start": c.start, "end": c.end, "status": c.state,
+                   **({"message": c.message} if c.message else {})} for c in self.chunks]
+        return {**self.summary(), "report": self.report, "chunk_status": chunks}
+
+
+class StatusRegistry:
+    """Reads and builds status graphs; writes go through the pipeline's atomic commit."""
+
+    def __init__(self, store: GraphStore, iris: Iris) -> None:
+        self.store = store
+        self.iris = iris
+
+    def quads(self, status: DocStatus) -> list[Quad]:
+        g = NamedNode(self.iris.status_graph(status.id))
+        d = NamedNode(self.iris.document(status.id))
+        status.updated = status.updated or now().isoformat()
+        out = [
+            Quad(d, A, att("DocumentStatus"), g),
+            Quad(d, att("source"), Literal(status.source), g),
+            Quad(d, att("mediaType"), Literal(status.media_type), g),
+            Quad(d, att("contentHash"), Literal(status.content_hash), g),
+            Quad(d, att("charLength"), integer(status.length), g),
+            Quad(d, att("status"), Literal(status.state), g),
+            Quad(d, att("updated"), Literal(status.updated, datatype=DATETIME), g),
+            Quad(d, att("report"), Literal(json.dumps(status.report, sort_keys=True)), g),
+        ]
+        if status.message:
+            out.append(Quad(d, att("statusMessage"), Literal(status.message), g))
+        if status.extractor:
+            out.append(Quad(d, att("extractor"), Literal(status.extractor), g))
+        for c in status.chunks:
+            n = NamedNode(self.iris.chunk(c.id))
+            out += [
+                Quad(n, A, att("ChunkStatus"), g),
+                Quad(n, att("chunkOf"), d, g),
+                Quad(n, att("index"), integer(c.index), g),
+                Quad(n, att("charStart"), integer(c.start), g),
+                Quad(n, att("charEnd"), integer(c.end), g),
+                Quad(n, att("text"), Literal(c.text), g),
+                Quad(n, att("status"), Literal(c.state), g),
+            ]
+            if c.message:
+                out.append(Quad(n, att("statusMessage"), Literal(c.message), g))
+            if c.extractor:
+                out.append(Quad(n, att("extractor"), Literal(c.extractor), g))
+            if c.cache is not None:
+                out.append(Quad(n, att("extraction"), Literal(c.cache), g))
+        return out
+
+    def get(self, doc_id: str) -> DocStatus | None:
+        graph = self.iris.status_graph(doc_id)
+        doc_iri = self.iris.document(doc_id)
+        props: dict[str, dict[str, str]] = {}
+        for q in self.store.quads(graph):
+            props.setdefault(q.subject.value, {})[q.predicate.value[len(ATT):] if q.predicate.value.startswith(ATT) else q.predicate.value] = q.object.value
+        d = props.pop(doc_iri, None)
+        if d is None:
+            return None
+        status = DocStatus(doc_id, d["source"], d["mediaType"], d["contentHash"], int(d.get("charLength", 0)),
+                           d["status"], d.get("statusMessage", ""), d.get("extractor", ""), d.get("updated", ""),
+                           json.loads(d.get("report", "{}")))
+        prefix = self.iris.chunk("")
+        for iri, c in props.items():
+            status.chunks.append(ChunkStatus(iri[len(prefix):], int(c["index"]), int(c["charStart"]), int(c["charEnd"]),
+                                             c["text"], c["status"], c.get("statusMessage", ""), c.get("extractor", ""),
+                                             c.get("extraction")))
+        status.chunks.sort(key=lambda c: c.index)
+        return status
+
+    def list(self) -> list[dict[str, object]]:
+        """Every document's summary, sorted by source."""
+        counts: dict[str, dict[str, int]] = {}
+        for row in self.store.query(CHUNK_COUNTS):
+            counts.setdefault(row["d"].value, {})[row["status"].value] = int(row["n"].value)
+        prefix = self.iris.document("")
+        out = []
+        for row in self.store.query(DOCUMENT_LIST):
+            iri = row["d"].value
+            out.append({"id": iri[len(prefix):], "source": row["source"].value, "status": row["status"].value,
+                        "message": row["message"].value if row["message"] else "", "content_hash": row["hash"].value,
+                        "media_type": row["media"].value, "updated": row["updated"].value, "chunks": counts.get(iri, {})})
+        return sorted(out, key=lambda d: (d["source"], d["id"]))
+
+
+def write_graphs(store: GraphStore, iris: Iris, graphs: dict[str, list[Quad]]) -> None:
+    """Replace several graphs in ONE transaction: stage each, then one update MOVEs (or DROPs) them all.
+
+    A crash before the update leaves only staging graphs, which the store discards when it is opened.
+    """
+    staged: dict[str, NamedNode] = {}
+    batch: list[Quad] = []
+    for graph, quads in graphs.items():
+        if quads:
+            staging = NamedNode(f"{iris.staging_graph_prefix}{uuid.uuid4().hex}")
+            staged[graph] = staging
+            batch.extend(Quad(q.subject, q.predicate, q.object, staging) for q in quads)
+    if batch:
+        store.add(batch)
+    ops = [f"MOVE SILENT GRAPH {staged[g]} TO GRAPH {NamedNode(g)}" if g in staged else f"DROP SILENT GRAPH {NamedNode(g)}"
+           for g in graphs]
+    store.update(" ;\n".join(ops))
