@@ -1,0 +1,46 @@
+"""docker/: the compose file and the Dockerfile agree with each other and with the repository they build from."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+DOCKER = REPO / "docker"
+
+
+def _dockerfile() -> str:
+    return (DOCKER / "Dockerfile").read_text(encoding="utf-8")
+
+
+def test_compose_runs_the_service_on_a_data_volume_with_ollama_optional():
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text(encoding="utf-8"))
+    service = compose["services"]["attest"]
+    assert service["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}
+    assert "profiles" not in service
+    data_dir = re.search(r"ATTEST_DATA_DIR=(\S+)", _dockerfile())[1]
+    volume, _, target = service["volumes"][0].partition(":")
+    assert target == data_dir and volume in compose["volumes"]
+    assert service["ports"][0].endswith(":8000") and "8000" in re.search(r"EXPOSE (\d+)", _dockerfile())[1]
+    for name in ("ollama", "ollama-pull"):
+        assert compose["services"][name]["profiles"] == ["llm"]
+    assert "ollama:11434" in service["environment"]["ATTEST_LLM_BASE_URL"]
+
+
+def test_dockerfile_copies_only_what_exists_and_the_ignore_file_lets_through():
+    text = _dockerfile()
+    ignore = (DOCKER / "Dockerfile.dockerignore").read_text(encoding="utf-8").split()
+    for src in re.findall(r"^COPY (?!--from)(.+) \S+$", text, flags=re.M):
+        for path in src.split():
+            assert (REPO / path).exists(), f"Dockerfile copies {path}, which the repository lacks"
+            assert f"!{path}" in ignore, f"{path} is copied but excluded by Dockerfile.dockerignore"
+    assert "pip install ." in text and "npm ci --prefix ui" in text
+
+
+def test_ui_vendor_step_is_the_same_in_the_image_and_the_makefile():
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    copied = re.findall(r"ui/node_modules/\S+", _dockerfile())
+    assert copied and all(path in makefile for path in copied)
+    assert "npm ci --prefix ui" in makefile
