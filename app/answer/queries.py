@@ -66,8 +66,22 @@ SELECT ?c ?text ?doc ?start ?end ?pattern WHERE {
   ?c att:text ?text .
   FILTER(REGEX(?text, ?pattern, "i"))
   OPTIONAL { ?c att:inDocument ?doc }
-  OPTIONAL { ?c att:start ?start }
-  OPTIONAL { ?c att:end ?end }
+  OPTIONAL { ?c att:charStart ?start }
+  OPTIONAL { ?c att:charEnd ?end }
+}"""
+
+# Depth of the derivation records in the VALUES block (their IRIs are hashes of the derived triples).
+DERIVATION_DEPTHS = PREFIXES + """
+SELECT ?d ?depth ?g WHERE {
+  VALUES ?d { %(derivations)s }
+  GRAPH ?g { ?d att:depth ?depth }
+}"""
+
+# Rule, depth and premises (RDF 1.2 triple terms) of the derivation records in the VALUES block.
+DERIVATION_STEPS = PREFIXES + """
+SELECT ?d ?rule ?depth ?premise ?g WHERE {
+  VALUES ?d { %(derivations)s }
+  GRAPH ?g { ?d att:rule ?rule ; att:depth ?depth ; att:premise ?premise }
 }"""
 
 # Labels of ontology properties (for readable facts).

@@ -77,6 +77,7 @@ class Verifier:
         status = self.lookup.status(wanted) if wanted else {}
         inferred_only = [t for t, st in status.items() if st.inferred and not st.asserted]
         depths = self.inference.depths(inferred_only) if inferred_only else {}
+        traces = self.inference.traces(inferred_only, self.max_trace_depth) if inferred_only else {}
         labels = self._labels_of(status, entities)
 
         out = []
@@ -86,7 +87,7 @@ class Verifier:
                 continue
             triple = spo.get(id(c)) or hashed.get(c.ref)
             parts = (entities.get(c.parts[0]), entities.get(c.parts[2])) if c.parts else ()
-            out.append(self._relation_report(c, triple, status.get(triple) if triple else None, depths, parts, labels))
+            out.append(self._relation_report(c, triple, status.get(triple) if triple else None, depths, traces, parts, labels))
         return out
 
     def _entities(self, refs: set[str]) -> dict[str, EntityHit]:
@@ -120,7 +121,7 @@ class Verifier:
             marker=c.marker, kind="entity", ref=c.ref, iri=self.iris.entity(hit.entity_id), label=hit.label,
             status="found" if hit.match is None else "label_match", match=hit.match, confidence=hit.confidence)
 
-    def _relation_report(self, c, triple, status, depths, parts, labels) -> CitationReport:
+    def _relation_report(self, c, triple, status, depths, traces, parts, labels) -> CitationReport:
         base = dict(marker=c.marker, kind="relation", ref=c.ref)
         if c.parts is None and split_relation_id(c.ref) is None:
             return CitationReport(**base, status="invalid", confidence=0.0)
@@ -133,7 +134,7 @@ class Verifier:
             return CitationReport(**base, status="asserted", triple=list(triple), label=words, depth=0,
                                   confidence=min(1.0, part_confidence))
         depth = depths.get(triple, self.max_trace_depth)
-        trace = self.inference.trace(triple, self.max_trace_depth)
+        trace = traces.get(triple, [])
         confidence = round(max(0.0, 1.0 - 0.1 * depth), 4)
         return CitationReport(**base, status="inferred", triple=list(triple), label=words, depth=depth,
                               confidence=min(confidence, part_confidence), trace=trace)
