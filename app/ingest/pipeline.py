@@ -60,12 +60,12 @@ class DocumentReport:
 class IngestPipeline:
     """Owns the engines of one ingest session (terms, validator, SHACL gate, entity index, extractor)."""
 
-    def __init__(self, store: GraphStore, settings: Settings, extractor: Extractor, *,
+    def __init__(self, store: GraphStore, settings: Settings, extractor: Extractor | None, *,
                  terms: OntologyTerms | None = None, gate: ShaclGate | None = None, reasoner=None) -> None:
         self.store = store
         self.settings = settings
         self.iris = Iris(settings.base_iri)
-        self.extractor = extractor
+        self.extractor = extractor  # None: rebuild-only (unmerge), every chunk must have a stored extraction
         self.terms = terms or load_terms(settings.ontology_dir)
         self.validator = ExtractionValidator(self.terms)
         self.gate = gate or ShaclGate(settings.shapes_dir, settings.ontology_dir)
@@ -112,7 +112,7 @@ class IngestPipeline:
             chunks = chunk_text(doc_id, cleaned)
             timings["chunk"] = time.perf_counter() - t
             cached = {c.id: c for c in prior.chunks} if prior else {}
-            status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor.name,
+            status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor_name,
                                chunks=[self._pending(ch, cached.get(ch.id)) for ch in chunks])
             outcome = "changed" if prior is not None and self.store.has_graph(self.iris.document_graph(doc_id)) else "new"
             status.updated = now().isoformat()
@@ -133,7 +133,7 @@ class IngestPipeline:
             status = self.registry.get(doc_id)
             if status is None:
                 raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
-            status.state, status.message, status.extractor = "pending", "", self.extractor.name
+            status.state, status.message = "pending", ""
             return self._process(status, outcome, dict.fromkeys(STAGES, 0.0))
 
     def delete(self, doc_id: str) -> bool:
@@ -154,27 +154,32 @@ class IngestPipeline:
 
     # the pipeline proper -----------------------------------------------------------------
 
+    @property
+    def extractor_name(self) -> str:
+        return self.extractor.name if self.extractor is not None else ""
+
     def _pending(self, chunk: Chunk, prior: ChunkStatus | None) -> ChunkStatus:
-        keep = prior is not None and prior.cache is not None and prior.extractor == self.extractor.name
+        keep = prior is not None and prior.cache is not None and prior.extractor == self.extractor_name
         return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
                            extractor=prior.extractor if keep else "", cache=prior.cache if keep else None)
 
     def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *,
                  cleaned: CleanText | None = None, chunks: list[Chunk] | None = None) -> DocumentReport:
         started = now()
-        report = DocumentReport(status.source, outcome, status.id, extractor=self.extractor.name, timings=timings,
-                                chunks=len(status.chunks))
-        # extract: chunks without a stored extraction from this extractor go to the extractor
+        report = DocumentReport(status.source, outcome, status.id, timings=timings, chunks=len(status.chunks))
+        # extract: chunks without a stored extraction go to the extractor
         t = time.perf_counter()
-        todo = [c for c in status.chunks if c.cache is None or c.extractor != self.extractor.name]
+        todo = [c for c in status.chunks if c.cache is None]
         for c, result in zip(todo, self._extract([c.text for c in todo])):
             if isinstance(result, ExtractionError):
                 c.state, c.message, c.cache = "failed", result.message, None
                 report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
             else:
-                c.state, c.message, c.extractor = "done", "", self.extractor.name
+                c.state, c.message, c.extractor = "done", "", self.extractor_name
                 c.cache = json.dumps({"raw": result.model_dump(), "spans": {}})
         timings["extract"] = time.perf_counter() - t
+        status.extractor = report.extractor = "+".join(sorted({c.extractor for c in status.chunks if c.extractor})) \
+            or self.extractor_name
         if report.failed_chunks:
             status.state = "failed"
             status.message = f"extraction failed for {len(report.failed_chunks)} of {len(status.chunks)} chunks: " \
@@ -219,8 +224,8 @@ class IngestPipeline:
         # map to RDF with provenance
         t = time.perf_counter()
         info = DocumentInfo(status.id, status.source, status.media_type, status.content_hash, status.length)
-        run = ExtractionRun(self.extractor.name, getattr(self.settings, "llm_model", None)
-                            if self.extractor.name.startswith("llm:") else None, started, now())
+        model = report.extractor.split("llm:", 1)[1].split("+")[0] if "llm:" in report.extractor else None
+        run = ExtractionRun(report.extractor, model, started, now())
         quads = map_document(self.iris, info, run, extractions)
         timings["map"] = time.perf_counter() - t
 
@@ -261,6 +266,8 @@ class IngestPipeline:
     def _extract(self, texts: list[str]) -> list[Extraction | ExtractionError]:
         if not texts:
             return []
+        if self.extractor is None:
+            return [ExtractionError("no extractor in this session and no stored extraction for the chunk")] * len(texts)
         many = getattr(self.extractor, "extract_many", None)
         if many is not None:
             return many(texts)

@@ -115,7 +115,7 @@ class ShaclGate:
             conforms, report = self.validate_graph(to_rdflib(kept, self.relevant))
             if conforms:
                 break
-            new = self._findings(report)
+            new = self.findings(report)
             violations = [f for f in new if f.severity == SH + "Violation"]
             findings.extend(f for f in new if f.severity != SH + "Violation")
             if not violations:
@@ -131,7 +131,7 @@ class ShaclGate:
                 kept = []
         return GateResult(kept, findings)
 
-    def _findings(self, report: rdflib.Graph) -> list[Finding]:
+    def findings(self, report: rdflib.Graph) -> list[Finding]:
         out = []
         for result in sorted(report.subjects(RDFNS.type, SHNS.ValidationResult), key=str):
             get = lambda p: report.value(result, p)  # noqa: E731

@@ -1,0 +1,141 @@
+"""Ingest commands: ingest, status, validate, entities unmerge."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from tqdm import tqdm
+
+from app.cli.base import cli, settings_of
+from app.errors import NotFound
+from app.ingest.load import collect_files
+from app.ingest.pipeline import DocumentReport, IngestPipeline
+from app.ingest.session import make_reasoner, open_session
+from app.ingest.unmerge import unmerge
+from app.ingest.validate_store import validate_store
+from app.ingest.status import StatusRegistry
+from app.ontology import load_ontology
+from app.store import open_store
+from app.vocab import Iris
+
+entities_cli = typer.Typer(help="Inspect and correct entity resolution.", no_args_is_help=True)
+cli.add_typer(entities_cli, name="entities")
+
+
+@cli.command()
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Files (.txt .md .html .pdf) and folders", exists=True)] = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Use the offline rule extractor even if an LLM answers")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Retry the failed chunks of failed documents")] = False,
+) -> None:
+    """Ingest documents: chunk, extract, validate, resolve, map to RDF, SHACL-gate, commit one graph per document."""
+    if not paths and not retry_failed:
+        raise typer.BadParameter("give files or folders to ingest, or --retry-failed", param_hint="PATHS")
+    settings = settings_of(ctx)
+    files = collect_files(list(paths or []))
+    store = open_store(settings)
+    try:
+        iris = Iris(settings.base_iri)
+        load_ontology(store, settings.ontology_dir, iris)
+        session = open_session(store, settings, offline=offline, reason=False)
+        typer.echo(session.mode)
+        reports: list[DocumentReport] = []
+        if retry_failed:
+            reports.extend(session.pipeline.retry_failed())
+        with tqdm(files, unit="doc", desc="ingest", disable=not sys.stderr.isatty()) as bar:
+            for path, source in bar:
+                report = session.pipeline.ingest_path(path, source)
+                reports.append(report)
+                if report.outcome in ("failed", "rejected"):
+                    tqdm.write(f"{report.outcome}: {report.message}", file=sys.stderr)
+                elif report.quarantined:
+                    tqdm.write(f"{source}: {len(report.quarantined)} item(s) quarantined: {report.quarantined[0]['message']}",
+                               file=sys.stderr)
+        changed = [r for r in reports if r.status == "done" and r.outcome != "unchanged"]
+        if changed and settings.reason_after_ingest:
+            reasoner = make_reasoner(store, settings)
+            if reasoner is not None:
+                reasoner.materialize()
+                typer.echo("reasoner: OWL 2 RL consequences materialized")
+        typer.echo(summary(reports))
+    finally:
+        store.close()
+    if any(r.outcome in ("failed", "rejected") for r in reports):
+        raise typer.Exit(1)
+
+
+def summary(reports: list[DocumentReport]) -> str:
+    outcomes = Counter(r.outcome for r in reports)
+    done = [r for r in reports if r.status == "done" and r.outcome != "unchanged"]
+    parts = [f"documents: {outcomes['new']} new, {outcomes['changed']} changed, {outcomes['unchanged']} unchanged, "
+             f"{outcomes['failed'] + outcomes['rejected']} failed"]
+    if outcomes["retried"] or outcomes["rebuilt"]:
+        parts[0] += f", {outcomes['retried'] + outcomes['rebuilt']} retried"
+    parts.append(f"chunks: {sum(r.chunks for r in done)}, entities: {sum(r.entities for r in done)}, "
+                 f"relations: {sum(r.relations for r in done)}, quarantined: {sum(len(r.quarantined) for r in done)}")
+    return "\n".join(parts)
+
+
+@cli.command()
+def status(ctx: typer.Context) -> None:
+    """Status of every ingested document and its chunks (pending, done, failed, quarantined)."""
+    settings = settings_of(ctx)
+    store = open_store(settings, read_only=True)
+    try:
+        docs = StatusRegistry(store, Iris(settings.base_iri)).list()
+    finally:
+        store.close()
+    if not docs:
+        typer.echo("no documents ingested")
+        return
+    for d in docs:
+        chunks = ", ".join(f"{n} {state}" for state, n in sorted(d["chunks"].items()))
+        line = f"{d['status']:<8} {d['id']:<40} {d['source']}  [{chunks}]"
+        typer.echo(line + (f"  {d['message']}" if d["message"] else ""))
+    states = Counter(d["status"] for d in docs)
+    typer.echo(f"{len(docs)} documents: " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())))
+
+
+@cli.command()
+def validate(ctx: typer.Context) -> None:
+    """Run the SHACL shapes over every document graph in the store; exit 1 when any violates them."""
+    settings = settings_of(ctx)
+    store = open_store(settings, read_only=True)
+    try:
+        results = validate_store(store, settings)
+    finally:
+        store.close()
+    bad = [r for r in results if not r.conforms]
+    for r in bad:
+        for f in r.findings:
+            typer.echo(f"{r.graph}: {f.message} (focus {f.focus}{', path ' + f.path if f.path else ''})")
+    typer.echo(f"{len(results)} graphs validated, {len(results) - len(bad)} conform, {len(bad)} violate the shapes")
+    if bad:
+        raise typer.Exit(1)
+
+
+@entities_cli.command("unmerge")
+def entities_unmerge(
+    ctx: typer.Context,
+    entity_id: Annotated[str, typer.Argument(help="Id of the entity a spelling was merged into (last IRI segment)")],
+    label: Annotated[Optional[str], typer.Argument(help="The merged spelling to split off (default: every merged spelling)")] = None,
+) -> None:
+    """Undo a merge: the spelling becomes its own entity in every document, and is never merged into this one again."""
+    settings = settings_of(ctx)
+    store = open_store(settings)
+    try:
+        result = unmerge(IngestPipeline(store, settings, None), entity_id, label)  # rebuilds from stored extractions
+        if settings.reason_after_ingest and (reasoner := make_reasoner(store, settings)) is not None:
+            reasoner.materialize()
+    except NotFound as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        raise typer.Exit(1) from exc
+    finally:
+        store.close()
+    for spelling, new_id in result.items():
+        typer.echo(f"'{spelling}' is now entity {new_id}")

@@ -1,0 +1,62 @@
+"""Open an ingest pipeline: the LLM extractor when a server answers, else the offline rule extractor; reasoner hook."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from app.extract.models import Extractor
+from app.extract.ontology_terms import OntologyTerms, load_terms
+from app.ingest.pipeline import IngestPipeline
+from app.ingest.resolve import EntityIndex
+from app.settings import Settings
+from app.store import GraphStore
+from app.vocab import Iris
+
+
+@dataclass(frozen=True)
+class Session:
+    pipeline: IngestPipeline
+    mode: str  # one line for the user: which extractor runs and why
+
+
+def rule_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms) -> Extractor:
+    """The offline extractor, seeded with the graph's entity labels so known names are recognized."""
+    from app.extract.rules import RuleExtractor
+
+    index = EntityIndex.from_store(store, Iris(settings.base_iri), terms)
+    known = [(e.label, sorted(e.types)[0]) for e in index.entities.values() if e.types and e.label]
+    return RuleExtractor(terms, known)
+
+
+def choose_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms, *, offline: bool) -> tuple[Extractor, str]:
+    from app.extract.llm import LlmExtractor, llm_available
+
+    if offline:
+        return rule_extractor(store, settings, terms), "extractor: offline rule extractor (--offline)"
+    if llm_available(settings):
+        return LlmExtractor(settings, terms), f"extractor: LLM {settings.llm_model} at {settings.llm_base_url}"
+    return (rule_extractor(store, settings, terms),
+            f"extractor: offline rule extractor (no LLM answered at {settings.llm_base_url})")
+
+
+def make_reasoner(store: GraphStore, settings: Settings):
+    """The OWL 2 RL reasoner when reasoning after ingest is on (None otherwise)."""
+    if not settings.reason_after_ingest:
+        return None
+    try:
+        module = importlib.import_module("app.reasoner")
+        reasoner_class = module.Reasoner
+    except (ImportError, AttributeError):  # the reasoner package exposes no Reasoner yet: ingest without it
+        return None
+    return reasoner_class(store, Iris(settings.base_iri), settings)
+
+
+def open_session(store: GraphStore, settings: Settings, *, offline: bool = False, reason: bool = True) -> Session:
+    terms = load_terms(settings.ontology_dir)
+    extractor, mode = choose_extractor(store, settings, terms, offline=offline)
+    reasoner = make_reasoner(store, settings) if reason else None
+    return Session(IngestPipeline(store, settings, extractor, terms=terms, reasoner=reasoner), mode)
+
+
+__all__ = ["Session", "choose_extractor", "make_reasoner", "open_session", "rule_extractor"]
