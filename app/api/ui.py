@@ -8,8 +8,9 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, HTMLResponse
 
+from app.api.deps import IrisDep
 from app.errors import NotFound
-from app.vocab import PREFIXES
+from app.vocab import PREFIXES, Iris
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 CONFIG_SLOT = "__ATTEST_CONFIG__"
@@ -23,16 +24,23 @@ ORDER BY ?class"""
 router = APIRouter(tags=["ui"])
 
 
-def _page_config() -> str:
-    config = {"endpoint": "/sparql", "prefixes": PREFIXES, "exampleQuery": EXAMPLE_QUERY}
+def _prefixes(iris: Iris) -> dict[str, str]:
+    """The ontology's prefixes, plus shorthands for the IRIs minted under the configured base."""
+    minted = {"entity": iris.entity_prefix, "document": iris.document(""), "chunk": iris.chunk(""),
+              "graph": iris.base + "graph/"}
+    return {**PREFIXES, **minted}
+
+
+def _page_config(iris: Iris) -> str:
+    config = {"endpoint": "/sparql", "prefixes": _prefixes(iris), "exampleQuery": EXAMPLE_QUERY}
     # inside <script>, "</" or "<!--" would end or confuse the element: escape every "<"
     return json.dumps(config).replace("<", "\\u003c")
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def index() -> HTMLResponse:
+def index(iris: IrisDep) -> HTMLResponse:
     page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    return HTMLResponse(page.replace(CONFIG_SLOT, _page_config()), headers={"Cache-Control": "no-cache"})
+    return HTMLResponse(page.replace(CONFIG_SLOT, _page_config(iris)), headers={"Cache-Control": "no-cache"})
 
 
 @router.get("/static/{path:path}", include_in_schema=False)
