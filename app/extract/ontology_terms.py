@@ -65,6 +65,13 @@ def squash(text: str) -> str:
     return re.sub(r"[\s_\-.]+", "", text).casefold()
 
 
+def _strip_ns(written: str) -> str:
+    for prefix in (ONT, "ont:"):
+        if written.startswith(prefix):
+            return written[len(prefix):]
+    return written
+
+
 def local_name(iri: str) -> str:
     return iri[len(ONT):] if iri.startswith(ONT) else re.split(r"[#/]", iri)[-1]
 
@@ -107,10 +114,12 @@ class OntologyTerms:
         self._predicate_index = _index(predicates.values())
 
     def normalize_type(self, written: str) -> str | None:
-        return self._type_index.get(squash(written)) if written else None
+        """Local name of the class `written` names (local name, label, altLabel or full IRI), else None."""
+        return self._type_index.get(squash(_strip_ns(written))) if written else None
 
     def normalize_predicate(self, written: str) -> str | None:
-        return self._predicate_index.get(squash(written)) if written else None
+        """Local name of the property `written` names (local name, label, altLabel or full IRI), else None."""
+        return self._predicate_index.get(squash(_strip_ns(written))) if written else None
 
     def ancestors(self, type_name: str) -> set[str]:
         """The type and every named superclass of it (within the entity classes)."""

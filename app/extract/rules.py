@@ -91,6 +91,7 @@ class RuleExtractor:
             if label and label.strip() and normalized:
                 self.known.setdefault(label.strip(), normalized)
         self._known_folded = {label.casefold(): label for label in self.known}
+        self._known_choices = list(self._known_folded)
         self.phrases = lex.relation_phrases(terms)
         self.nlp = spacy.blank("en")
         self.nlp.add_pipe("sentencizer")
@@ -221,7 +222,7 @@ class RuleExtractor:
             return self._type(kind) or self._type("location"), 0.85
         if self._person_like(words) and words[0] in lex.first_names():
             return self._type("person"), 0.8
-        if self.known and (match := process.extractOne(text.casefold(), list(self._known_folded), scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)):
+        if self.known and (match := process.extractOne(text.casefold(), self._known_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)):
             return self.known[self._known_folded[match[0]]], 0.8
         if headline:
             return self._type("technology"), 0.5  # Title Case Sentence: capitals say nothing

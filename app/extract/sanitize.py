@@ -59,7 +59,7 @@ CITATION = re.compile(r"(?:<<|\{\{)\s*(?:entity|relation)\s*:[^<>{}\n]{0,300}(?:
 DELIMITER = re.compile(
     r"<{3,}|>{3,}|`{3,}|\"{3,}|'{3,}|={4,}|#{4,}|~{3,}"
     r"|<\s*/?\s*(?:document|chunk|text|context|data|input|system|instructions?|prompt|user|assistant|developer|tool|untrusted)"
-    r"(?:\s[^<>\n]{0,80})?>"
+    r"[\w-]{0,40}(?:\s[^<>\n]{0,80})?\s*>"
     r"|(?-i:\b(?:END|BEGIN)[ _](?:OF[ _])?(?:DOCUMENT|CHUNK|TEXT|CONTEXT|INPUT|DATA|PROMPT|INSTRUCTIONS?)\b)",
     re.IGNORECASE,
 )
