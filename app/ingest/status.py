@@ -113,10 +113,10 @@ class StatusRegistry:
             out += [
                 Quad(n, A, att("ChunkStatus"), g),
                 Quad(n, att("chunkOf"), d, g),
-                Quad(n, att("index"), integer(c.index), g),
-                Quad(n, att("charStart"), integer(c.start), g),
-                Quad(n, att("charEnd"), integer(c.end), g),
-                Quad(n, att("text"), Literal(c.text), g),
+                Quad(n, att("chunkIndex"), integer(c.index), g),
+                Quad(n, att("chunkStart"), integer(c.start), g),
+                Quad(n, att("chunkEnd"), integer(c.end), g),
+                Quad(n, att("chunkText"), Literal(c.text), g),
                 Quad(n, att("status"), Literal(c.state), g),
             ]
             if c.message:
@@ -141,8 +141,8 @@ class StatusRegistry:
                            json.loads(d.get("report", "{}")))
         prefix = self.iris.chunk("")
         for iri, c in props.items():
-            status.chunks.append(ChunkStatus(iri[len(prefix):], int(c["index"]), int(c["charStart"]), int(c["charEnd"]),
-                                             c["text"], c["status"], c.get("statusMessage", ""), c.get("extractor", ""),
+            status.chunks.append(ChunkStatus(iri[len(prefix):], int(c["chunkIndex"]), int(c["chunkStart"]),
+                                             int(c["chunkEnd"]), c["chunkText"], c["status"], c.get("statusMessage", ""), c.get("extractor", ""),
                                              c.get("extraction")))
         status.chunks.sort(key=lambda c: c.index)
         return status
