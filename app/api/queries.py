@@ -1,0 +1,63 @@
+"""Named queries over HTTP: GET /queries lists them, GET /queries/{name}?param=... runs one with bound parameters."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pyoxigraph import QueryBoolean, QuerySolutions, serialize
+
+from app.api.deps import IrisDep, SettingsDep, StoreDep
+from app.named_queries import NamedQueries, NamedQuery
+from app.sparql.formats import Format, negotiate
+
+router = APIRouter(prefix="/queries", tags=["named queries"])
+
+KINDS = {"SELECT": "solutions", "ASK": "boolean", "CONSTRUCT": "graph", "DESCRIBE": "graph"}
+
+
+def _named_queries(request: Request, settings) -> NamedQueries:
+    """One NamedQueries per app (it caches parsed files by modification time)."""
+    state = request.app.state
+    queries = getattr(state, "named_queries", None)
+    if queries is None or queries.directory != settings.queries_dir:
+        queries = state.named_queries = NamedQueries(settings.queries_dir)
+    return queries
+
+
+@router.get("")
+def list_queries(request: Request, settings: SettingsDep) -> dict[str, object]:
+    """Every queries/*.rq: name, description, form, parameters, route and SPARQL text."""
+    queries = _named_queries(request, settings).all()
+    return {"queries": [{**q.to_dict(), "url": f"/queries/{q.name}", "query": q.text} for q in queries]}
+
+
+@router.get("/{name}")
+def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDep, iris: IrisDep) -> Response:
+    """Run one named query; query-string parameters are bound as typed terms, results negotiated like /sparql."""
+    query = _named_queries(request, settings).get(name)
+    given: dict[str, list[str]] = {}
+    for key, value in request.query_params.multi_items():
+        given.setdefault(key, []).append(value)
+    substitutions = query.bind(given, iris)
+    fmt = negotiate(request.headers.get("accept"), KINDS[query.form])
+    executor = getattr(request.app.state, "query_executor", None)
+    if executor is not None:  # under the deadline, in a killable worker (app/sparql/deadline.py)
+        return _from_executor(executor, query, substitutions, fmt)
+    result = store.query(query.text, union_default_graph=settings.default_graph_as_union, substitutions=substitutions)
+    return Response(_serialize(result, fmt), media_type=fmt.content_type)
+
+
+def _from_executor(executor, query: NamedQuery, substitutions, fmt: Format) -> Response:
+    graph = KINDS[query.form] == "graph"
+    outcome = executor.execute(query.text, substitutions=substitutions, source="named_query",
+                               solutions_format=None if graph else fmt.native,
+                               triples_format=fmt.native if graph else None)
+    payload = _serialize(outcome.to_result(), fmt) if outcome.kind == "boolean" else outcome.payload
+    headers = {"X-Attest-Truncated": outcome.truncated} if outcome.truncated else {}
+    return Response(payload, media_type=fmt.content_type, headers=headers)
+
+
+def _serialize(result, fmt: Format) -> bytes:
+    if isinstance(result, (QuerySolutions, QueryBoolean)):
+        return result.serialize(format=fmt.native)
+    return serialize(result, format=fmt.native)
