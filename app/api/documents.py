@@ -1,0 +1,100 @@
+"""POST/GET/DELETE /documents: ingest a document (upload or JSON text), list them, read one's status and report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, ValidationError
+
+from app.api.deps import IrisDep, StoreDep, Writer
+from app.errors import BadRequest, ExtractionError, NotFound, UnsupportedFormat
+from app.ingest.pipeline import IngestPipeline
+from app.ingest.session import open_session
+from app.ingest.status import StatusRegistry
+from app.vocab import is_valid_id
+
+router = APIRouter(tags=["documents"])
+_create_lock = threading.Lock()
+
+
+class TextDocument(BaseModel):
+    """A document posted as JSON."""
+
+    text: str = Field(min_length=1, description="The document's text")
+    name: str | None = Field(None, min_length=1, max_length=300, description="Name it is known by (e.g. notes.md); "
+                             "the same name later replaces it. Default: derived from the content")
+    media_type: str = Field("text/plain", description="text/plain, text/markdown or text/html")
+
+
+def get_pipeline(request: Request) -> IngestPipeline:
+    """One pipeline per app, made on first use (the LLM probe runs then, not at startup)."""
+    state = request.app.state
+    with _create_lock:
+        if getattr(state, "ingest_pipeline", None) is None:
+            session = open_session(state.store, state.settings)
+            state.ingest_pipeline, state.ingest_mode = session.pipeline, session.mode
+    return state.ingest_pipeline
+
+
+PipelineDep = Annotated[IngestPipeline, Depends(get_pipeline)]
+
+
+@router.post("/documents", dependencies=[Writer], status_code=201)
+async def post_document(request: Request, pipeline: PipelineDep) -> JSONResponse:
+    """Ingest one document: multipart upload (field `file`) or JSON {text, name?, media_type?}."""
+    content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if content_type == "multipart/form-data":
+        form = await request.form()
+        upload = form.get("file")
+        if upload is None or isinstance(upload, str):
+            raise BadRequest("multipart upload needs a file in the field 'file'")
+        data, source, media_type = await upload.read(), upload.filename or "upload.txt", None
+        if upload.content_type and upload.content_type not in ("application/octet-stream", ""):
+            media_type = upload.content_type
+    elif content_type == "application/json":
+        try:
+            body = TextDocument.model_validate(json.loads(await request.body()))
+        except (ValueError, ValidationError) as exc:
+            raise BadRequest(f"invalid JSON document: {exc}") from exc
+        data, media_type = body.text.encode("utf-8"), body.media_type
+        source = body.name or f"text-{hashlib.sha256(data).hexdigest()[:12]}"
+    else:
+        raise UnsupportedFormat("POST /documents takes multipart/form-data (field 'file') or application/json",
+                                media_type=content_type)
+    report = await _run(pipeline, data, source, media_type)
+    if report.status == "failed":
+        raise ExtractionError(report.message, id=report.doc_id, report=report.to_dict())
+    return JSONResponse({"id": report.doc_id, "report": report.to_dict(), "mode": request.app.state.ingest_mode},
+                        status_code=200 if report.outcome == "unchanged" else 201)
+
+
+async def _run(pipeline: IngestPipeline, data: bytes, source: str, media_type: str | None):
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(pipeline.ingest_bytes, data, source=source, media_type=media_type)
+
+
+@router.get("/documents")
+def list_documents(store: StoreDep, iris: IrisDep) -> dict[str, object]:
+    docs = StatusRegistry(store, iris).list()
+    return {"documents": docs, "count": len(docs)}
+
+
+@router.get("/documents/{doc_id}")
+def get_document(doc_id: str, store: StoreDep, iris: IrisDep) -> dict[str, object]:
+    status = StatusRegistry(store, iris).get(doc_id) if is_valid_id(doc_id) else None
+    if status is None:
+        raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
+    return {**status.detail(), "graph": iris.document_graph(doc_id)}
+
+
+@router.delete("/documents/{doc_id}", dependencies=[Writer], status_code=204)
+def delete_document(doc_id: str, pipeline: PipelineDep) -> Response:
+    if not pipeline.delete(doc_id):
+        raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
+    return Response(status_code=204)
