@@ -21,6 +21,8 @@ ROUTER_MODULES = (
     "app.api.admin",
     "app.api.ui",
     "app.api.answer",
+    "app.api.documents",
+    "app.api.entities",
 )
 
 
