@@ -23,6 +23,8 @@ ROUTER_MODULES = (
     "app.api.answer",
     "app.api.documents",
     "app.api.entities",
+    "app.api.sparql",
+    "app.api.gsp",
 )
 
 

@@ -1,0 +1,82 @@
+"""A small SPARQL lexer for the two facts the protocol needs from query text: top-level keywords and where they are."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from pyoxigraph import NamedNode
+
+from app.errors import BadRequest
+
+# strings first (they may hold anything), then IRIs (no spaces or braces inside), comments, braces, words
+_TOKEN = re.compile(
+    r'(?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\'|"(?:[^"\\\n\r]|\\.)*"|\'(?:[^\'\\\n\r]|\\.)*\')'
+    r'|(?P<iri><[^<>"{}|^`\\\x00-\x20]*>)'
+    r'|(?P<comment>\#[^\n\r]*)'
+    r'|(?P<open>[{(\[])|(?P<close>[})\]])'
+    r'|(?P<semicolon>;)'
+    r'|(?P<word>[A-Za-z_][A-Za-z0-9_-]*)',
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """A bare word outside any braces, strings, IRIs and comments, upper-cased, with its offset in the text."""
+
+    word: str
+    start: int
+
+
+def top_level_words(text: str) -> Iterator[Keyword | None]:
+    """Words (and '{' of groups) at brace depth 0, in order; None marks a top-level ';' (an operation boundary)."""
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "open":
+            if depth == 0 and match.group() == "{":
+                yield Keyword("{", match.start())
+            depth += 1
+        elif kind == "close":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and kind == "semicolon":
+            yield None
+        elif depth == 0 and kind == "word":
+            yield Keyword(match.group().upper(), match.start())
+
+
+def has_dataset_clause(query: str) -> bool:
+    """Whether a query names its own dataset (FROM / FROM NAMED), which the union default graph must not override."""
+    if "from" not in query.lower():
+        return False
+    return any(k is not None and k.word == "FROM" for k in top_level_words(query))
+
+
+def add_using_clauses(update: str, using: tuple[str, ...], using_named: tuple[str, ...]) -> str:
+    """Apply the protocol's using-graph-uri / using-named-graph-uri to each DELETE/INSERT … WHERE operation.
+
+    The graph IRIs are validated as IRIs and written in their canonical `<…>` form before each top-level WHERE
+    of a modify operation; an update that has its own USING or WITH conflicts with them (400, SPARQL 1.1
+    Protocol §2.2.3).
+    """
+    if not using and not using_named:
+        return update
+    clause = " ".join([f"USING {NamedNode(g)}" for g in using] + [f"USING NAMED {NamedNode(g)}" for g in using_named])
+    inserts: list[int] = []
+    operation: list[str] = []
+    for keyword in top_level_words(update):
+        if keyword is None:
+            operation = []
+            continue
+        if keyword.word in ("USING", "WITH"):
+            raise BadRequest("the update has its own USING/WITH clause and the request gives "
+                             "using-graph-uri/using-named-graph-uri: they conflict")
+        # a modify operation has a template group before its WHERE; DELETE WHERE has none and takes no USING
+        if keyword.word == "WHERE" and "{" in operation and ("DELETE" in operation or "INSERT" in operation):
+            inserts.append(keyword.start)
+        operation.append(keyword.word)
+    for start in reversed(inserts):
+        update = f"{update[:start]}{clause} {update[start:]}"
+    return update

@@ -1,0 +1,142 @@
+"""Stream bytes that a blocking serializer writes in a worker thread to the event loop, in bounded chunks."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import AsyncIterator, Callable
+
+from app.errors import QueryTimeout
+
+CHUNK_BYTES = 64 * 1024
+MAX_PENDING_CHUNKS = 8  # back-pressure: the writer thread waits when the client reads slower than it writes
+
+
+class Aborted(Exception):
+    """Raised inside the writer thread when the reader went away or the deadline passed; ends the serializer."""
+
+
+class ChunkPipe:
+    """A write-only file for pyoxigraph serializers whose chunks are read on the event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, deadline: float, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self._loop = loop
+        self._queue: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._chunk_bytes = chunk_bytes
+        self._slots = threading.Semaphore(MAX_PENDING_CHUNKS)
+        self._aborted = False
+        self.deadline = deadline
+        self.media_type: str | None = None  # set by the producer before its first write
+
+    # writer side (worker thread) ----------------------------------------------------
+
+    def write(self, data: bytes) -> int:
+        if self._aborted or time.monotonic() > self.deadline:
+            raise Aborted("the response was abandoned or its deadline passed")
+        self._parts.append(bytes(data))
+        self._size += len(data)
+        if self._size >= self._chunk_bytes:
+            self._emit("chunk", self._take())
+        return len(data)
+
+    def flush(self) -> None:
+        """pyoxigraph flushes at the end; chunking is ours, so nothing to do."""
+
+    def writable(self) -> bool:
+        return True
+
+    def finish(self) -> None:
+        self._emit("last", self._take())
+
+    def fail(self, exc: BaseException) -> None:
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, ("error", exc))
+
+    def _take(self) -> bytes:
+        data = b"".join(self._parts)
+        self._parts, self._size = [], 0
+        return data
+
+    def _emit(self, kind: str, data: bytes) -> None:
+        while not self._slots.acquire(timeout=0.1):
+            if self._aborted or time.monotonic() > self.deadline:
+                raise Aborted("the response was abandoned or its deadline passed")
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, (kind, data))
+
+    # reader side (event loop) ---------------------------------------------------------
+
+    async def next(self) -> tuple[str, object]:
+        remaining = self.deadline - time.monotonic()
+        try:
+            item = await asyncio.wait_for(self._queue.get(), timeout=max(remaining, 0.0))
+        except (asyncio.TimeoutError, TimeoutError):
+            self.abort()
+            raise
+        self._slots.release()
+        return item
+
+    def abort(self) -> None:
+        self._aborted = True
+
+
+@dataclass
+class Streamed:
+    """What a producer wrote: the media type, the first chunk, and the rest (None when the first was all)."""
+
+    media_type: str
+    head: bytes
+    rest: AsyncIterator[bytes] | None
+    truncated: str | None = None  # "rows" or "bytes" when a result limit cut the output
+
+
+Producer = Callable[[ChunkPipe], None]  # runs in a worker thread; sets pipe.media_type, then writes
+
+
+async def run_streamed(pool: Executor, produce: Producer, timeout_s: float) -> Streamed:
+    """Run `produce` in `pool`; wait (at most until the deadline) for its first chunk or its error.
+
+    Errors raised before the first chunk propagate here, so they still become a proper 4xx/5xx status.
+    """
+    loop = asyncio.get_running_loop()
+    pipe = ChunkPipe(loop, time.monotonic() + timeout_s)
+
+    def job() -> None:
+        try:
+            produce(pipe)
+            pipe.finish()
+        except Aborted:
+            pass  # the reader is gone; nobody is left to tell
+        except BaseException as exc:  # handed to the reader, which re-raises it
+            pipe.fail(exc)
+
+    pool.submit(job)
+    try:
+        kind, value = await pipe.next()
+    except (asyncio.TimeoutError, TimeoutError):
+        raise QueryTimeout(f"the query ran past its deadline of {timeout_s:g} s and was stopped", timeout_s=timeout_s) from None
+    except asyncio.CancelledError:
+        pipe.abort()
+        raise
+    if kind == "error":
+        raise value  # type: ignore[misc]
+    assert pipe.media_type is not None
+    if kind == "last":
+        return Streamed(pipe.media_type, value, None)  # type: ignore[arg-type]
+    return Streamed(pipe.media_type, value, _rest(pipe))  # type: ignore[arg-type]
+
+
+async def _rest(pipe: ChunkPipe) -> AsyncIterator[bytes]:
+    try:
+        while True:
+            kind, value = await pipe.next()
+            if kind == "error":
+                raise value  # type: ignore[misc]  # mid-stream: the connection is cut, the client sees a broken body
+            yield value  # type: ignore[misc]
+            if kind == "last":
+                return
+    finally:
+        pipe.abort()
