@@ -16,7 +16,7 @@ that mentions the conclusion's subject, which bounds the triples to re-fire), th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from app.reasoner.index import TripleIndex
@@ -55,6 +55,7 @@ class Engine:
     def __init__(self, terms: TermDict | None = None, axioms: bool = True) -> None:
         self.terms = terms or TermDict()
         self.axioms = axioms
+        self.on_level: Callable[[int, int], None] | None = None  # progress: (level, triples fired so far)
         self._lits = self.terms.literals
         self._axiom_triples = self._make_axioms() if axioms else []
         self._reset()
@@ -120,6 +121,8 @@ class Engine:
             for t in batch:
                 fire(t)
             self._delta.fired += len(batch)
+            if self.on_level is not None:
+                self.on_level(level, self._delta.fired)
         self.level = 0
 
     # --- public operations ------------------------------------------------------------------------------------

@@ -44,12 +44,12 @@ assert [n for n, _ in _VOCAB][-1] == "DATATYPE"  # keep the unpacking above in _
 # prp-ap: the annotation properties the OWL 2 RL rule table declares
 ANNOTATION_PROPERTIES = [RDFS + n for n in ("label", "comment", "seeAlso", "isDefinedBy")] + [
     OWL + n for n in ("deprecated", "versionInfo", "priorVersion", "backwardCompatibleWith", "incompatibleWith")]
-# dt-type1: the datatypes of OWL 2 RL (Section 4.3, datatype table)
-DATATYPES = [RDF + "PlainLiteral", RDF + "XMLLiteral", RDF + "langString", RDFS + "Literal"] + [XSD + n for n in (
+# dt-type1: the datatypes of OWL 2 RL (Section 4.3), plus rdf:HTML, xsd:date, xsd:time as owlrl declares them too
+DATATYPES = [RDF + "PlainLiteral", RDF + "XMLLiteral", RDF + "langString", RDF + "HTML", RDFS + "Literal"] + [XSD + n for n in (
     "decimal", "integer", "nonNegativeInteger", "nonPositiveInteger", "positiveInteger", "negativeInteger", "long",
     "int", "short", "byte", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte", "double", "float",
     "string", "normalizedString", "token", "language", "Name", "NCName", "NMTOKEN", "boolean", "hexBinary",
-    "base64Binary", "anyURI", "dateTime", "dateTimeStamp")]
+    "base64Binary", "anyURI", "dateTime", "dateTimeStamp", "date", "time")]
 
 
 class TermDict:
@@ -59,6 +59,8 @@ class TermDict:
         self.ids: dict[Term, int] = {}
         self.terms: list[Term] = []
         self.literals: set[int] = set()
+        self.blanks: set[int] = set()
+        self._nt: list[str | None] = []
         for _, iri in _VOCAB:
             self.encode(NamedNode(iri))
 
@@ -67,9 +69,19 @@ class TermDict:
         if i is None:
             i = self.ids[term] = len(self.terms)
             self.terms.append(term)
+            self._nt.append(None)
             if isinstance(term, Literal):
                 self.literals.add(i)
+            elif isinstance(term, BlankNode):
+                self.blanks.add(i)
         return i
+
+    def nt(self, i: int) -> str:
+        """The N-Triples form of term i (cached)."""
+        text = self._nt[i]
+        if text is None:
+            text = self._nt[i] = str(self.terms[i])
+        return text
 
     def lookup(self, term: Term) -> int | None:
         return self.ids.get(term)

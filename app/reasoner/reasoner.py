@@ -1,0 +1,208 @@
+"""The Reasoner facade: reads asserted graphs from the store, keeps the closure in memory, writes inferred + records."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
+
+from app.reasoner.engine import Delta, Engine
+from app.reasoner.explain import Explainer
+from app.reasoner.records import RecordWriter, violation_iri
+from app.reasoner.terms import Encoded, TermDict
+from app.store.base import GraphStore
+from app.vocab import Iris
+
+DEFAULT = ""  # key of the store's default graph among the asserted sources
+BULK_THRESHOLD = 20_000  # above this many changed triples a full rewrite of the two graphs is cheaper
+
+
+@dataclass
+class ReasoningReport:
+    """What a materialization did; `violations` lists each inconsistency with its rule and premises."""
+
+    mode: str
+    asserted: int
+    inferred: int
+    added: int = 0
+    removed: int = 0
+    changed_graphs: list[str] = field(default_factory=list)
+    violations: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+    reason_seconds: float = 0.0
+    write_seconds: float = 0.0
+
+    @property
+    def consistent(self) -> bool:
+        return not self.violations
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "consistent": self.consistent}
+
+
+class Reasoner:
+    """OWL 2 RL materialization of the store's asserted graphs into Iris.inferred_graph, with derivation records.
+
+    The closure lives in memory between calls (built on first use), so a changed document costs only its
+    consequences; explain, depth_of and consistency read the records from the store, so any process can use them.
+    """
+
+    def __init__(self, store: GraphStore, iris: Iris, settings=None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        self.store, self.iris = store, iris
+        self.max_depth = getattr(settings, "max_trace_depth", 5)
+        self.progress = progress
+        self.engine: Engine | None = None
+        self._graphs: dict[str, set[Encoded]] = {}
+        self._violations_written: set[tuple] = set()
+        self.explainer = Explainer(store, iris)
+
+    # --- which graphs are asserted ---------------------------------------------------------------------------
+    def is_asserted_graph(self, graph: str) -> bool:
+        i = self.iris
+        if graph in (i.ontology_graph, i.resolution_graph):
+            return True
+        return not (i.is_system_graph(graph) or graph.startswith(i.staging_graph_prefix))
+
+    def asserted_graphs(self) -> list[str]:
+        graphs = [g for g in self.store.graphs() if self.is_asserted_graph(g)]
+        if next(iter(self._quads(DEFAULT)), None) is not None:
+            graphs.append(DEFAULT)
+        return graphs
+
+    def _quads(self, graph: str) -> Iterable[Quad]:
+        raw = getattr(self.store, "raw", None)
+        if raw is not None:
+            return raw.quads_for_pattern(None, None, None, NamedNode(graph) if graph else DefaultGraph())
+        return self.store.quads(graph) if graph else ()
+
+    def _read(self, graph: str, terms: TermDict) -> set[Encoded]:
+        enc = terms.encode
+        return {(enc(q.subject), enc(q.predicate), enc(q.object)) for q in self._quads(graph)}
+
+    # --- entry points ----------------------------------------------------------------------------------------
+    def materialize(self, full: bool = False) -> ReasoningReport:
+        """Bring the inferred graph up to date: from scratch when `full` or on first use, else by graph changes."""
+        if full or self.engine is None:
+            return self._full()
+        current = set(self.asserted_graphs())
+        known = set(self._graphs)
+        sizes = self.store.graph_sizes()
+        changed = (current ^ known) | {g for g in current & known
+                                       if g != DEFAULT and sizes.get(g, 0) != len(self._graphs[g])}
+        if DEFAULT in current:
+            changed.add(DEFAULT)  # the default graph is cheap to re-read and its size may hide changes
+        return self.refresh(sorted(changed))
+
+    def on_graph_replaced(self, graph_iri: str) -> ReasoningReport:
+        return self.refresh([graph_iri])
+
+    def on_graph_removed(self, graph_iri: str) -> ReasoningReport:
+        return self.refresh([graph_iri])
+
+    def refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
+        """Re-read the given asserted graphs and maintain the closure incrementally (semi-naive add, DRed delete)."""
+        if self.engine is None:
+            return self._full()
+        start = time.perf_counter()
+        e = self.engine
+        added: list[Encoded] = []
+        removed: list[Encoded] = []
+        graphs = [g for g in dict.fromkeys(changed_graphs) if g == DEFAULT or self.is_asserted_graph(g)]
+        for g in graphs:
+            new = self._read(g, e.terms)
+            old = self._graphs.get(g, set())
+            removed.extend(old - new)
+            added.extend(new - old)
+            if new:
+                self._graphs[g] = new
+            else:
+                self._graphs.pop(g, None)
+        e.on_level = self.progress
+        touched: set[Encoded] = set()
+        for delta in (e.retract(removed), e.add(added)):
+            touched |= delta.touched
+        reasoned = time.perf_counter()
+        self._write_changes(touched)
+        return self._report("incremental", start, reasoned, graphs, touched)
+
+    def explain(self, s, p, o, max_depth: int | None = None) -> dict:
+        return self.explainer.explain(s, p, o, max_depth or self.max_depth)
+
+    def depth_of(self, triples) -> dict:
+        return self.explainer.depth_of(triples)
+
+    def consistency(self) -> list[dict]:
+        return self.explainer.violations()
+
+    # --- internals -------------------------------------------------------------------------------------------
+    def _full(self) -> ReasoningReport:
+        start = time.perf_counter()
+        terms = TermDict()
+        self._graphs = {g: self._read(g, terms) for g in self.asserted_graphs()}
+        self.engine = e = Engine(terms)
+        e.on_level = self.progress
+        e.materialize(t for triples in self._graphs.values() for t in triples)
+        reasoned = time.perf_counter()
+        self._write_all()
+        return self._report("full", start, reasoned, sorted(self._graphs), set(e.inferred()))
+
+    def _write_all(self) -> None:
+        e = self.engine
+        assert e is not None
+        writer = RecordWriter(e, self.iris)
+        raw = getattr(self.store, "raw", None)
+        violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
+        if raw is None:
+            quads = list(writer.all_quads())
+            for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
+                self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
+        else:
+            for node in (writer.inferred, writer.derivations):
+                raw.remove_graph(node)
+            lines, objects = writer.split(e.inferred())
+            raw.bulk_load("".join(lines).encode(), RdfFormat.N_QUADS)
+            raw.extend(objects + violation_quads)
+        self._violations_written = set(e.violations)
+
+    def _write_changes(self, touched: set[Encoded]) -> None:
+        e = self.engine
+        assert e is not None
+        raw = getattr(self.store, "raw", None)
+        if raw is None or len(touched) > BULK_THRESHOLD:
+            self._write_all()
+            return
+        writer = RecordWriter(e, self.iris)
+        for t in touched:
+            tr = writer.triple(t)
+            raw.remove(Quad(tr.subject, tr.predicate, tr.object, writer.inferred))
+            node = writer.derivation_node(tr)
+            for q in list(raw.quads_for_pattern(node, None, None, writer.derivations)):
+                raw.remove(q)
+        gone = self._violations_written - set(e.violations)
+        for rule, prem in gone:
+            node = violation_iri(self.iris, rule, [writer.triple(q) for q in prem])
+            for q in list(raw.quads_for_pattern(node, None, None, writer.derivations)):
+                raw.remove(q)
+        new = [q for t in touched for q in writer.inferred_quads(t)]
+        new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
+        raw.extend(new)
+        self._violations_written = set(e.violations)
+
+    def _report(self, mode: str, start: float, reasoned: float, graphs: list[str], touched: set) -> ReasoningReport:
+        e = self.engine
+        assert e is not None
+        now = time.perf_counter()
+        inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0)
+        writer = RecordWriter(e, self.iris)
+        return ReasoningReport(
+            mode=mode, asserted=len(e.support), inferred=len(e.depth) - len(e.support),
+            added=inferred_now, removed=len(touched) - inferred_now, changed_graphs=graphs,
+            violations=[writer.violation_dict(rule, prem) for rule, prem in e.violations],
+            seconds=round(now - start, 4), reason_seconds=round(reasoned - start, 4), write_seconds=round(now - reasoned, 4),
+        )
+
+
+__all__ = ["Reasoner", "ReasoningReport", "Delta"]
