@@ -44,17 +44,107 @@
     if (tab.getEndpoint && tab.getEndpoint() !== endpoint) tab.setEndpoint(endpoint);
   });
 
-  function openInTab(query) {
-    const tab = yasgui.addTab(true, { name: query.name, requestConfig: { endpoint: endpoint } });
+  const namedTabs = {}; // named query -> id of the tab that shows it
+
+  function tabFor(query) {
+    const known = namedTabs[query.name] && yasgui.getTab(namedTabs[query.name]);
+    const tab = known || yasgui.addTab(true, { name: query.name, requestConfig: { endpoint: endpoint } });
+    namedTabs[query.name] = tab.getId();
+    yasgui.selectTabId(tab.getId());
     tab.show();
-    tab.setQuery(query.query);
+    if (tab.getQuery() !== query.query) tab.setQuery(query.query);
+    return tab;
   }
 
-  function describeParameters(query) {
-    if (!query.parameters.length) return "no parameters";
-    return query.parameters
-      .map((p) => `?${p.name}: ${p.type}${p.required ? "" : " (optional)"}`)
-      .join(", ");
+  // Runs GET /queries/{name}?... (parameters bound on the server, never spliced) and shows the answer in the tab.
+  function runNamed(query, form) {
+    const params = new URLSearchParams();
+    form.querySelectorAll("input[name]").forEach((input) => {
+      if (input.value.trim() !== "") params.append(input.name, input.value.trim());
+    });
+    const graph = query.form === "CONSTRUCT" || query.form === "DESCRIBE";
+    const tab = tabFor(query);
+    const started = performance.now();
+    return fetch(`${query.url}?${params}`, {
+      headers: { Accept: graph ? "text/turtle" : "application/sparql-results+json" },
+    })
+      .then(async (response) => {
+        const content = await response.text();
+        const duration = Math.round(performance.now() - started);
+        if (response.ok) {
+          tab.getYasr().setResponse(
+            { content, headers: response.headers, status: response.status, ok: true, statusText: response.statusText },
+            duration,
+          );
+          return;
+        }
+        let message = content; // Attest errors are JSON {"error", "message", ...}
+        try {
+          message = JSON.parse(content).message || content;
+        } catch (_) {
+          /* not JSON: show the body as it is */
+        }
+        tab.getYasr().setResponse(
+          { error: { text: message, status: response.status, statusText: response.statusText } },
+          duration,
+        );
+      })
+      .catch((error) => showError(`${query.name}: ${error.message}`));
+  }
+
+  function parameterField(param) {
+    const label = document.createElement("label");
+    label.className = "param";
+    const name = document.createElement("span");
+    name.textContent = param.name;
+    const input = document.createElement("input");
+    input.name = param.name;
+    input.required = param.required;
+    input.placeholder = param.type + (param.default !== null ? ` = ${param.default}` : param.required ? "" : " (optional)");
+    input.title = param.description;
+    label.append(name, input);
+    return label;
+  }
+
+  function namedQueryItem(query) {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "named-query";
+    button.textContent = query.name;
+    const description = document.createElement("div");
+    description.className = "muted description";
+    description.textContent = query.description;
+    const form = document.createElement("form");
+    form.className = "named-form";
+    form.dataset.query = query.name;
+    form.hidden = true;
+    query.parameters.forEach((param) => form.append(parameterField(param)));
+    const run = document.createElement("button");
+    run.type = "submit";
+    run.className = "run";
+    run.textContent = "Run";
+    const edit = document.createElement("button");
+    edit.type = "button";
+    edit.className = "edit";
+    edit.textContent = "Edit SPARQL";
+    edit.title = "Open the query text in the editor";
+    edit.addEventListener("click", () => tabFor(query));
+    const route = document.createElement("a");
+    route.href = query.url;
+    route.className = "route";
+    route.textContent = "GET " + query.url;
+    form.append(run, edit, route);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      runNamed(query, form);
+    });
+    button.addEventListener("click", () => {
+      form.hidden = !form.hidden;
+      if (!form.hidden) tabFor(query);
+    });
+    item.append(button, description, form);
+    return item;
   }
 
   fetch("/queries", { headers: { Accept: "application/json" } })
@@ -64,29 +154,11 @@
     })
     .then((body) => {
       const list = document.getElementById("named-queries");
-      list.replaceChildren();
-      body.queries.forEach((query) => {
-        const item = document.createElement("li");
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "named-query";
-        button.textContent = query.name;
-        button.title = query.description;
-        button.addEventListener("click", () => openInTab(query));
-        const detail = document.createElement("div");
-        detail.className = "muted";
-        detail.textContent = describeParameters(query);
-        const link = document.createElement("a");
-        link.href = query.url;
-        link.textContent = "GET " + query.url;
-        link.className = "route";
-        item.append(button, detail, link);
-        list.append(item);
-      });
+      list.replaceChildren(...body.queries.map(namedQueryItem));
       if (!body.queries.length) list.innerHTML = '<li class="muted">none in queries/</li>';
     })
     .catch((error) => {
-      document.getElementById("named-queries").innerHTML = "";
+      document.getElementById("named-queries").replaceChildren();
       showError(`Named queries unavailable: ${error.message}`);
     });
 })();
