@@ -51,6 +51,8 @@ def ingest(
             for path, source in bar:
                 report = session.pipeline.ingest_path(path, source)
                 reports.append(report)
+                if bar.disable:  # no progress bar (not a terminal): one line per document instead
+                    typer.echo(f"{report.outcome} {source}", err=True)
                 if report.outcome in ("failed", "rejected"):
                     tqdm.write(f"{report.outcome}: {report.message}", file=sys.stderr)
                 elif report.quarantined:

@@ -1,0 +1,145 @@
+"""`attest ingest|status|validate` as subprocesses: bad input in a batch, summary, and crash safety under kill -9."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, free_port
+
+TOPICS = ["Oxigraph", "Apache Jena", "RDFLib", "Blazegraph", "Virtuoso", "GraphDB", "Stardog", "AllegroGraph"]
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATTEST_")}
+    env.update({
+        "ATTEST_DATA_DIR": str(tmp_path / "data"),
+        "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
+        "ATTEST_SHAPES_DIR": str(REPO / "shapes"),
+        "ATTEST_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",  # nothing listens: offline fallback
+        "ATTEST_REASON_AFTER_INGEST": "false",
+        **extra,
+    })
+    return env
+
+
+def attest(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO, env=env_for(tmp_path, **extra),
+                          capture_output=True, text=True, timeout=300)
+
+
+def write_corpus(folder: Path, n: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        a, b = TOPICS[i % len(TOPICS)], TOPICS[(i + 3) % len(TOPICS)]
+        paragraphs = [f"{a} is a triple store. {a} uses RocksDB. {a} was developed by Acme Labs {i}. "
+                      f"{a} implements SPARQL. {b} is part of the Semantic Web stack." for _ in range(12)]
+        (folder / f"doc{i:03}.md").write_text(f"# Report {i}\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
+
+
+def test_batch_with_bad_files_reports_each_and_continues(tmp_path):
+    folder = tmp_path / "in"
+    write_corpus(folder, 2)
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "binary.txt").write_bytes(b"\x00\x01\x02\x03" * 64)
+    (folder / "latin1.txt").write_bytes("caf\u00e9 cr\u00e8me br\u00fbl\u00e9e".encode("latin-1"))
+    (folder / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (folder / "huge.txt").write_text("Oxigraph " * 500)
+    result = attest(tmp_path, "ingest", str(folder), ATTEST_MAX_FILE_BYTES="3000")
+    assert result.returncode == 1, result.stderr
+    err = result.stderr
+    assert "empty.txt: document is empty" in err
+    assert "binary.txt: looks like a binary file" in err
+    assert "latin1.txt: not valid UTF-8 text" in err
+    assert "picture.png: unsupported document type .png" in err
+    assert "huge.txt: file is 4500 bytes, over the limit of 3000" in err
+    assert "offline rule extractor (no LLM answered" in result.stdout
+    assert "documents: 2 new, 0 changed, 0 unchanged, 5 failed" in result.stdout
+    status = attest(tmp_path, "status")
+    assert status.returncode == 0 and "2 documents: 2 done" in status.stdout
+    assert "empty.txt" not in status.stdout and "binary.txt" not in status.stdout
+    validate = attest(tmp_path, "validate")
+    assert validate.returncode == 0 and "2 graphs validated, 2 conform" in validate.stdout
+    again = attest(tmp_path, "ingest", str(folder / "doc000.md"), str(folder / "doc001.md"), "--offline")
+    assert again.returncode == 0 and "extractor: offline rule extractor (--offline)" in again.stdout
+    assert "documents: 0 new, 0 changed, 2 unchanged, 0 failed" in again.stdout
+
+
+def test_cli_usage_errors(tmp_path):
+    assert attest(tmp_path, "ingest").returncode != 0
+    missing = attest(tmp_path, "ingest", str(tmp_path / "nope"))
+    assert missing.returncode != 0 and "does not exist" in missing.stderr
+    no_store = attest(tmp_path, "status")
+    assert no_store.returncode == 1 and "no store" in no_store.stderr
+    unmerge = attest(tmp_path, "entities", "unmerge", "no-such-entity")
+    assert unmerge.returncode == 1 and "no merge of any spelling into entity 'no-such-entity'" in unmerge.stderr
+
+
+def consistent(tmp_path: Path) -> tuple[int, int]:
+    """Open the store after a crash and check that status and graphs agree; returns (done, pending)."""
+    from app.ingest.status import StatusRegistry
+    from app.settings import load_settings
+    from app.store import open_store
+    from app.vocab import ATT
+
+    settings = load_settings(None, data_dir=tmp_path / "data")
+    store = open_store(settings)
+    try:
+        iris, registry = store.iris, StatusRegistry(store, store.iris)
+        assert not [g for g in store.graphs() if g.startswith(iris.staging_graph_prefix)]
+        done = pending = 0
+        docs = registry.list()
+        for summary in docs:
+            status = registry.get(summary["id"])
+            graph = iris.document_graph(status.id)
+            if status.state == "done":
+                done += 1
+                quads = list(store.quads(graph))
+                hashes = {q.object.value for q in quads if q.predicate.value == ATT + "contentHash"
+                          and q.subject.value == iris.document(status.id)}
+                chunks = {q.subject.value for q in quads if q.predicate.value == ATT + "inDocument"}
+                assert hashes == {status.content_hash}
+                assert len(chunks) == len(status.chunks) and all(c.state in ("done", "quarantined") for c in status.chunks)
+            else:
+                assert status.state == "pending", status.state
+                pending += 1
+                assert not store.has_graph(graph)  # a new document interrupted mid-way left no graph
+        stored = {g for g in store.graphs() if g.startswith(iris.document_graph_prefix)}
+        assert stored == {iris.document_graph(d["id"]) for d in docs if d["status"] == "done"}
+        return done, pending
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_kill_9_mid_ingest_leaves_no_half_written_document(tmp_path):
+    folder = tmp_path / "in"
+    write_corpus(folder, 40)
+    for kill_after in (3, 9):
+        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "ingest", str(folder), "--offline"], cwd=REPO,
+                                env=env_for(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen = 0
+        deadline = time.monotonic() + 120
+        while seen < kill_after and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            seen += line.startswith(("new ", "unchanged "))
+        assert seen == kill_after, "ingest did not get going"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()
+        done, pending = consistent(tmp_path)
+        assert done >= kill_after and done + pending < 40
+    final = attest(tmp_path, "ingest", str(folder), "--offline")
+    assert final.returncode == 0, final.stderr
+    assert "0 failed" in final.stdout
+    assert consistent(tmp_path) == (40, 0)
+    assert "40 graphs validated, 40 conform" in attest(tmp_path, "validate").stdout
