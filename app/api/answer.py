@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, field_validator
 
 from app.answer.inference import reasoner_inference
 from app.answer.models import ContextResponse, VerifyReport
 from app.answer.retrieve import ContextQuery
 from app.answer.service import AnswerService
-from app.api.deps import IrisDep, SettingsDep, StoreDep
+from app.api.deps import IrisDep, SettingsDep
+from app.sparql.deadline import deadline_store
 from app.vocab import is_valid_id
 
 MAX_QUESTION_BYTES = 10 * 1024
@@ -68,7 +69,8 @@ class VerifyRequest(BaseModel):
     text: str = Field(max_length=MAX_VERIFY_CHARS, description="Text with <<entity:ID>> / <<relation:…>> markers, at most 200,000 characters")
 
 
-def get_service(store: StoreDep, iris: IrisDep, settings: SettingsDep) -> AnswerService:
+def get_service(request: Request, iris: IrisDep, settings: SettingsDep) -> AnswerService:
+    store = deadline_store(request.app.state, "answers")  # queries under the deadline, in killable workers
     return AnswerService(store, iris, settings, reasoner_inference(store, iris, settings))
 
 

@@ -53,6 +53,8 @@ class EmbeddedStore:
             raise StoreError(f"cannot open store at {path}: {exc}{hint}", path=str(path)) from exc
         if not read_only:
             self._drop_stale_staging()
+        # bumped after every write completes; the query executor's snapshots compare it (app/sparql/deadline.py)
+        self.generation = 0
 
     @property
     def raw(self) -> Store:
@@ -92,6 +94,8 @@ class EmbeddedStore:
             raise SparqlSyntaxError(f"invalid SPARQL update: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"update failed: {exc}") from exc
+        finally:
+            self.generation += 1
 
     # graphs ------------------------------------------------------------------
 
@@ -188,6 +192,8 @@ class EmbeddedStore:
             op()
         except OSError as exc:
             raise StoreError(f"write failed, nothing was changed: {exc}") from exc
+        finally:
+            self.generation += 1
 
     def _new_staging_graph(self) -> str:
         return f"{self.iris.staging_graph_prefix}{uuid.uuid4().hex}"

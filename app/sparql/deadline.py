@@ -1,0 +1,442 @@
+"""Deadline-enforcing query executor: queries run in worker processes over store snapshots, killed at the deadline.
+
+Why processes: pyoxigraph cannot cancel a query in-process, so a runaway query's CPU work only ends when the
+process running it dies. Why snapshots: `Store.read_only` on a store another process writes is undefined
+behaviour in Oxigraph 0.5 (a RocksDB read-only instance does not follow the writer's flushes and compactions and
+opens table files lazily), so the workers read RocksDB checkpoints (`Store.backup`: hard links, ~1 ms) that
+nobody writes. A query always sees every write acknowledged before it started: the store's write generation
+(bumped after each write completes) is compared with the one read before the current snapshot was taken, and a
+new snapshot is taken when they differ. (The store directory's file sizes cannot serve: RocksDB recycles WAL
+files, so a write need not change any size.)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Mapping
+
+from pyoxigraph import (
+    NamedNode, QueryBoolean, QueryResultsFormat, RdfFormat, parse, parse_query_results,
+)
+
+from app import metrics
+from app.errors import BadRequest, Overloaded, PayloadTooLarge, QueryTimeout, SparqlSyntaxError, StoreError
+from app.store.base import QueryResult, Term
+
+log = logging.getLogger(__name__)
+
+WORKER_SCRIPT = Path(__file__).with_name("worker.py")
+WORKER_START_TIMEOUT_S = 30.0
+QUEUE_WAIT_S = 2.0  # longest wait for a free worker before 429
+RETRY_AFTER_S = 2
+
+
+@dataclass(frozen=True)
+class QueryOutcome:
+    """A finished query: `payload` is serialized in the asked format (or the wire format when none was asked)."""
+
+    kind: str  # solutions | triples | boolean
+    payload: bytes
+    rows: int
+    truncated: str | None  # None, "rows" or "bytes"
+    boolean: bool | None = None
+    media_type: str | None = None
+
+    def to_result(self) -> QueryResult:
+        """The outcome as pyoxigraph objects, like GraphStore.query returns (outcome must be in the wire format)."""
+        if self.kind == "boolean":
+            return parse_query_results(b'{"head":{},"boolean":%s}' % (b"true" if self.boolean else b"false"),
+                                       QueryResultsFormat.JSON)
+        if self.kind == "solutions":
+            return parse_query_results(self.payload or b"\n", QueryResultsFormat.TSV)
+        return (q.triple for q in parse(self.payload, RdfFormat.N_TRIPLES))
+
+
+def resolve_timeout(settings, requested: float | str | None) -> float:
+    """The deadline of one query: the default, or the client's `timeout` within (0, max_query_timeout_s]."""
+    if requested is None or requested == "":
+        return settings.query_timeout_s
+    try:
+        value = float(requested)
+    except (TypeError, ValueError):
+        raise BadRequest(f"timeout must be a number of seconds, not {str(requested)[:40]!r}") from None
+    if not 0 < value <= settings.max_query_timeout_s:
+        raise BadRequest(f"timeout must be over 0 and at most {settings.max_query_timeout_s:g} seconds",
+                         max_timeout=settings.max_query_timeout_s)
+    return value
+
+
+# snapshots -------------------------------------------------------------------------------------------------------
+
+class Snapshots:
+    """Read-only checkpoints of the live store, refreshed when the store changed, deleted when no one reads them."""
+
+    def __init__(self, store, root: Path) -> None:
+        self.store = store  # the live EmbeddedStore (its `raw` pyoxigraph Store and `path`)
+        self.root = root
+        self.lock = threading.Lock()
+        self.current: Path | None = None
+        self.generation: int | None = None
+        self.in_use: dict[Path, int] = {}
+        shutil.rmtree(root, ignore_errors=True)  # snapshots of an earlier run
+        root.mkdir(parents=True)
+
+    def acquire(self) -> Path:
+        """The path of a snapshot holding every write done before this call; release() it when done."""
+        with self.lock:
+            generation = getattr(self.store, "generation", None)
+            if self.current is None or generation is None or generation != self.generation:
+                self._refresh(generation)
+            self.in_use[self.current] = self.in_use.get(self.current, 0) + 1
+            return self.current
+
+    def release(self, path: Path, still_open: set[Path]) -> None:
+        with self.lock:
+            self.in_use[path] -= 1
+            if not self.in_use[path]:
+                del self.in_use[path]
+            self._collect(still_open)
+
+    def _refresh(self, generation: int | None) -> None:
+        """Checkpoint the live store; labelled with the generation read before it, so a racing write refreshes again."""
+        started = time.perf_counter()
+        target = self.root / f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}"
+        try:
+            self.store.raw.backup(str(target))
+        except OSError as exc:
+            raise StoreError(f"cannot snapshot the store for queries: {exc}") from exc
+        self.current, self.generation = target, generation
+        metrics.snapshot_refreshes.inc()
+        log.debug("store snapshot %s taken in %.1f ms", target.name, (time.perf_counter() - started) * 1000)
+
+    def _collect(self, still_open: set[Path]) -> None:
+        for path in self.root.iterdir():
+            if path != self.current and path not in self.in_use and path not in still_open:
+                shutil.rmtree(path, ignore_errors=True)
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+# worker processes --------------------------------------------------------------------------------------------------
+
+def _die_with_parent() -> None:
+    """Linux: the worker gets SIGKILL when the server dies, so a runaway query never outlives it."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class WorkerProcess:
+    """One worker: a child process and the two pipes to it."""
+
+    def __init__(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(WORKER_SCRIPT), str(req_r), str(rep_w)],
+                pass_fds=(req_r, rep_w), stdin=subprocess.DEVNULL, close_fds=True,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+        self.requests = Connection(req_w, readable=False)
+        self.replies = Connection(rep_r, writable=False)
+        self.snapshot: Path | None = None  # the snapshot its store handle has open
+        if not self.replies.poll(WORKER_START_TIMEOUT_S) or self.replies.recv_bytes() != b"ready":
+            self.kill()
+            raise StoreError("a query worker did not start")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for conn in (self.requests, self.replies):
+            conn.close()
+        self.snapshot = None
+
+    def stop(self) -> None:
+        """Close its pipe so it exits; kill it if it does not within a second (e.g. it is in a long query)."""
+        self.requests.close()
+        try:
+            self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.replies.close()
+
+
+class WorkerPool:
+    """At most `size` workers, started on demand; a request waits a little for a free one, else 429."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.idle: list[WorkerProcess] = []
+        self.busy: set[WorkerProcess] = set()
+        self.starting = 0
+        self.cond = threading.Condition()
+        self.closed = False
+
+    def acquire(self, wait_s: float) -> WorkerProcess:
+        deadline = time.monotonic() + wait_s
+        with self.cond:
+            while True:
+                if self.closed:
+                    raise StoreError("the query executor is shut down")
+                while self.idle:
+                    worker = self.idle.pop()
+                    if worker.alive():
+                        self.busy.add(worker)
+                        return worker
+                    worker.kill()
+                    metrics.worker_restarts.inc()
+                if len(self.busy) + self.starting < self.size:
+                    self.starting += 1
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    metrics.query_rejections.labels("query").inc()
+                    raise Overloaded(f"all {self.size} query workers are busy; retry in {RETRY_AFTER_S} s",
+                                     retry_after=RETRY_AFTER_S)
+                self.cond.wait(left)
+        try:
+            worker = WorkerProcess()
+        except BaseException:
+            with self.cond:
+                self.starting -= 1
+                self.cond.notify()
+            raise
+        with self.cond:
+            self.starting -= 1
+            self.busy.add(worker)
+            metrics.query_workers.set(len(self.busy) + len(self.idle))
+        return worker
+
+    def release(self, worker: WorkerProcess, *, dead: bool = False) -> None:
+        with self.cond:
+            self.busy.discard(worker)
+            if not dead and not self.closed:
+                self.idle.append(worker)
+            metrics.query_workers.set(len(self.busy) + len(self.idle))
+            self.cond.notify()
+        if self.closed and not dead:
+            worker.stop()
+        if dead and not self.closed:
+            threading.Thread(target=self._replace, name="query-worker-start", daemon=True).start()
+
+    def _replace(self) -> None:
+        """Start a worker in place of a killed one, so the next query does not wait for a process start."""
+        with self.cond:
+            if self.closed or len(self.busy) + len(self.idle) + self.starting >= self.size:
+                return
+            self.starting += 1
+        try:
+            worker = WorkerProcess()
+        except StoreError:
+            log.warning("could not start a replacement query worker; the next query will try again")
+            worker = None
+        with self.cond:
+            self.starting -= 1
+            if worker is not None and not self.closed:
+                self.idle.append(worker)
+                worker = None
+            metrics.query_workers.set(len(self.busy) + len(self.idle))
+            self.cond.notify()
+        if worker is not None:
+            worker.stop()
+
+    def open_snapshots(self) -> set[Path]:
+        with self.cond:
+            return {w.snapshot for w in (*self.idle, *self.busy) if w.snapshot is not None}
+
+    def close(self) -> None:
+        with self.cond:
+            self.closed = True
+            workers, self.idle = self.idle, []
+            self.cond.notify_all()
+        for worker in workers:
+            worker.stop()
+        metrics.query_workers.set(0)
+
+
+# the executor --------------------------------------------------------------------------------------------------------
+
+class QueryExecutor:
+    """The one place user-facing queries run: under a deadline, with row and byte limits, in killable workers."""
+
+    def __init__(self, store, settings) -> None:
+        self.store = store
+        self.settings = settings
+        self.pool = WorkerPool(settings.query_workers)
+        self.snapshots = Snapshots(store, settings.data_dir / "snapshots")
+
+    def execute(
+        self,
+        query: str,
+        *,
+        timeout: float | None = None,
+        default_graph: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+        union_default_graph: bool | None = None,
+        substitutions: Mapping[str, Term] | None = None,
+        solutions_format: QueryResultsFormat | None = None,
+        triples_format: RdfFormat | None = None,
+        max_rows: int | None = None,
+        source: str = "sparql",
+    ) -> QueryOutcome:
+        """Run `query` within `timeout` seconds (default settings.query_timeout_s); 503 past it, 429 when saturated."""
+        settings = self.settings
+        timeout = settings.query_timeout_s if timeout is None else timeout
+        if len(query) > settings.max_query_chars:
+            raise PayloadTooLarge(f"query is over the limit of {settings.max_query_chars} characters",
+                                  limit=settings.max_query_chars)
+        for graph in (*(default_graph or ()), *(named_graphs or ())):
+            _check_graph_iri(graph)
+        request = {
+            "query": query,
+            "default_graph": list(default_graph or ()),
+            "named_graphs": list(named_graphs or ()),
+            "union_default_graph": (settings.default_graph_as_union if union_default_graph is None
+                                    else union_default_graph) and not default_graph,
+            "substitutions": dict(substitutions or {}),
+            "solutions_format": solutions_format.media_type if solutions_format else None,
+            "triples_format": triples_format.media_type if triples_format else None,
+            "max_rows": min(max_rows or settings.max_result_rows, settings.max_result_rows),
+            "max_bytes": settings.max_result_bytes,
+        }
+        started = time.monotonic()
+        outcome = "error"
+        try:
+            reply = self._run(request, timeout, started, source)
+            outcome = "ok"
+        except QueryTimeout:
+            outcome = "timeout"
+            raise
+        except Overloaded:
+            outcome = "rejected"
+            raise
+        finally:
+            metrics.queries.labels(source, outcome).inc()
+            metrics.query_latency.labels(source).observe(time.monotonic() - started)
+        if reply["truncated"]:
+            metrics.query_truncations.labels(reply["truncated"]).inc()
+        media_type = None
+        if reply["kind"] == "solutions":
+            media_type = request["solutions_format"] or QueryResultsFormat.TSV.media_type
+        elif reply["kind"] == "triples":
+            media_type = request["triples_format"] or RdfFormat.N_TRIPLES.media_type
+        return QueryOutcome(reply["kind"], reply["payload"], reply["rows"], reply["truncated"],
+                            reply.get("value"), media_type)
+
+    def query(self, query: str, *, timeout: float | None = None, source: str = "internal", **options) -> QueryResult:
+        """Like GraphStore.query (pyoxigraph results back), but under the deadline and the result limits."""
+        return self.execute(query, timeout=timeout, source=source, **options).to_result()
+
+    def _run(self, request: dict, timeout: float, started: float, source: str) -> dict:
+        worker = self.pool.acquire(min(QUEUE_WAIT_S, timeout))
+        snapshot = None
+        dead = False
+        try:
+            snapshot = self.snapshots.acquire()
+            request["snapshot"] = str(snapshot)
+            worker.snapshot = snapshot
+            try:
+                worker.requests.send_bytes(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
+                left = timeout - (time.monotonic() - started)
+                if left <= 0 or not worker.replies.poll(left):
+                    dead = True
+                    worker.kill()  # SIGKILL: the query's CPU work ends with the process
+                    metrics.worker_restarts.inc()
+                    metrics.query_timeouts.labels(source).inc()
+                    raise QueryTimeout(
+                        f"query stopped at its deadline of {timeout:g} s; narrow it, add a LIMIT, or ask for a "
+                        f"longer timeout (at most {self.settings.max_query_timeout_s:g} s)", timeout=timeout)
+                reply = pickle.loads(worker.replies.recv_bytes())
+            except (EOFError, OSError, BrokenPipeError) as exc:
+                dead = True
+                worker.kill()
+                metrics.worker_restarts.inc()
+                raise StoreError(f"the query worker died while running the query: {exc}") from exc
+        finally:
+            self.pool.release(worker, dead=dead)
+            if snapshot is not None:
+                self.snapshots.release(snapshot, self.pool.open_snapshots())
+        if "error" in reply:
+            kind, message = reply["error"], reply["message"]
+            if kind == "syntax":
+                raise SparqlSyntaxError(f"invalid SPARQL query: {message}")
+            if kind == "bad_request":
+                raise BadRequest(f"query cannot run: {message}")
+            raise StoreError(f"query failed: {message}")
+        return reply
+
+    def close(self) -> None:
+        self.pool.close()
+        self.snapshots.close()
+
+
+def _check_graph_iri(graph: str) -> None:
+    try:
+        NamedNode(graph)
+    except ValueError:
+        raise BadRequest(f"'{graph[:200]}' is not a valid graph IRI", graph=graph[:200]) from None
+
+
+def open_executor(store, settings) -> QueryExecutor | None:
+    """The executor for a store on disk; None for stores it cannot snapshot (in memory, remote)."""
+    if getattr(store, "path", None) is None or not hasattr(store, "raw"):
+        return None
+    return QueryExecutor(store, settings)
+
+
+class DeadlineStore:
+    """A GraphStore view for one request: its queries share one deadline and run in the workers.
+
+    Everything else (graph listing, writes) goes to the live store, so callers written against GraphStore
+    (named queries, /context, /verify lookups) run under the deadline without changes.
+    """
+
+    def __init__(self, executor: QueryExecutor, store, timeout: float, source: str) -> None:
+        self._executor, self._store, self._source = executor, store, source
+        self._timeout = timeout
+        self._deadline = time.monotonic() + timeout
+
+    def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
+              union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            metrics.query_timeouts.labels(self._source).inc()
+            raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
+        return self._executor.query(query, timeout=left, source=self._source, default_graph=default_graph,
+                                    named_graphs=named_graphs, union_default_graph=union_default_graph,
+                                    substitutions=substitutions)
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+
+def deadline_store(state, source: str, timeout: float | None = None):
+    """The store a user-facing request should query through (app.state holds `store` and `query_executor`)."""
+    executor = getattr(state, "query_executor", None)
+    if executor is None:
+        return state.store  # a store the executor cannot snapshot: queries run in-process
+    return DeadlineStore(executor, state.store, timeout or executor.settings.query_timeout_s, source)

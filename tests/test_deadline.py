@@ -1,0 +1,151 @@
+"""Deadline executor: runaway queries are killed at the deadline, small ones stay fast, writes are seen, limits hold."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+
+import pytest
+from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat
+
+from app.errors import BadRequest, Overloaded, QueryTimeout, SparqlSyntaxError
+from app.sparql.deadline import QueryExecutor, resolve_timeout
+
+RUNAWAY = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i"
+SMALL = "SELECT ?o WHERE { ?s <http://example.org/p> ?o } LIMIT 5"
+POINT = "SELECT ?o WHERE { <http://example.org/e/42> <http://example.org/p> ?o }"
+
+
+def _quads(n: int, start: int = 0) -> list[Quad]:
+    return [Quad(NamedNode(f"http://example.org/e/{i}"), NamedNode("http://example.org/p"), Literal(f"value {i}"))
+            for i in range(start, start + n)]
+
+
+@pytest.fixture
+def loaded(store):
+    store.add(_quads(3000))
+    return store
+
+
+@pytest.fixture
+def executor(loaded, settings):
+    ex = QueryExecutor(loaded, settings.model_copy(update={"query_workers": 3}))
+    yield ex
+    ex.close()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_runaway_query_is_killed_at_the_deadline(executor):
+    executor.execute(SMALL)  # a warm worker, so the deadline measures the query, not a process start
+    pids: list[int] = []
+    watcher = threading.Timer(0.5, lambda: pids.extend(w.proc.pid for w in executor.pool.busy))
+    watcher.start()
+    started = time.monotonic()
+    with pytest.raises(QueryTimeout) as err:
+        executor.execute(RUNAWAY, timeout=1.5)
+    elapsed = time.monotonic() - started
+    assert 1.4 < elapsed < 3.0
+    assert "deadline of 1.5 s" in err.value.message and err.value.status_code == 503
+    assert pids and not any(_pid_alive(pid) for pid in pids)  # its CPU work ended with the process
+    assert list(executor.query(POINT))[0]["o"].value == "value 42"  # and the executor keeps serving
+
+
+def test_small_queries_stay_fast_while_a_runaway_runs(executor):
+    for _ in range(3):  # start the workers
+        executor.execute(SMALL)
+    runaway = threading.Thread(target=lambda: pytest.raises(QueryTimeout, executor.execute, RUNAWAY, timeout=4))
+    runaway.start()
+    time.sleep(0.3)
+    latencies = []
+    while runaway.is_alive() and len(latencies) < 150:
+        t = time.perf_counter()
+        assert len(list(executor.query(POINT if len(latencies) % 2 else SMALL))) >= 1
+        latencies.append(time.perf_counter() - t)
+    runaway.join()
+    assert len(latencies) >= 50
+    p95 = statistics.quantiles(latencies, n=20)[-1]
+    assert p95 < 0.050, f"p95 {p95 * 1000:.1f} ms while a runaway query ran"
+
+
+def test_every_acknowledged_write_is_seen_by_the_next_query(executor, loaded):
+    for i in range(10):
+        loaded.add(_quads(1, start=10_000 + i))
+        assert bool(executor.query(f"ASK {{ <http://example.org/e/{10_000 + i}> ?p ?o }}")) is True
+        loaded.update(f"DELETE DATA {{ <http://example.org/e/{i}> <http://example.org/p> \"value {i}\" }}")
+        assert bool(executor.query(f"ASK {{ <http://example.org/e/{i}> ?p ?o }}")) is False
+    count = next(iter(executor.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")))["n"].value
+    assert int(count) == 3000
+
+
+def test_old_snapshots_are_deleted(executor, loaded, settings):
+    for i in range(6):
+        loaded.add(_quads(1, start=20_000 + i))
+        executor.query(SMALL)
+    kept = list((settings.data_dir / "snapshots").iterdir())
+    assert 1 <= len(kept) <= 1 + executor.pool.size
+
+
+def test_rows_over_the_limit_are_cut_and_flagged(executor):
+    out = executor.execute("SELECT ?s WHERE { ?s ?p ?o }", max_rows=10, solutions_format=QueryResultsFormat.JSON)
+    assert out.rows == 10 and out.truncated == "rows"
+    assert out.payload.count(b'"type":"uri"') == 10
+    full = executor.execute("SELECT ?s WHERE { ?s ?p ?o } LIMIT 10")
+    assert full.rows == 10 and full.truncated is None
+
+
+def test_bytes_over_the_limit_are_cut_at_a_row_boundary(loaded, settings):
+    ex = QueryExecutor(loaded, settings.model_copy(update={"max_result_bytes": 4096, "query_workers": 1}))
+    try:
+        out = ex.execute("CONSTRUCT WHERE { ?s ?p ?o }", triples_format=RdfFormat.TURTLE)
+        assert out.truncated == "bytes" and 0 < out.rows < 3000
+        triples = ex.execute("CONSTRUCT WHERE { ?s ?p ?o }")
+        assert len(triples.payload) <= 4096 and triples.payload.endswith(b" .\n")
+    finally:
+        ex.close()
+
+
+def test_saturated_pool_answers_overloaded_with_retry_after(loaded, settings):
+    ex = QueryExecutor(loaded, settings.model_copy(update={"query_workers": 1}))
+    try:
+        ex.execute(SMALL)
+        runaway = threading.Thread(target=lambda: pytest.raises(QueryTimeout, ex.execute, RUNAWAY, timeout=2))
+        runaway.start()
+        time.sleep(0.2)
+        with pytest.raises(Overloaded) as err:
+            ex.execute(SMALL, timeout=0.3)
+        assert err.value.status_code == 429 and err.value.detail["retry_after"] >= 1
+        runaway.join()
+    finally:
+        ex.close()
+
+
+def test_errors_substitutions_and_formats(executor):
+    with pytest.raises(SparqlSyntaxError):
+        executor.execute("SELECT * WHERE {")
+    with pytest.raises(BadRequest):
+        executor.execute(SMALL, default_graph=["not an iri"])
+    rows = list(executor.query("SELECT ?s ?o WHERE { ?s <http://example.org/p> ?o }",
+                               substitutions={"o": Literal('value 7')}))
+    assert [r["s"].value for r in rows] == ["http://example.org/e/7"]
+    injected = Literal('value 7" } UNION { ?s ?p ?o')
+    assert list(executor.query("SELECT ?s ?o WHERE { ?s <http://example.org/p> ?o }", substitutions={"o": injected})) == []
+    assert bool(executor.query("ASK { ?s ?p ?o }")) is True
+    csv = executor.execute("SELECT ?o WHERE { <http://example.org/e/1> ?p ?o }", solutions_format=QueryResultsFormat.CSV)
+    assert csv.payload.splitlines() == [b"o", b"value 1"]
+
+
+def test_resolve_timeout(settings):
+    assert resolve_timeout(settings, None) == settings.query_timeout_s
+    assert resolve_timeout(settings, "2.5") == 2.5
+    for bad in ("0", "-1", "abc", str(settings.max_query_timeout_s + 1)):
+        with pytest.raises(BadRequest):
+            resolve_timeout(settings, bad)
