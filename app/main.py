@@ -9,15 +9,18 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from app import __version__
+from app import observability
 from app.api import errors, limits
 from app.ontology import load_ontology
 from app.settings import Settings, load_settings
+from app.sparql.deadline import open_executor
 from app.store import open_store
 from app.vocab import Iris
 
 # one line per router module; each module exposes `router`
 ROUTER_MODULES = (
     "app.api.health",
+    "app.api.ops",
     "app.api.admin",
     "app.api.ui",
     "app.api.queries",
@@ -38,9 +41,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.iris = Iris(settings.base_iri)
         app.state.store = open_store(settings)
         load_ontology(app.state.store, settings.ontology_dir, app.state.iris)
+        app.state.query_executor = open_executor(app.state.store, settings)  # deadlines: app/sparql/deadline.py
         try:
             yield
         finally:
+            if app.state.query_executor is not None:
+                app.state.query_executor.close()
             app.state.store.close()
 
     app = FastAPI(title="Attest", version=__version__, lifespan=lifespan)
@@ -50,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type", "Accept"])
+    observability.install(app, settings)  # outermost: request ids, access log, HTTP metrics
     for router in _routers():
         app.include_router(router)
     return app
