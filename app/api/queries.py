@@ -7,6 +7,7 @@ from fastapi.responses import Response
 from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
 from app.api.deps import IrisDep, SettingsDep, StoreDep
+from app.api.sparql import TRUNCATED_HEADER
 from app.named_queries import NamedQueries, NamedQuery
 from app.sparql.formats import Format, negotiate
 
@@ -40,8 +41,10 @@ def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDe
         given.setdefault(key, []).append(value)
     substitutions = query.bind(given, iris)
     fmt = negotiate(request.headers.get("accept"), KINDS[query.form])
+    # the endpoint's executor interface takes no substitutions, so named queries call the deadline executor
+    # (app/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
     executor = getattr(request.app.state, "query_executor", None)
-    if executor is not None:  # under the deadline, in a killable worker (app/sparql/deadline.py)
+    if executor is not None:
         return _from_executor(executor, query, substitutions, fmt)
     result = store.query(query.text, union_default_graph=settings.default_graph_as_union, substitutions=substitutions)
     return Response(_serialize(result, fmt), media_type=fmt.content_type)
@@ -53,7 +56,7 @@ def _from_executor(executor, query: NamedQuery, substitutions, fmt: Format) -> R
                                solutions_format=None if graph else fmt.native,
                                triples_format=fmt.native if graph else None)
     payload = _serialize(outcome.to_result(), fmt) if outcome.kind == "boolean" else outcome.payload
-    headers = {"X-Attest-Truncated": outcome.truncated} if outcome.truncated else {}
+    headers = {TRUNCATED_HEADER: outcome.truncated} if outcome.truncated else {}
     return Response(payload, media_type=fmt.content_type, headers=headers)
 
 

@@ -1,0 +1,187 @@
+"""End-to-end: the SPARQL editor at / in headless Debian Chromium against the real server on a loopback port."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from pyoxigraph import RdfFormat
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path(os.environ.get("ATTEST_CHROMIUM", "/usr/bin/chromium"))
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VENDOR = Path(__file__).resolve().parent.parent / "app" / "static" / "vendor" / "yasgui.min.js"
+ENTITIES = 130  # more rows than one page of the results table
+QUERY = ("SELECT ?entity ?label ?type WHERE { ?entity a ?type ; rdfs:label ?label . "
+         "FILTER(?type = ont:Technology && STRSTARTS(?label, \"Tool \")) } ORDER BY ?label")
+
+
+def _seed_turtle(base: str) -> str:
+    lines = ["@prefix ont: <https://w3id.org/attest/ontology#> .",
+             "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> ."]
+    for i in range(1, ENTITIES + 1):
+        lines.append(f'<{base}entity/tool-{i:03d}> a ont:Technology ; rdfs:label "Tool {i:03d}" .')
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def seeded(settings, iris):
+    """Entities written into a document graph before the server opens the store."""
+    from app.store import open_store
+
+    if not VENDOR.exists():
+        pytest.fail("app/static/vendor is missing: `make install` fetches YASGUI from npm")
+    store = open_store(settings)
+    try:
+        store.load(_seed_turtle(iris.base), RdfFormat.TURTLE, graph=iris.document_graph("tools"))
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def server(seeded, live_server):
+    return live_server
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module (a launch costs seconds); each test gets a fresh context."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.outside_requests = []  # anything not served by our loopback server would be fetched at run time
+
+    def guard(route):
+        if urlparse(route.request.url).hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            page.outside_requests.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", guard)
+    page.page_errors = []
+    page.on("pageerror", lambda exc: page.page_errors.append(str(exc)))
+    yield page
+    if os.environ.get("ATTEST_UI_SCREENSHOT"):  # e.g. ATTEST_UI_SCREENSHOT=/tmp/ui.png to look at the page
+        page.screenshot(path=os.environ["ATTEST_UI_SCREENSHOT"], full_page=True)
+    context.close()
+
+
+def _type_query(page, text: str) -> None:
+    editor = page.locator(".yasqe .CodeMirror").first
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.type(text)
+    page.keyboard.press("Escape")  # close any autocompletion hint
+
+
+def test_editor_runs_a_typed_query_and_pages_the_rows(page, server):
+    page.goto(server.url + "/")
+    page.wait_for_selector(".yasqe .CodeMirror")
+
+    # the ontology's prefixes come preloaded in the editor, and the editor highlights SPARQL
+    editor_text = page.evaluate("() => window.attestYasgui.getTab().getYasqe().getValue()")
+    assert "PREFIX ont: <https://w3id.org/attest/ontology#>" in editor_text
+    assert page.locator(".yasqe .cm-keyword").count() > 0
+
+    # keep the PREFIX lines, select the example query below them and type another one over it
+    lines = editor_text.split("\n")
+    example_start = next(i for i, line in enumerate(lines) if line.startswith("SELECT"))
+    page.locator(".yasqe .CodeMirror-line").nth(example_start).click()
+    page.keyboard.press("Home")
+    page.keyboard.press("Shift+Control+End")
+    page.keyboard.press("Delete")
+    page.keyboard.type(QUERY)
+    page.keyboard.press("Escape")  # close any autocompletion hint
+    typed = page.evaluate("() => window.attestYasgui.getTab().getYasqe().getValue()")
+    assert typed == "\n".join(lines[:example_start]) + "\n" + QUERY  # the preloaded PREFIX lines + the typed query
+
+    with page.expect_response(lambda r: urlparse(r.url).path == "/sparql") as answered:
+        page.locator(".yasqe_queryButton").click()
+    assert answered.value.status == 200
+
+    rows = page.locator(".yasr table.dataTable tbody tr")
+    rows.first.wait_for()
+    first_page = rows.all_inner_texts()
+    assert len(first_page) == 50  # one page of the table, not all 130 rows
+    assert "entity:tool-001" in first_page[0] and "Tool 001" in first_page[0]
+    assert "ont:Technology" in first_page[0]  # IRIs shown with the preloaded prefixes (entity: too)
+    assert "Tool 050" in first_page[-1]
+    assert f"{ENTITIES} results" in page.locator(".yasr_response_chip").inner_text()
+    assert f"of {ENTITIES} entries" in page.locator(".yasr .dt-info, .yasr .dataTables_info").first.inner_text()
+
+    # the next page shows the following rows
+    page.locator(".yasr .dt-paging-button.next, .yasr .paginate_button.next").first.click()
+    page.get_by_text("Showing 51 to 100", exact=False).wait_for()
+    second_page = rows.all_inner_texts()
+    assert "Tool 051" in second_page[0] and "Tool 100" in second_page[-1]
+
+    assert not page.outside_requests, f"the page fetched from outside the server: {page.outside_requests}"
+    assert not page.page_errors
+
+
+def test_results_download_as_csv(page, server):
+    page.goto(server.url + "/")
+    page.wait_for_selector(".yasqe .CodeMirror")
+    _type_query(page, "PREFIX ont: <https://w3id.org/attest/ontology#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
+                      + QUERY)
+    page.locator(".yasqe_queryButton").click()
+    page.locator(".yasr table.dataTable tbody tr").first.wait_for()
+
+    with page.expect_download() as download:
+        page.locator(".yasr_downloadIcon").click()
+    target = Path(download.value.path())
+    rows = list(csv.reader(io.StringIO(target.read_text(encoding="utf-8"))))
+    assert rows[0] == ["entity", "label", "type"]
+    assert len(rows) == ENTITIES + 1  # every row, not only the page on screen
+    assert rows[1] == ["https://w3id.org/attest/entity/tool-001", "Tool 001", "https://w3id.org/attest/ontology#Technology"]
+    assert rows[-1][1] == f"Tool {ENTITIES:03d}"
+    assert not page.outside_requests
+
+
+def test_named_query_runs_with_its_parameter_from_the_sidebar(page, server):
+    page.goto(server.url + "/")
+    button = page.locator("button.named-query", has_text="entity-by-label")
+    button.click()
+    form = page.locator("form.named-form[data-query='entity-by-label']")
+    # its tab holds the query text, header included
+    assert "@param label: string" in page.evaluate("() => window.attestYasgui.getTab().getYasqe().getValue()")
+
+    form.locator("input[name='label']").fill('tool 12')
+    with page.expect_response(lambda r: urlparse(r.url).path == "/queries/entity-by-label") as answered:
+        form.locator("button.run").click()
+    assert answered.value.status == 200
+    assert parse_qs(urlparse(answered.value.url).query) == {"label": ["tool 12"]}
+    rows = page.locator(".yasr table.dataTable tbody tr")
+    rows.first.wait_for()
+    texts = rows.all_inner_texts()
+    assert len(texts) == 10  # Tool 120 .. Tool 129
+    assert "entity:tool-120" in texts[0] and "Technology" in texts[0]
+
+    # a parameter the server refuses comes back as the error it is, shown in the results area
+    form.locator("input[name='label']").fill("")
+    page.evaluate("() => document.querySelector(\"form.named-form[data-query='entity-by-label'] input\").required = false")
+    with page.expect_response(lambda r: urlparse(r.url).path == "/queries/entity-by-label") as refused:
+        form.locator("button.run").click()
+    assert refused.value.status == 400
+    page.get_by_text("missing parameter 'label'", exact=False).first.wait_for()
+    assert not page.outside_requests
+    assert not page.page_errors
