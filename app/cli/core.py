@@ -37,7 +37,8 @@ def serve(
     settings = settings_of(ctx)
     if host or port:
         settings = settings.model_copy(update={k: v for k, v in {"host": host, "port": port}.items() if v})
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    # logging is ours (JSON, request ids, secret redaction: app/observability.py), not uvicorn's
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None, access_log=False)
 
 
 @cli.command()
