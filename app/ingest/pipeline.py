@@ -68,7 +68,7 @@ class IngestPipeline:
         self.extractor = extractor  # None: rebuild-only (unmerge), every chunk must have a stored extraction
         self.terms = terms or load_terms(settings.ontology_dir)
         self.validator = ExtractionValidator(self.terms)
-        self.gate = gate or ShaclGate(settings.shapes_dir, settings.ontology_dir)
+        self.gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir)
         self.registry = StatusRegistry(store, self.iris)
         self.reasoner = reasoner
         self._index: EntityIndex | None = None

@@ -15,12 +15,13 @@ from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH as SHNS
 
 from app.errors import OntologyError
 from app.ingest.rdf_map import REIFIES, att
-from app.vocab import ATT, RDF, SH
+from app.vocab import ATT, RDF, SH, XSD
 
 MAX_PASSES = 3  # removing an item can expose another violation (a relation to a quarantined entity); re-check
 DENOTES = NamedNode(ATT + "denotes")
+XSD_STRING = XSD + "string"
 _VALIDATION_OPTIONS = {"inference": "none", "inplace": True, "abort_on_first": False, "advanced": False,
-                       "allow_infos": True, "allow_warnings": True}
+                       "allow_infos": False, "allow_warnings": False}
 
 
 @dataclass
@@ -69,12 +70,11 @@ def read_turtle_dir(directory: Path) -> rdflib.Graph:
 class ShaclGate:
     """Shapes parsed once; each document graph is validated together with the ontology's class hierarchy."""
 
-    def __init__(self, shapes_dir: Path, ontology_dir: Path) -> None:
-        self.shapes = read_turtle_dir(shapes_dir)
-        ontology = read_turtle_dir(ontology_dir)
+    def __init__(self, shapes: rdflib.Graph, ontology: rdflib.Graph | None = None) -> None:
+        self.shapes = shapes
         # sh:class and sh:targetClass follow rdfs:subClassOf in the data graph: the hierarchy is all they need
         self.hierarchy = [(s, RDFSNS.subClassOf, o) for s, o in ontology.subject_objects(RDFSNS.subClassOf)
-                          if isinstance(s, rdflib.URIRef) and isinstance(o, rdflib.URIRef)]
+                          if isinstance(s, rdflib.URIRef) and isinstance(o, rdflib.URIRef)] if ontology is not None else []
         self.subject_targets: dict[rdflib.term.Node, set[str]] = {}
         for shape, p in self.shapes.subject_objects(SHNS.targetSubjectsOf):
             self.subject_targets.setdefault(shape, set()).add(str(p))
@@ -82,9 +82,14 @@ class ShaclGate:
         self._shapes_graph = ShapesGraph(self.shapes)
         self._lock = threading.Lock()  # pyshacl's harvested shapes are shared; validate one graph at a time
 
+    @classmethod
+    def from_dirs(cls, shapes_dir: Path, ontology_dir: Path) -> "ShaclGate":
+        return cls(read_turtle_dir(shapes_dir), read_turtle_dir(ontology_dir))
+
     def _relevant_predicates(self) -> set[str] | None:
-        """Predicates any shape can look at; None (= keep everything) when a shape is closed or uses complex paths."""
-        if any(self.shapes.triples((None, SHNS.closed, rdflib.Literal(True)))):
+        """Predicates any shape can look at; None (= keep everything) for closed shapes, complex paths or SPARQL."""
+        if any(True for _ in self.shapes.subject_objects(SHNS.closed)) or \
+                any(True for _ in self.shapes.subject_objects(SHNS.sparql)):
             return None
         relevant = {RDF + "type", str(RDFSNS.subClassOf)}
         for p in (SHNS.path, SHNS.targetSubjectsOf, SHNS.targetObjectsOf, SHNS.lessThan, SHNS.lessThanOrEquals,
@@ -206,6 +211,8 @@ def to_rdf(term) -> rdflib.term.Node:
     if isinstance(term, Literal):
         if term.language:
             return rdflib.Literal(term.value, lang=term.language)
+        if term.datatype.value == XSD_STRING:  # RDF 1.1: a simple literal is an xsd:string; rdflib keeps them apart
+            return rdflib.Literal(term.value)
         return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
     raise TypeError(f"cannot convert {term!r} to rdflib")
 

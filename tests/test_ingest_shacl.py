@@ -1,0 +1,124 @@
+"""The SHACL gate's validation path: the W3C SHACL core test suite, and the project's shapes on hand-made graphs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import rdflib
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
+from pyshacl.errors import ReportableRuntimeError
+from rdflib.namespace import SH
+
+from app.ingest.shacl_gate import ShaclGate, to_rdflib
+from app.vocab import ATT, ONT, RDF, RDFS, XSD
+from tests.conftest import REPO
+
+MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
+SHT = rdflib.Namespace("http://www.w3.org/ns/shacl-test#")
+W3C_CORE_PASSES = 92  # of 98. pyshacl 0.40.1 run directly on these files (pyshacl.validate(file, shacl_graph=file))
+# misses exactly the same six under this comparison; its own test harness counts 94 (it is laxer on the last two).
+KNOWN_MISSES = {"node/xone-duplicate", "node/qualified-001", "path/path-complex-002", "path/path-unused-001",
+                "property/datatype-ill-formed", "validation-reports/shared"}
+
+
+def case_files(core: Path) -> list[Path]:
+    files = []
+    for manifest in sorted(core.glob("*/manifest.ttl")):
+        g = rdflib.Graph().parse(manifest, format="turtle")
+        files += [Path(str(f).removeprefix("file://")) for f in g.objects(None, MF.include)]
+    return files
+
+
+def _key(node) -> str:
+    return "_:" if isinstance(node, rdflib.BNode) else str(node)
+
+
+def result_keys(report: rdflib.Graph, root) -> Counter:
+    keys = Counter()
+    for r in report.objects(root, SH.result):
+        keys[tuple(_key(report.value(r, p)) for p in (SH.focusNode, SH.resultPath, SH.value, SH.resultSeverity,
+                                                       SH.sourceConstraintComponent, SH.sourceShape))] += 1
+    return keys
+
+
+def run_case(path: Path) -> bool:
+    """Validate the case's data graph through the gate (pyoxigraph quads -> pruned rdflib graph -> pyshacl)."""
+    g = rdflib.Graph().parse(path, format="turtle", publicID=path.as_uri())
+    entry = next(g.subjects(MF.action, None))
+    expected = g.value(entry, MF.result)
+    gate = ShaclGate(g)
+    quads = list(parse(path=str(path), format=RdfFormat.TURTLE, base_iri=path.as_uri()))
+    try:
+        conforms, report = gate.validate_graph(to_rdflib(quads, gate.relevant))
+    except ReportableRuntimeError:
+        return expected == SHT.Failure
+    if expected == SHT.Failure:
+        return False
+    want = g.value(expected, SH.conforms).toPython()
+    if conforms != want:
+        return False
+    got_root = next(report.subjects(rdflib.RDF.type, SH.ValidationReport))
+    return result_keys(report, got_root) == result_keys(g, expected)
+
+
+def test_w3c_shacl_core_suite(shared_data):
+    files = case_files(shared_data / "shacl-tests" / "core")
+    assert len(files) == 98
+    passed = [f for f in files if run_case(f)]
+    failed = sorted(f"{f.parent.name}/{f.stem}" for f in set(files) - set(passed))
+    assert set(failed) == KNOWN_MISSES
+    assert len(passed) == W3C_CORE_PASSES
+
+
+# --- the project's shapes on hand-made document graphs ------------------------------------------------
+
+B = "https://example.org/kg/"
+G = NamedNode(B + "graph/document/t")
+
+
+def q(s, p, o) -> Quad:
+    return Quad(NamedNode(s), NamedNode(p), o if not isinstance(o, str) else NamedNode(o), G)
+
+
+@pytest.fixture(scope="module")
+def gate():
+    return ShaclGate.from_dirs(REPO / "shapes", REPO / "ontology")
+
+
+def entity(name: str, cls: str, confidence: str = "0.9") -> list[Quad]:
+    iri = B + "entity/" + name
+    return [q(iri, RDF + "type", ONT + cls), q(iri, RDFS + "label", Literal(name)),
+            q(iri, ATT + "confidence", Literal(confidence, datatype=NamedNode(XSD + "decimal")))]
+
+
+def test_a_conforming_graph_is_kept_whole(gate):
+    quads = entity("oxigraph", "TripleStore") + entity("rust", "Language") + [
+        q(B + "entity/oxigraph", ONT + "uses", B + "entity/rust")]
+    result = gate.gate(quads)
+    assert result.kept == quads and not result.findings
+
+
+def test_out_of_range_confidence_quarantines_that_triple_then_the_incomplete_node(gate):
+    quads = entity("oxigraph", "TripleStore", confidence="1.5") + entity("rust", "Language")
+    result = gate.gate(quads)
+    assert len(result.quarantined) == 1
+    assert "[0, 1]" in result.quarantined[0].message
+    assert not any(x.predicate.value == ATT + "confidence" and x.object.value == "1.5" for x in result.kept)
+    assert len(result.kept) == len(quads) - 1
+
+
+def test_a_node_level_violation_takes_the_node_and_every_triple_about_it(gate):
+    person_doc = [q(B + "entity/alice", RDF + "type", ONT + "Person"), q(B + "entity/alice", RDF + "type", ONT + "Document"),
+                  q(B + "entity/alice", RDFS + "label", Literal("Alice"))]
+    quads = person_doc + entity("w3c", "StandardsBody") + [q(B + "entity/alice", ONT + "worksFor", B + "entity/w3c")]
+    result = gate.gate(quads)
+    assert not any(x.subject.value.endswith("/alice") or x.object.value.endswith("/alice") for x in result.kept)
+    assert entity("w3c", "StandardsBody")[0] in result.kept
+
+
+def test_shapes_only_see_the_predicates_they_name(gate):
+    assert gate.relevant is not None and ATT + "text" not in gate.relevant and ONT + "uses" in gate.relevant
+    big = [q(B + "chunk/c", ATT + "text", Literal("x" * 100_000))]
+    assert len(to_rdflib(big, gate.relevant)) == 0
