@@ -189,15 +189,11 @@ SEED = """
 
 
 def _materialize(store, iris) -> None:
-    """The real OWL 2 RL engine over everything asserted; its inferred graph and derivation records are written."""
-    from app.reasoner.engine import Engine
-    from app.reasoner.records import RecordWriter
+    """The real OWL 2 RL reasoner writes the inferred graph and its derivation records, as after an ingest."""
+    from app.reasoner.reasoner import Reasoner
 
-    engine = Engine()
-    asserted = [q.triple for q in store.quads() if isinstance(q.object, (NamedNode, Literal))
-                and isinstance(q.subject, NamedNode)]
-    engine.materialize(engine.terms.encode_triples(asserted))
-    store.add(RecordWriter(engine, iris).all_quads())
+    report = Reasoner(store, iris).materialize(full=True)
+    assert report.inferred > 0 and report.consistent, report.to_dict()
 
 
 @pytest.fixture
