@@ -17,7 +17,7 @@ from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples, St
 
 from app.errors import BadRequest, NotAcceptable, SparqlSyntaxError, StoreError
 from app.sparql.formats import Format, ResultKind, negotiate
-from app.sparql.lexer import add_using_clauses, has_dataset_clause
+from app.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
 from app.sparql.protocol import Dataset
 from app.sparql.streaming import ChunkPipe, Streamed, run_streamed
 
@@ -62,6 +62,8 @@ def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph:
         return store.query(query, base_iri=base_iri, **kwargs)
     except SyntaxError as exc:
         raise SparqlSyntaxError(f"invalid SPARQL query: {exc}") from exc
+    except (RuntimeError, ValueError) as exc:  # an evaluation error, e.g. a SERVICE that fails
+        raise BadRequest(f"query cannot run: {exc}") from exc
     except OSError as exc:
         raise StoreError(f"query failed: {exc}") from exc
 
@@ -75,13 +77,16 @@ def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str |
         raise SparqlSyntaxError(f"invalid SPARQL update: {exc}") from exc
     except OSError as exc:
         raise StoreError(f"update failed, nothing was changed: {exc}") from exc
-    except ValueError as exc:  # e.g. a literal in a position RDF does not allow
+    except (RuntimeError, ValueError) as exc:  # e.g. CREATE GRAPH of an existing graph: the transaction is undone
         raise BadRequest(f"update cannot be applied, nothing was changed: {exc}") from exc
 
 
 def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
-    """Write a result with pyoxigraph's own serializer for `fmt`."""
-    result.serialize(output, fmt.native)  # type: ignore[arg-type]
+    """Write a result with pyoxigraph's own serializer for `fmt` (evaluation is lazy: errors can surface here)."""
+    try:
+        result.serialize(output, fmt.native)  # type: ignore[arg-type]
+    except RuntimeError as exc:
+        raise BadRequest(f"query failed during evaluation: {exc}") from exc
 
 
 def _formats_for(accept: str | None) -> tuple[Format | None, Format | None]:
@@ -156,6 +161,9 @@ class WorkerPoolExecutor:
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
                       base_iri: str | None = None) -> Streamed:
         results_format, graph_format = _formats_for(accept)
+        if base_iri and has_relative_iri(query):
+            # the workers take no base IRI argument; a BASE declaration (a validated IRI) does the same
+            query = f"BASE {NamedNode(base_iri)} {query}"
         union = self.union_default_graph and not dataset.explicit and not has_dataset_clause(query)
 
         def run():

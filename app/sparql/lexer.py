@@ -10,13 +10,16 @@ from pyoxigraph import NamedNode
 
 from app.errors import BadRequest
 
-# strings first (they may hold anything), then IRIs (no spaces or braces inside), comments, braces, words
+# strings first (they may hold anything), then IRIs (no spaces or braces inside), comments, braces, variables,
+# prefixed names, and the bare words among which the keywords are
 _TOKEN = re.compile(
     r'(?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\'|"(?:[^"\\\n\r]|\\.)*"|\'(?:[^\'\\\n\r]|\\.)*\')'
     r'|(?P<iri><[^<>"{}|^`\\\x00-\x20]*>)'
     r'|(?P<comment>\#[^\n\r]*)'
     r'|(?P<open>[{(\[])|(?P<close>[})\]])'
     r'|(?P<semicolon>;)'
+    r'|(?P<var>[?$]\w+)'
+    r'|(?P<pname>[A-Za-z_][\w.-]*:[\w.:-]*|:[\w.:-]*)'
     r'|(?P<word>[A-Za-z_][A-Za-z0-9_-]*)',
     re.DOTALL,
 )
@@ -80,3 +83,11 @@ def add_using_clauses(update: str, using: tuple[str, ...], using_named: tuple[st
     for start in reversed(inserts):
         update = f"{update[:start]}{clause} {update[start:]}"
     return update
+
+
+def has_relative_iri(text: str) -> bool:
+    """Whether the text holds an IRI reference without a scheme, which only a base IRI can resolve."""
+    for match in _TOKEN.finditer(text):
+        if match.lastgroup == "iri" and ":" not in match.group():
+            return True
+    return False
