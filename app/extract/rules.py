@@ -67,7 +67,10 @@ class Mention:
 
 
 def _name_like(token) -> bool:
-    text = token.text
+    return _is_name_word(token.text)
+
+
+def _is_name_word(text: str) -> bool:
     if not text or not (text[0].isalpha() or text[0].isdigit()):
         return False
     return text[0].isupper() or any(c.isupper() for c in text[1:])
@@ -95,58 +98,63 @@ class RuleExtractor:
         self.phrases = lex.relation_phrases(terms)
         self.nlp = spacy.blank("en")
         self.nlp.add_pipe("sentencizer")
-        ruler = self.nlp.add_pipe("entity_ruler", config={"overwrite_ents": True})
-        ruler.add_patterns(self._patterns())
+        # phrase patterns (fast even with many thousands of graph labels); short and all-caps names match exactly
+        short = {label for label in self.known if len(label) <= 3 or label.isupper()}
+        rulers = (
+            ("known_exact", "ORTH", [{"label": self.known[label], "id": label, "pattern": label} for label in short]),
+            ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in short]),
+            ("type_cues", "LOWER", [{"label": CUE + t, "pattern": spelling} for spelling, t in self.terms.type_labels()]),
+        )
+        for name, attr, patterns in rulers:
+            if patterns:
+                ruler = self.nlp.add_pipe("entity_ruler", name=name, config={"phrase_matcher_attr": attr})
+                with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
+                    ruler.add_patterns(patterns)
+        self._fuzzy_cache: dict[str, str | None] = {}
 
     # ------------------------------------------------------------------ setup
     def _type(self, label: str) -> str | None:
         return self.terms.normalize_type(label)
 
-    def _patterns(self) -> list[dict]:
-        patterns: list[dict] = []
-        for spelling, type_name in self.terms.type_labels():
-            words = [t.text.lower() for t in self.nlp.make_doc(spelling)]
-            patterns.append({"label": CUE + type_name, "pattern": [{"LOWER": w} for w in words]})
-        for label, type_name in self.known.items():
-            words = [t.text for t in self.nlp.make_doc(label)]
-            exact = len(label) <= 3 or label.isupper()
-            key = "ORTH" if exact else "LOWER"
-            patterns.append({"label": type_name, "id": label,
-                             "pattern": [{key: w if exact else w.lower()} for w in words]})
-        return patterns
-
     # ------------------------------------------------------------------ entities
     def _candidate_spans(self, doc: Doc, taken: set[int]) -> list[tuple[int, int]]:
-        capitalized_elsewhere = {t.text for t in doc if _name_like(t) and not t.is_sent_start}
+        # plain lists: indexing a Doc creates a Token object each time
+        words = [t.text for t in doc]
+        lower = [w.lower() for w in words]
+        space = [bool(t.whitespace_) for t in doc]
+        starts = [bool(t.is_sent_start) for t in doc]
+        named = [_is_name_word(w) for w in words]
+        n = len(words)
+        capitalized_elsewhere = {words[k] for k in range(n) if named[k] and not starts[k]}
         spans: list[tuple[int, int]] = []
         i = 0
-        while i < len(doc):
-            if i in taken or not _name_like(doc[i]) or doc[i].lower_ in STOP_WORDS or doc[i].lower_ in lex.CALENDAR:
+        while i < n:
+            if i in taken or not named[i] or lower[i] in STOP_WORDS or lower[i] in lex.CALENDAR:
                 i += 1
                 continue
             j = i + 1
-            while j < len(doc) and j not in taken:
-                tok, prev = doc[j], doc[j - 1]
-                if _name_like(tok) and tok.lower_ not in lex.CALENDAR:
+            while j < n and j not in taken:
+                if named[j] and lower[j] not in lex.CALENDAR:
                     j += 1
-                elif tok.text[0].isdigit() and tok.text.replace(".", "").isalnum() and prev.whitespace_:
+                elif words[j][0].isdigit() and words[j].replace(".", "").isalnum() and space[j - 1]:
                     j += 1  # versions: SPARQL 1.1, OWL 2, Python 3
-                elif tok.text in {"-", "/"} and not prev.whitespace_ and not tok.whitespace_ and j + 1 < len(doc) \
-                        and (_name_like(doc[j + 1]) or doc[j + 1].text[0].isdigit()):
+                elif words[j] in {"-", "/"} and not space[j - 1] and not space[j] and j + 1 < n \
+                        and (named[j + 1] or words[j + 1][0].isdigit()):
                     j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237
-                elif tok.lower_ in {"of", "for"} and j + 1 < len(doc) and _name_like(doc[j + 1]) and j + 1 not in taken \
-                        and any(doc[k].lower_ in lex.ORG_WORDS for k in range(i, j)):
+                elif lower[j] in {"of", "for"} and j + 1 < n and named[j + 1] and j + 1 not in taken \
+                        and any(lower[k] in lex.ORG_WORDS for k in range(i, j)):
                     j += 1  # University of Oxford, Institute for Applied Informatics
-                elif tok.lower_ in lex.NAME_PARTICLES and j + 1 < len(doc) and doc[j + 1].text[:1].isupper():
+                elif lower[j] in lex.NAME_PARTICLES and j + 1 < n and words[j + 1][:1].isupper():
                     j += 1  # Guido van Rossum
                 else:
                     break
-            while j > i + 1 and (doc[j - 1].text in {"-", "/"} or doc[j - 1].lower_ in {"of", "for"}):
+            while j > i + 1 and (words[j - 1] in {"-", "/"} or lower[j - 1] in {"of", "for"}):
                 j -= 1
-            lone_initial = j == i + 1 and doc[i].is_sent_start
-            if lone_initial and not (_shape_strong(doc[i].text) or doc[i].text in capitalized_elsewhere
-                                     or doc[i].text in self.known or self._cue_after(doc, j)
-                                     or doc[j:j + 2].text.lower() in {", which", ", who"} or self._verb_follows(doc, j)):
+            lone_initial = j == i + 1 and starts[i]
+            if lone_initial and not (_shape_strong(words[i]) or words[i] in capitalized_elsewhere
+                                     or self._fuzzy_known(words[i]) or self._cue_after(doc, i, j)
+                                     or " ".join(lower[j:j + 2]) in {", which", ", who"} or self._verb_follows(doc, j)
+                                     or (j + 1 < n and lower[j] in {"and", "or"} and named[j + 1])):
                 i = j
                 continue
             spans.append((i, j))
@@ -155,13 +163,14 @@ class RuleExtractor:
 
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
         """A lower-case type cue (ontology class label) starting within `reach` tokens of k, only words between."""
-        for ent in doc.ents:
-            if ent.label_.startswith(CUE) and k <= ent.start <= k + reach and ent.text.islower():
-                if all(t.is_alpha or t.text == "-" or _name_like(t) for t in doc[k:ent.start]):
-                    return ent
+        by_start = doc.user_data["cue_start"]
+        for start in range(k, k + reach + 1):
+            ent = by_start.get(start)
+            if ent is not None and all(t.is_alpha or t.text == "-" or _name_like(t) for t in doc[k:start]):
+                return ent
         return None
 
-    def _cue_after(self, doc: Doc, end: int) -> str | None:
+    def _cue_after(self, doc: Doc, start: int, end: int) -> str | None:
         """Type named by "X, a <cue>", "X is a <cue>", or "the X <cue>" ("the Oxigraph database")."""
         k = end
         comma = k < len(doc) and doc[k].text == ","
@@ -172,12 +181,22 @@ class RuleExtractor:
             cue = self._cue_at(doc, k + 1, 4)
         elif not comma and not copula:
             # "the TransE model": a definite article before the name; "a Python library" names a library in Python
-            name_start = next((m for m in range(end - 1, -1, -1) if m == 0 or not _name_like(doc[m - 1])), 0)
-            definite = name_start > 0 and doc[name_start - 1].lower_ == "the"
+            definite = start > 0 and doc[start - 1].lower_ == "the"
             cue = self._cue_at(doc, end, 0) if definite else None
         else:
             cue = None
         return cue.label_[len(CUE):] if cue is not None else None
+
+    def _fuzzy_known(self, text: str) -> str | None:
+        """The known label `text` nearly spells (rapidfuzz ratio >= FUZZY_CUTOFF), if any."""
+        if not self._known_choices:
+            return None
+        if text not in self._fuzzy_cache:
+            if len(self._fuzzy_cache) > 50_000:
+                self._fuzzy_cache.clear()
+            match = process.extractOne(text.casefold(), self._known_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+            self._fuzzy_cache[text] = self._known_folded[match[0]] if match else None
+        return self._fuzzy_cache[text]
 
     def _verb_follows(self, doc: Doc, end: int) -> bool:
         """A relation phrase starts right after the word ("Oxigraph uses ...", "Stardog does not use ...")."""
@@ -193,9 +212,8 @@ class RuleExtractor:
     def _cue_before(self, doc: Doc, start: int) -> str | None:
         """Type named by "the library RDFLib", "computer scientist Tim Berners-Lee"."""
         k = start - 1
-        for ent in doc.ents:
-            if ent.label_.startswith(CUE) and ent.end - 1 == k and ent.text.islower():
-                return ent.label_[len(CUE):]
+        if (ent := doc.user_data["cue_end"].get(k)) is not None:
+            return ent.label_[len(CUE):]
         if k >= 0 and (doc[k].lower_ in lex.PERSON_ROLES or doc[k].lower_.rstrip(".") in lex.PERSON_TITLES):
             return self._type("person")
         return None
@@ -214,7 +232,7 @@ class RuleExtractor:
             return t, 0.9
         if len(words) == 2 and words[1][0].isdigit() and (t := self._type(words[0])):
             return t, 0.85  # "Section 3", "Chapter 2": a class label numbered
-        if cue := self._cue_after(doc, end) or self._cue_before(doc, start):
+        if cue := self._cue_after(doc, start, end) or self._cue_before(doc, start):
             return cue, 0.85
         if doc[end:end + 2].text.lower() in {", who", "who"}:
             return self._type("person"), 0.85
@@ -222,8 +240,8 @@ class RuleExtractor:
             return self._type(kind) or self._type("location"), 0.85
         if self._person_like(words) and words[0] in lex.first_names():
             return self._type("person"), 0.8
-        if self.known and (match := process.extractOne(text.casefold(), self._known_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)):
-            return self.known[self._known_folded[match[0]]], 0.8
+        if label := self._fuzzy_known(text):
+            return self.known[label], 0.8
         if headline:
             return self._type("technology"), 0.5  # Title Case Sentence: capitals say nothing
         if _shape_strong(text):
@@ -233,15 +251,22 @@ class RuleExtractor:
     def _mentions(self, doc: Doc) -> list[Mention]:
         mentions: list[Mention] = []
         taken: set[int] = set()
-        for ent in doc.ents:
+        ents = list(doc.ents)  # doc.ents builds new spans on every access
+        cues = [e for e in ents if e.label_.startswith(CUE) and e.text.islower()]
+        doc.user_data["cue_start"] = {e.start: e for e in cues}
+        doc.user_data["cue_end"] = {e.end - 1: e for e in cues}
+        for ent in ents:
             if not ent.label_.startswith(CUE):
                 mentions.append(Mention(ent.start, ent.end, ent.text, ent.label_, 0.95, known=True))
                 taken.update(range(ent.start, ent.end))
-        headlines = {sent.start for sent in doc.sents if _is_headline(sent)}
+        sentences = list(doc.sents)
+        doc.user_data["sentence_start"] = {t: sent.start for sent in sentences for t in range(sent.start, sent.end)}
+        headlines = {sent.start for sent in sentences if _is_headline(sent)}
         for start, end in self._candidate_spans(doc, taken):
-            headline = doc[start].sent.start in headlines
+            headline = doc.user_data["sentence_start"][start] in headlines
             type_name, confidence = self._type_mention(doc, start, end, headline)
             mentions.append(Mention(start, end, doc[start:end].text, type_name, confidence))
+        text = doc.text  # Doc.text re-joins every token on each access
         for m in mentions:
             span = doc[m.start:m.end]
             m.start_char, m.end_char = span.start_char, span.end_char
@@ -249,7 +274,7 @@ class RuleExtractor:
             sentence_end = m.end == len(doc) or doc[m.end].is_sent_start
             if last.text.endswith(".") and len(last.text) > 1 and sentence_end and last.lower_.rstrip(".") not in lex.LEGAL_SUFFIX:
                 m.end_char -= 1  # "the W3C." at the end of a sentence: the period is not part of the name
-            m.text = doc.text[m.start_char:m.end_char]
+            m.text = text[m.start_char:m.end_char]
         return sorted(mentions, key=lambda m: m.start)
 
     # ------------------------------------------------------------------ relations
@@ -318,7 +343,7 @@ class RuleExtractor:
                 break
             subjects.append(prev)
         # only a coordination that opens the sentence is a list of subjects ("X and Y use Z")
-        if subjects and subjects[-1] is in_sent[0] and subjects[-1].start - doc[subjects[-1].start].sent.start <= 1:
+        if subjects and subjects[-1] is in_sent[0] and subjects[-1].start - doc.user_data["sentence_start"][subjects[-1].start] <= 1:
             extra.extend((s, predicate, obj, min(confidence, 0.8)) for s in subjects)
         return extra
 
@@ -339,10 +364,12 @@ class RuleExtractor:
             return None
         hedged = hedged or any(t.lower_ in lex.HEDGE for t in doc[sent.start:a.start])
         lowered = [w.lower() for w in words]
-        if lowered[:2] in ([",", "which"], [",", "that"]) and len(content) == 0:
-            return None
-        if lowered[:1] == [","] and self._closes_apposition(doc, in_sent, a):
-            subject, confidence = in_sent[0], 0.75  # "RDFLib, a library for RDF, supports Turtle"
+        if "," in lowered and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
+            # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"
+            subject, confidence = in_sent[0], 0.75
+            words = words[lowered.index(",") + 1:]
+            content, negated, _ = lex.norm_gap(words)
+            lowered = [w.lower() for w in words]
         candidates = self.phrases.get(content)
         if not candidates and content and content[0] in {"it", "they"}:
             content, subject, confidence = content[1:], in_sent[0], 0.75
@@ -380,12 +407,12 @@ class RuleExtractor:
             return weak_ok
         return bool(mention.type) and self.terms.is_subtype(mention.type, "Location")
 
-    def _closes_apposition(self, doc, in_sent, a: Mention) -> bool:
-        """True when `a` sits inside ", ... ," right after the sentence's first mention."""
+    def _closes_apposition(self, doc, in_sent, comma: int) -> bool:
+        """True when the comma at token `comma` closes ", ... ," opened right after the sentence's first mention."""
         head = in_sent[0]
-        if head is a:
+        if head.end >= comma:
             return False
-        between = [t.text for t in doc[head.end:a.start]]
+        between = [t.text for t in doc[head.end:comma]]
         return between[:1] == [","] and between.count(",") == 1
 
     def _object_relative(self, doc, a: Mention, b: Mention, lowered: list[str]):
@@ -435,4 +462,4 @@ class RuleExtractor:
 def _is_headline(sent: Span) -> bool:
     """Title Case Sentences capitalize every word, so capitals there are no sign of a name."""
     words = [t for t in sent if t.is_alpha and t.lower_ not in STOP_WORDS]
-    return len(words) >= 4 and sum(t.text[0].isupper() for t in words) >= 0.8 * len(words)
+    return len(words) >= 3 and all(t.text[0].isupper() for t in words)

@@ -1,6 +1,6 @@
 """Score an extractor against the hand-written gold set (tests/gold/extraction.jsonl): entity and relation P/R/F1.
 
-Run:  .venv/bin/python -m tests.gold.score      (prints the figures for the rule extractor + validator)
+Run:  .venv/bin/python -m tests.gold.score [dev|heldout] [-v]   (figures for the rule extractor, raw and validated)
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from pathlib import Path
 from app.extract.models import Extraction
 from app.extract.ontology_terms import OntologyTerms
 
-GOLD = Path(__file__).resolve().parent / "extraction.jsonl"
+HERE = Path(__file__).resolve().parent
+SETS = {"dev": HERE / "extraction.jsonl", "heldout": HERE / "heldout.jsonl"}
 
 
-def load_gold() -> list[dict]:
-    return [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_gold(name: str = "dev") -> list[dict]:
+    return [json.loads(line) for line in SETS[name].read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def fold(name: str) -> str:
@@ -109,14 +110,16 @@ def main() -> None:
     repo = Path(__file__).resolve().parents[2]
     terms = load_terms(repo / "ontology")
     extractor, validator = RuleExtractor(terms), ExtractionValidator(terms)
-    items = load_gold()
-    raw = [extractor.extract(item["text"]) for item in items]
-    validated = [validator.validate(x).accepted for x in raw]
-    for label, predictions in (("rule extractor (raw)", raw), ("rule extractor + validator", validated)):
-        s = score(terms, items, predictions)
-        print(f"{label}, {len(items)} passages:")
-        for name in ("names", "entities", "exact_types", "relations", "unlabeled"):
-            print("  " + getattr(s, name).line(name))
+    chosen = [a for a in sys.argv[1:] if a in SETS] or list(SETS)
+    for set_name in chosen:
+        items = load_gold(set_name)
+        raw = [extractor.extract(item["text"]) for item in items]
+        validated = [validator.validate(x).accepted for x in raw]
+        for label, predictions in (("rule extractor (raw)", raw), ("rule extractor + validator", validated)):
+            s = score(terms, items, predictions)
+            print(f"[{set_name}] {label}, {len(items)} passages:")
+            for name in ("names", "entities", "exact_types", "relations", "unlabeled"):
+                print("  " + getattr(s, name).line(name))
     if "-v" in sys.argv:
         for item, x in zip(items, validated):
             print(item["id"], item["text"])
