@@ -6,9 +6,10 @@ Interface (stable; used by the ingest pipeline when no LLM answers):
     extractor.name                       # "rules:spacy"
     extraction = extractor.extract(text) # Extraction; spans are character offsets into `text`
 
-How it works (no trained model: spacy.blank("en") + sentencizer + entity_ruler):
-  * EntityRuler patterns: every known (label, type) from the graph, as an entity; every ontology class
-    label and skos:altLabel ("triple store", "library", "university") as a type cue.
+How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns):
+  * known_exact / known_folded: every known (label, type) from the graph, as an entity (short and all-caps
+    labels case-sensitively, others case-insensitively); type_cues: every ontology class label and
+    skos:altLabel ("triple store", "library", "university") as a type cue.
   * New names: runs of capitalized / camel-case / acronym tokens (with versions like "SPARQL 1.1",
     hyphen and slash joins, "of" inside organization names); a lone sentence-initial word only when it
     looks like a name (inner capitals, digits) or is capitalized elsewhere in the text.
