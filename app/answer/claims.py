@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from app.answer.citations import MARKER
 
 # a sentence ends after . ! ? (closing quotes, brackets and markers right after it belong to it) or at a line break
-SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?:[ \t]*\x00+)*(?=\s|$)|(?=\n)")
+SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?:[ \t]*\x00)*(?=\s|$)|(?=\n)")  # one NUL per repetition: no backtracking blow-up
 ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "dr.", "mr.", "mrs.", "ms.", "prof.", "fig.", "no.", "al."})
 ONLY_MARKERS = re.compile(r"^[\s.,;:!?]*$")
 
