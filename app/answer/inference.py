@@ -1,11 +1,19 @@
-"""How answers learn the depth and trace of inferred triples: a small protocol over the reasoner's derivation records."""
+"""Depths and traces of inferred triples, read in batches from the reasoner's derivation records (app/reasoner/records.py)."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from pyoxigraph import NamedNode, Triple as RdfTriple
+
+from app.answer import queries as q
 from app.answer.lookup import Triple
 from app.answer.models import TraceStep
+from app.reasoner.records import derivation_iri
+from app.store import GraphStore
+from app.vocab import Iris
+
+MAX_TRACE_STEPS = 200  # a trace is also bounded in width: wide premise fans (cax-sco chains) are cut here
 
 
 class Inference(Protocol):
@@ -14,26 +22,85 @@ class Inference(Protocol):
     def depths(self, triples: list[Triple]) -> dict[Triple, int]:
         """Shallowest derivation depth of each triple that has a derivation record (others absent)."""
 
-    def trace(self, triple: Triple, max_depth: int) -> list[TraceStep]:
-        """Derivation steps from the triple down to asserted premises, at most `max_depth` levels, never looping."""
+    def traces(self, triples: list[Triple], max_depth: int) -> dict[Triple, list[TraceStep]]:
+        """Derivation steps from each triple down towards asserted premises, at most `max_depth` levels, never looping."""
 
 
-class ReasonerInference:
-    """Inference backed by app.reasoner's derivation records (graph/derivations)."""
+class DerivationRecords:
+    """Inference over the derivations graph: a record's IRI is a hash of its triple, so lookups are VALUES of IRIs."""
 
-    def __init__(self, reasoner) -> None:
-        self.reasoner = reasoner
+    def __init__(self, store: GraphStore, iris: Iris) -> None:
+        self.store, self.iris = store, iris
 
     def depths(self, triples: list[Triple]) -> dict[Triple, int]:
-        return self.reasoner.depth_of(triples)
+        keys = {derivation_iri(self.iris, _rdf(t)): t for t in triples}
+        out: dict[Triple, int] = {}
+        for batch in _batches(list(keys)):
+            for row in self.store.query(q.with_values(q.DERIVATION_DEPTHS, derivations=[(d,) for d in batch])):
+                if row["g"].value == self.iris.derivations_graph:
+                    t = keys[row["d"]]
+                    out[t] = min(out.get(t, 1 << 30), int(row["depth"].value))
+        return out
 
-    def trace(self, triple: Triple, max_depth: int) -> list[TraceStep]:
-        return [TraceStep(conclusion=list(step.conclusion), rule=step.rule, depth=step.depth,
-                          premises=[list(p) for p in step.premises])
-                for step in self.reasoner.explain(*triple, max_depth=max_depth)]
+    def traces(self, triples: list[Triple], max_depth: int) -> dict[Triple, list[TraceStep]]:
+        """Breadth-first over all roots at once: one query per level, whatever the number of citations."""
+        steps: dict[RdfTriple, TraceStep] = {}
+        premises_of: dict[RdfTriple, list[RdfTriple]] = {}
+        roots = [_rdf(t) for t in triples]
+        level, seen = list(dict.fromkeys(roots)), set(roots)
+        for _ in range(max_depth):
+            if not level or len(steps) >= MAX_TRACE_STEPS:
+                break
+            found = self._steps(level)
+            level = []
+            for t, (rule, depth, premises) in found.items():
+                steps[t] = TraceStep(conclusion=_strs(t), rule=rule, depth=depth, premises=[_strs(p) for p in premises])
+                premises_of[t] = premises
+                for p in premises:
+                    if p not in seen and isinstance(p.subject, NamedNode) and isinstance(p.object, NamedNode):
+                        seen.add(p)
+                        level.append(p)
+        return {t: _walk(_rdf(t), steps, premises_of) for t in triples}
+
+    def _steps(self, level: list[RdfTriple]) -> dict[RdfTriple, tuple[str, int, list[RdfTriple]]]:
+        keys = {derivation_iri(self.iris, t): t for t in level}
+        out: dict[RdfTriple, tuple[str, int, list[RdfTriple]]] = {}
+        for batch in _batches(list(keys)):
+            for row in self.store.query(q.with_values(q.DERIVATION_STEPS, derivations=[(d,) for d in batch])):
+                if row["g"].value != self.iris.derivations_graph:
+                    continue
+                t = keys[row["d"]]
+                rule, depth, premises = out.setdefault(t, (row["rule"].value, int(row["depth"].value), []))
+                if row["premise"] not in premises:
+                    premises.append(row["premise"])
+        return out
 
 
-def reasoner_inference(store, iris, settings) -> Inference:
-    from app.reasoner import Reasoner  # noqa: PLC0415 — the reasoner package is heavy; only answers need it here
+def _walk(root: RdfTriple, steps: dict[RdfTriple, TraceStep], premises_of: dict[RdfTriple, list[RdfTriple]]) -> list[TraceStep]:
+    """The root's step, then its inferred premises' steps, depth-first; each step once (no loops)."""
+    out, seen, todo = [], set(), [root]
+    while todo:
+        t = todo.pop()
+        if t in seen or t not in steps:
+            continue
+        seen.add(t)
+        out.append(steps[t])
+        todo.extend(reversed(premises_of[t]))
+    return out
 
-    return ReasonerInference(Reasoner(store, iris, settings))
+
+def _rdf(t: Triple) -> RdfTriple:
+    return RdfTriple(NamedNode(t[0]), NamedNode(t[1]), NamedNode(t[2]))
+
+
+def _strs(t: RdfTriple) -> list[str]:
+    return [x.value if isinstance(x, NamedNode) else str(x) for x in (t.subject, t.predicate, t.object)]
+
+
+def _batches(items: list, size: int = 500):
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def reasoner_inference(store: GraphStore, iris: Iris, settings=None) -> Inference:
+    return DerivationRecords(store, iris)
