@@ -59,16 +59,8 @@ def triple(iris, s: str, p: str, o: str) -> tuple[str, str, str]:
     return (iris.entity(s), ONT + p, iris.entity(o))
 
 
-def reason(store, iris) -> int:
-    """Materialize the OWL 2 RL closure with the project's reasoner engine and write its inferred and derivations graphs."""
-    from pyoxigraph import Triple
+def reason(store, iris, settings=None) -> None:
+    """Materialize the OWL 2 RL closure with the project's reasoner (inferred graph plus derivation records)."""
+    from app.reasoner.reasoner import Reasoner
 
-    from app.reasoner.engine import Engine
-    from app.reasoner.records import RecordWriter
-
-    asserted = [Triple(q.subject, q.predicate, q.object) for q in store.quads()
-                if q.graph_name.value.startswith(iris.document_graph_prefix) or q.graph_name.value == iris.ontology_graph
-                if not isinstance(q.object, Triple)]
-    engine = Engine()
-    engine.materialize(engine.terms.encode_triples(asserted))
-    return store.add(RecordWriter(engine, iris).all_quads())
+    Reasoner(store, iris, settings).materialize(full=True)
