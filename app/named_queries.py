@@ -54,13 +54,21 @@ def _to_boolean(raw: str, iris: Iris) -> Term:
     return Literal(raw.lower(), datatype=NamedNode(XSD + "boolean"))
 
 
+def known_prefixes(iris: Iris) -> dict[str, str]:
+    """The ontology's prefixes plus shorthands for IRIs minted under the base (as the browser UI declares them)."""
+    minted = {"entity": iris.entity_prefix, "document": iris.document(""), "chunk": iris.chunk(""),
+              "graph": iris.base + "graph/"}
+    return {**PREFIXES, **minted}
+
+
 def _to_iri(raw: str, iris: Iris) -> Term:
-    """An absolute IRI, or a prefixed name with one of the ontology's prefixes (ont:Technology)."""
+    """An absolute IRI, or a prefixed name with a known prefix (ont:Technology, entity:sparql)."""
+    prefixes = known_prefixes(iris)
     match = PREFIXED_NAME.match(raw)
-    if match and match["prefix"] in PREFIXES:
-        return NamedNode(PREFIXES[match["prefix"]] + match["local"])
+    if match and match["prefix"] in prefixes:
+        return NamedNode(prefixes[match["prefix"]] + match["local"])
     if not ABSOLUTE_IRI.match(raw):
-        raise ValueError(f"an absolute IRI or a prefixed name with a known prefix ({', '.join(sorted(PREFIXES))})")
+        raise ValueError(f"an absolute IRI or a prefixed name with a known prefix ({', '.join(sorted(prefixes))})")
     try:
         return NamedNode(raw)
     except ValueError:

@@ -92,6 +92,13 @@ def test_bind_converts_each_type(typed):
     assert bound["s"] == Literal('a "quoted" } text')
 
 
+def test_iri_accepts_the_prefixes_of_minted_iris(typed):
+    bound = typed.bind({"e": ["x"], "i": ["entity:sparql"]}, IRIS)
+    assert bound["i"] == NamedNode("https://w3id.org/attest/entity/sparql")
+    bound = typed.bind({"e": ["x"], "i": ["graph:inferred"]}, Iris("https://example.org/kg/"))
+    assert bound["i"] == NamedNode("https://example.org/kg/graph/inferred")
+
+
 def test_entity_accepts_full_iri_under_base_and_optional_params_stay_unbound(typed):
     bound = typed.bind({"e": ["https://w3id.org/attest/entity/rdf"], "i": ["http://example.org/p"]}, IRIS)
     assert bound["e"] == NamedNode("https://w3id.org/attest/entity/rdf")
@@ -280,7 +287,7 @@ def test_explain_fact_gives_premises_of_an_inferred_triple_and_graphs_of_an_asse
         (ONT_ + "usedBy", "http://www.w3.org/2002/07/owl#inverseOf", ONT_ + "uses", "0")}
     deeper = _rows(_get(seeded, "explain-fact", subject=E + "rdf", predicate="ont:relatesTo", object=E + "sparql"))
     assert {r["depth"] for r in deeper} == {"2"} and {r["premiseDepth"] for r in deeper} >= {"1"}
-    rows = _rows(_get(seeded, "explain-fact", subject=E + "sparql", predicate="ont:uses", object=E + "rdf"))
+    rows = _rows(_get(seeded, "explain-fact", subject="entity:sparql", predicate="ont:uses", object="entity:rdf"))
     assert [(r["status"], r["graph"]) for r in rows] == [("asserted", "https://w3id.org/attest/graph/document/primer")]
 
 

@@ -10,7 +10,8 @@ from fastapi.responses import FileResponse, HTMLResponse
 
 from app.api.deps import IrisDep
 from app.errors import NotFound
-from app.vocab import PREFIXES, Iris
+from app.named_queries import known_prefixes
+from app.vocab import Iris
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 CONFIG_SLOT = "__ATTEST_CONFIG__"
@@ -24,15 +25,8 @@ ORDER BY ?class"""
 router = APIRouter(tags=["ui"])
 
 
-def _prefixes(iris: Iris) -> dict[str, str]:
-    """The ontology's prefixes, plus shorthands for the IRIs minted under the configured base."""
-    minted = {"entity": iris.entity_prefix, "document": iris.document(""), "chunk": iris.chunk(""),
-              "graph": iris.base + "graph/"}
-    return {**PREFIXES, **minted}
-
-
 def _page_config(iris: Iris) -> str:
-    config = {"endpoint": "/sparql", "prefixes": _prefixes(iris), "exampleQuery": EXAMPLE_QUERY}
+    config = {"endpoint": "/sparql", "prefixes": known_prefixes(iris), "exampleQuery": EXAMPLE_QUERY}
     # inside <script>, "</" or "<!--" would end or confuse the element: escape every "<"
     return json.dumps(config).replace("<", "\\u003c")
 
