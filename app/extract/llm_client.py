@@ -32,6 +32,7 @@ import httpx
 import openai
 from pydantic import BaseModel, ValidationError
 
+from app import metrics
 from app.errors import ExtractionError, LlmUnavailable
 from app.settings import Settings
 
@@ -155,10 +156,13 @@ class LlmClient:
         try:
             response = self._client.chat.completions.create(**kwargs)
         except openai.APITimeoutError as exc:
+            metrics.llm_errors.labels("timeout").inc()
             raise _Retryable("timeout") from exc
         except openai.APIConnectionError as exc:
+            metrics.llm_errors.labels("connection").inc()
             raise _Retryable(f"cannot connect to {self._client.base_url}: {exc}", unreachable=True) from exc
         except openai.APIStatusError as exc:
+            metrics.llm_errors.labels(f"http_{exc.status_code}").inc()
             if exc.status_code == 429 or exc.status_code >= 500:
                 raise _Retryable(f"http {exc.status_code}: {_message(exc)}", _retry_after(exc.response.headers)) from exc
             if response_format and response_format.get("type") == "json_schema" and exc.status_code in (400, 415, 422):
@@ -166,6 +170,10 @@ class LlmClient:
             raise ExtractionError(
                 f"LLM request refused: http {exc.status_code}: {_message(exc)}", reason=f"http {exc.status_code}", model=self.model
             ) from exc
+        metrics.llm_calls.labels("chat", "ok").inc()
+        if response.usage is not None:
+            metrics.llm_tokens.labels("prompt").inc(response.usage.prompt_tokens or 0)
+            metrics.llm_tokens.labels("completion").inc(response.usage.completion_tokens or 0)
         if not response.choices:
             raise _Retryable("reply has no choices")
         choice = response.choices[0]

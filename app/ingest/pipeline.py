@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pyoxigraph import NamedNode, Quad
 
+from app import metrics
 from app.errors import AttestError, ExtractionError, NotFound
 from app.extract.models import Extraction, Extractor
 from app.extract.ontology_terms import OntologyTerms, load_terms
@@ -117,7 +118,9 @@ class IngestPipeline:
             outcome = "changed" if prior is not None and self.store.has_graph(self.iris.document_graph(doc_id)) else "new"
             status.updated = now().isoformat()
             write_graphs(self.store, self.iris, {self.iris.status_graph(doc_id): self.registry.quads(status)})
-            return self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks)
+            report = self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks)
+            metrics.ingests.labels(report.outcome).inc()
+            return report
 
     def retry_failed(self) -> list[DocumentReport]:
         """Re-extract the failed chunks of every failed document (done chunks reuse their stored extraction)."""
@@ -172,6 +175,7 @@ class IngestPipeline:
         todo = [c for c in status.chunks if c.cache is None]
         for c, result in zip(todo, self._extract([c.text for c in todo])):
             if isinstance(result, ExtractionError):
+                metrics.extraction_failures.labels(self.extractor_name or "none").inc()
                 c.state, c.message, c.cache = "failed", result.message, None
                 report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
             else:
@@ -288,10 +292,11 @@ class IngestPipeline:
     def _reason(self, change: str, graph: str) -> None:
         if self.reasoner is None:
             return
-        if change == "replaced":
-            self.reasoner.on_graph_replaced(graph)
-        else:
-            self.reasoner.on_graph_removed(graph)
+        with metrics.reasoning_seconds.time():
+            if change == "replaced":
+                self.reasoner.on_graph_replaced(graph)
+            else:
+                self.reasoner.on_graph_removed(graph)
 
 
 def _chunks_of(findings, iris: Iris) -> set[str]:
