@@ -149,3 +149,45 @@ def test_resolve_timeout(settings):
     for bad in ("0", "-1", "abc", str(settings.max_query_timeout_s + 1)):
         with pytest.raises(BadRequest):
             resolve_timeout(settings, bad)
+
+
+def test_endpoint_answers_503_for_a_runaway_and_stays_fast_for_others(settings, iris):
+    """Over HTTP on a real server: the runaway gets a clear 503, small queries keep p95 < 50 ms meanwhile."""
+    import httpx
+
+    from app.store import open_store
+    from tests.conftest import LiveServer
+
+    seed = open_store(settings)
+    seed.add(_quads(3000))
+    seed.close()
+    with LiveServer(settings) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        for _ in range(3):
+            assert http.get("/sparql", params={"query": SMALL}).status_code == 200
+        runaway: dict = {}
+
+        def run_away() -> None:
+            started = time.monotonic()
+            with httpx.Client(base_url=server.url, timeout=30) as own:
+                reply = own.get("/sparql", params={"query": RUNAWAY, "timeout": "3"})
+            runaway.update(reply=reply, elapsed=time.monotonic() - started)
+
+        thread = threading.Thread(target=run_away)
+        thread.start()
+        time.sleep(0.3)
+        latencies = []
+        while thread.is_alive() and len(latencies) < 200:
+            t = time.perf_counter()
+            reply = http.get("/sparql", params={"query": POINT}, headers={"Accept": "application/sparql-results+json"})
+            latencies.append(time.perf_counter() - t)
+            assert reply.status_code == 200 and "value 42" in reply.text
+        thread.join()
+        reply = runaway["reply"]
+        assert reply.status_code == 503 and reply.json()["error"] == "QueryTimeout"
+        assert "deadline" in reply.json()["message"] and 2.9 < runaway["elapsed"] < 5
+        p95 = statistics.quantiles(latencies, n=20)[-1]
+        assert len(latencies) >= 50 and p95 < 0.050, f"p95 {p95 * 1000:.1f} ms over {len(latencies)} queries"
+        named = http.get("/queries/no-such-query")
+        assert named.status_code == 404
+        metrics_text = http.get("/metrics").text
+        assert 'attest_query_timeouts_total{source="sparql"}' in metrics_text
