@@ -73,14 +73,27 @@ class GraphLookup:
     def __init__(self, store: GraphStore, iris: Iris) -> None:
         self.store, self.iris = store, iris
         self._prefix = Literal(iris.entity_prefix)
+        self._ids: dict[str, str | None] = {}  # IRI -> entity id, memoized: the same IRIs recur in every row
+        self._kinds: dict[str, str | None] = {}
+
+    def entity_id(self, iri: str) -> str | None:
+        entity_id = self._ids.get(iri, "")
+        if entity_id == "":
+            entity_id = self._ids[iri] = self.iris.entity_id(iri)
+        return entity_id
 
     def counts(self, graph: str) -> str | None:
         """'asserted', 'inferred' or None (system graphs whose content is not a fact: ontology, derivations, quarantine)."""
-        if graph == self.iris.inferred_graph:
-            return "inferred"
-        if self.iris.is_system_graph(graph) or graph.startswith(self.iris.staging_graph_prefix):
-            return None
-        return "asserted"
+        kind = self._kinds.get(graph, "")
+        if kind == "":
+            if graph == self.iris.inferred_graph:
+                kind = "inferred"
+            elif self.iris.is_system_graph(graph) or graph.startswith(self.iris.staging_graph_prefix):
+                kind = None
+            else:
+                kind = "asserted"
+            self._kinds[graph] = kind
+        return kind
 
     def label_index(self) -> LabelIndex:
         labels: list[str] = []
@@ -90,7 +103,7 @@ class GraphLookup:
         for row in self.store.query(q.ENTITY_LABELS, substitutions={"prefix": self._prefix}):
             if self.counts(row["g"].value) != "asserted":
                 continue
-            entity_id = self.iris.entity_id(row["e"].value)
+            entity_id = self.entity_id(row["e"].value)
             if entity_id is None:
                 continue
             label = row["label"].value
@@ -110,25 +123,27 @@ class GraphLookup:
         """Label, types and description of each id that exists (ids failing is_valid_id are skipped)."""
         nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]
         out: dict[str, EntityInfo] = {}
+        inferred_types: dict[str, list[str]] = {}
         for batch in _batches(nodes):
             query = q.with_values(q.ENTITY_DETAILS, entities=[(n,) for n in batch])
             for row in self.store.query(query):
-                if self.counts(row["g"].value) is None:
+                kind = self.counts(row["g"].value)
+                if kind is None:
                     continue
                 iri = row["e"].value
-                entity_id = self.iris.entity_id(iri)
+                entity_id = self.entity_id(iri)
                 info = out.setdefault(entity_id, EntityInfo(entity_id, iri, ""))
                 p, v = row["p"].value, row["v"].value
                 if p == RDF + "type":
-                    if v not in info.types and v.startswith(ONT):
-                        info.types.append(v)
+                    if v.startswith(ONT):  # asserted types are the specific ones; inferred superclasses only as a fallback
+                        (info.types if kind == "asserted" else inferred_types.setdefault(entity_id, [])).append(v)
                 elif p == RDFS + "label":
                     info.label = info.label or v
                 elif not info.description:
                     info.description = v
         for info in out.values():
             info.label = info.label or info.id
-            info.types.sort()
+            info.types = sorted(set(info.types or inferred_types.get(info.id, [])))
         return out
 
     def facts_touching(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:

@@ -21,6 +21,7 @@ GENERIC_PENALTY = 0.6
 SOURCE_WEIGHT = 0.6  # an entity found in a matching chunk counts less than one named in the question  # relatesTo / mentions say less than a specific relation
 MAX_FRONTIER = 200  # entities expanded per hop, best first
 MAX_KEYWORDS = 8
+DEPTH_SHORTLIST = 3  # depths are looked up for the best limit * 3 facts only
 MAX_SOURCES = 5
 SNIPPET_CHARS = 600
 KEYWORD = re.compile(r"[A-Za-z0-9]{3,40}")
@@ -77,8 +78,8 @@ class Retriever:
         ranked_entities = sorted(scores, key=lambda e: (-scores[e], hops[e], e))
         total = len(ranked_entities)
         top_entities = ranked_entities[:request.limit]
-        ranked_facts = self._rank_facts(facts, scores)[:request.limit] if request.include_relations else []
-        needed = set(top_entities) | {self.iris.entity_id(x) for f in ranked_facts for x in (f.triple[0], f.triple[2])}
+        ranked_facts = self._rank_facts(facts, scores, request.limit)[:request.limit] if request.include_relations else []
+        needed = set(top_entities) | {self.lookup.entity_id(x) for f in ranked_facts for x in (f.triple[0], f.triple[2])}
         details = self.lookup.details(needed)
         predicate_labels = self.lookup.property_labels(f.triple[1] for f in ranked_facts)
 
@@ -143,7 +144,7 @@ class Retriever:
                 found = {t: st for t, st in found.items() if doc_graph in st.asserted_in or not st.asserted}
             reached: dict[str, float] = {}
             for (s, _, o), status in found.items():
-                sid, oid = self.iris.entity_id(s), self.iris.entity_id(o)
+                sid, oid = self.lookup.entity_id(s), self.lookup.entity_id(o)
                 if sid is None or oid is None:
                     continue
                 for a, b in ((sid, oid), (oid, sid)):
@@ -154,13 +155,12 @@ class Retriever:
                 scores[e], hops[e] = s, hop
             frontier = sorted(reached, key=lambda e: -reached[e])[:MAX_FRONTIER]
         return {t: st for t, st in facts.items()
-                if self.iris.entity_id(t[0]) in scores and self.iris.entity_id(t[2]) in scores}
+                if self.lookup.entity_id(t[0]) in scores and self.lookup.entity_id(t[2]) in scores}
 
-    def _rank_facts(self, facts: dict[Triple, FactStatus], scores: dict[str, float]) -> list[Fact]:
+    def _rank_facts(self, facts: dict[Triple, FactStatus], scores: dict[str, float], limit: int) -> list[Fact]:
+        """Dedupe, score with depth 1 assumed for inferred facts, then look up real depths of the best candidates only."""
         specific_pairs = {frozenset((s, o)) for (s, p, o) in facts if p not in GENERIC_PREDICATES}
-        inferred_only = [t for t, st in facts.items() if not st.asserted]
-        depths = self.inference.depths(inferred_only) if inferred_only else {}
-        ranked: list[Fact] = []
+        candidates: list[Fact] = []
         seen: set[tuple[str, frozenset]] = set()
         for triple, status in sorted(facts.items(), key=lambda kv: (not kv[1].asserted, kv[0])):
             s, p, o = triple
@@ -170,16 +170,22 @@ class Retriever:
             if key in seen:
                 continue  # the other direction of a symmetric fact
             seen.add(key)
-            depth = 0 if status.asserted else depths.get(triple, 1)
-            weight = (1.0 if status.asserted else max(0.1, 1.0 - 0.1 * depth)) * (GENERIC_PENALTY if p in GENERIC_PREDICATES else 1.0)
-            score = min(scores[self.iris.entity_id(s)], scores[self.iris.entity_id(o)]) * weight
-            ranked.append(Fact(triple, status, depth, score))
-        ranked.sort(key=lambda f: (-f.score, f.depth, f.triple))
-        return ranked
+            base = min(scores[self.lookup.entity_id(s)], scores[self.lookup.entity_id(o)])
+            candidates.append(Fact(triple, status, 0 if status.asserted else 1, base * _weight(p, status.asserted, 1)))
+        candidates.sort(key=lambda f: (-f.score, f.depth, f.triple))
+        shortlist = candidates[:limit * DEPTH_SHORTLIST]
+        inferred = [f.triple for f in shortlist if not f.status.asserted]
+        depths = self.inference.depths(inferred) if inferred else {}
+        for f in shortlist:
+            if not f.status.asserted:
+                f.depth = depths.get(f.triple, 1)
+                f.score = f.score / _weight(f.triple[1], False, 1) * _weight(f.triple[1], False, f.depth)
+        shortlist.sort(key=lambda f: (-f.score, f.depth, f.triple))
+        return shortlist
 
     def _relation(self, fact: Fact, details, predicate_labels: dict[str, str]) -> ContextRelation:
         s, p, o = fact.triple
-        sid, oid = self.iris.entity_id(s), self.iris.entity_id(o)
+        sid, oid = self.lookup.entity_id(s), self.lookup.entity_id(o)
         name = p.removeprefix(ONT)
         words = f"{_label(details, sid)} {predicate_labels.get(p, name)} {_label(details, oid)}"
         documents = sorted(g.removeprefix(self.iris.document_graph_prefix) for g in fact.status.asserted_in
@@ -209,6 +215,10 @@ class Retriever:
             out.append(line)
             used += len(line) + 1
         return "\n".join(out)
+
+
+def _weight(predicate: str, asserted: bool, depth: int) -> float:
+    return (1.0 if asserted else max(0.1, 1.0 - 0.1 * depth)) * (GENERIC_PENALTY if predicate in GENERIC_PREDICATES else 1.0)
 
 
 def _label(details, entity_id: str) -> str:
