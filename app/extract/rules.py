@@ -78,8 +78,8 @@ def _is_name_word(text: str) -> bool:
 
 
 def _shape_strong(text: str) -> bool:
-    """Looks like a product or acronym, not a capitalized common word: inner capitals or digits."""
-    return any(c.isupper() for c in text[1:]) or any(c.isdigit() for c in text)
+    """Looks like a product or acronym, not capitalized common words: a word with inner capitals or digits."""
+    return any(any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word) for word in text.split())
 
 
 class RuleExtractor:
@@ -123,7 +123,7 @@ class RuleExtractor:
         words = [t.text for t in doc]
         lower = [w.lower() for w in words]
         space = [bool(t.whitespace_) for t in doc]
-        starts = [bool(t.is_sent_start) for t in doc]
+        starts = _line_or_sentence_starts(doc)
         named = [_is_name_word(w) for w in words]
         n = len(words)
         capitalized_elsewhere = {words[k] for k in range(n) if named[k] and not starts[k]}
@@ -336,7 +336,7 @@ class RuleExtractor:
             gap = doc[prev.end:nxt.start].text.strip().lower()
             if gap not in lex.COORDINATION or (gap == "," and self._place(prev) and self._place(nxt, weak_ok=True)):
                 break  # "Cambridge, Massachusetts" is a place in a place, not a second object
-            extra.append((subject, predicate, nxt, min(confidence, 0.8)))
+            extra.append((subject, predicate, nxt, self._signed(predicate, subject, nxt, min(confidence, 0.8), doc)))
         index = in_sent.index(subject)
         subjects = []
         for prev, cur in zip(reversed(in_sent[:index]), reversed(in_sent[1:index + 1])):
@@ -345,8 +345,16 @@ class RuleExtractor:
             subjects.append(prev)
         # only a coordination that opens the sentence is a list of subjects ("X and Y use Z")
         if subjects and subjects[-1] is in_sent[0] and subjects[-1].start - doc.user_data["sentence_start"][subjects[-1].start] <= 1:
-            extra.extend((s, predicate, obj, min(confidence, 0.8)) for s in subjects)
+            extra.extend((s, predicate, obj, self._signed(predicate, s, obj, min(confidence, 0.8), doc)) for s in subjects)
         return extra
+
+    def _signed(self, predicate: str, subject: Mention, obj: Mention, confidence: float, doc: Doc) -> float:
+        """Retype weak mentions to the predicate's signature; a relation whose types still clash drops under the threshold."""
+        term = self.terms.predicates[predicate]
+        if self._fits(subject, term.domain) and self._fits(obj, term.range):
+            self._retype_by_signature(predicate, subject, obj, doc)
+            return confidence
+        return min(confidence, 0.5)
 
     def _relation_between(self, doc, sent, in_sent, a: Mention, b: Mention, last_subject):
         words = [t.text for t in doc[a.end:b.start]]
@@ -458,6 +466,22 @@ class RuleExtractor:
                 relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
                                                    confidence=round(confidence, 3))
         return Extraction(entities=list(entities.values()), relations=list(relations.values()))
+
+
+def _line_or_sentence_starts(doc: Doc) -> list[bool]:
+    """Whether each token is the first word of a sentence or a line ("## Bilinear models", "- Oxigraph uses")."""
+    starts: list[bool] = []
+    fresh = True
+    for tok in doc:
+        if tok.is_sent_start or "\n" in tok.text:
+            fresh = True
+        word = any(c.isalnum() for c in tok.text)
+        starts.append(fresh and word)
+        if word:
+            fresh = False
+        if "\n" in tok.whitespace_:
+            fresh = True
+    return starts
 
 
 def _is_headline(sent: Span) -> bool:

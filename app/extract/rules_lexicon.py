@@ -35,7 +35,7 @@ ORG_WORDS = {"institute": "research institute", "laboratory": "research laborato
              "agency": "organization", "council": "organization", "committee": "organization", "alliance": "organization",
              "consortium": "consortium", "foundation": "foundation", "university": "university", "college": "university",
              "school": "university", "academy": "organization", "company": "company", "centre": "research institute",
-             "center": "research institute"}
+             "center": "research institute", "research": "research lab"}
 PERSON_TITLES = frozenset({"dr", "prof", "professor", "mr", "mrs", "ms", "sir", "dame"})
 PERSON_ROLES = frozenset({"researcher", "scientist", "engineer", "professor", "author", "founder", "co-founder", "inventor",
                           "developer", "creator", "ceo", "cto", "director", "student", "programmer", "mathematician",
