@@ -56,7 +56,7 @@ class Engine:
         self.terms = terms or TermDict()
         self.axioms = axioms
         self.on_level: Callable[[int, int], None] | None = None  # progress: (level, triples fired so far)
-        self._lits = self.terms.literals
+        self._lits, self._blanks = self.terms.literals, self.terms.blanks
         self._axiom_triples = self._make_axioms() if axioms else []
         self._reset()
 
@@ -79,8 +79,8 @@ class Engine:
         if old is not None and old <= self.level + 1:
             return
         lits = self._lits
-        if s in lits or p in lits:
-            return  # generalized RDF (literal subject or predicate) cannot be stored; see README differences
+        if s in lits or p in lits or p in self._blanks:
+            return  # generalized RDF (literal subject, non-IRI predicate) cannot be stored; see README differences
         depth = self.depth
         d = 0
         for q in premises:
@@ -100,7 +100,8 @@ class Engine:
             bucket.append(t)
 
     def violate(self, rule: str, premises: Premises) -> None:
-        self.violations[(rule, premises)] = None
+        # premises sorted: the same inconsistency found from either premise is one violation
+        self.violations[(rule, tuple(sorted(premises)))] = None
 
     def fire(self, t: Encoded) -> None:
         s, p, o = t

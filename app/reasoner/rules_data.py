@@ -101,14 +101,19 @@ def property_characteristics(e: Engine, s: int, p: int, o: int, kinds) -> None:
     """prp-fp, prp-ifp, prp-irp, prp-symp, prp-asyp, prp-trp for (s p o) given the types of p."""
     ix, emit = e.index, e.emit
     t = (s, p, o)
+    # t may stand for either premise of prp-fp / prp-ifp, so both bindings are emitted
     if FUNCTIONAL in kinds:  # prp-fp
         for o2 in ix.objects(s, p):
             if o2 != o:
-                emit(o, SAME, o2, "prp-fp", ((p, TYPE, FUNCTIONAL), t, (s, p, o2)))
+                pt = (p, TYPE, FUNCTIONAL)
+                emit(o, SAME, o2, "prp-fp", (pt, t, (s, p, o2)))
+                emit(o2, SAME, o, "prp-fp", (pt, (s, p, o2), t))
     if INVFUNCTIONAL in kinds:  # prp-ifp
         for s2 in ix.subjects(p, o):
             if s2 != s:
-                emit(s, SAME, s2, "prp-ifp", ((p, TYPE, INVFUNCTIONAL), t, (s2, p, o)))
+                pt = (p, TYPE, INVFUNCTIONAL)
+                emit(s, SAME, s2, "prp-ifp", (pt, t, (s2, p, o)))
+                emit(s2, SAME, s, "prp-ifp", (pt, (s2, p, o), t))
     if IRREFLEXIVE in kinds and s == o:  # prp-irp
         e.violate("prp-irp", ((p, TYPE, IRREFLEXIVE), t))
     if SYMMETRIC in kinds:  # prp-symp
@@ -159,8 +164,9 @@ def has_key(e: Engine, x: int, c: int, head: int, props: tuple[int, ...]) -> Non
                 break
             z = min(common)
             prem += [(x, pi, z), (y, pi, z)]
-        else:
+        else:  # x may stand for either individual of prp-key
             e.emit(x, SAME, y, "prp-key", tuple(prem))
+            e.emit(y, SAME, x, "prp-key", tuple(prem))
 
 
 def restriction_profile(e: Engine, x: int) -> tuple:
@@ -199,10 +205,11 @@ def restriction_by_property(e: Engine, x: int, u: int, p: int, v: int) -> None:
     for m, n in maxc:
         if n == 0:  # cls-maxc1
             e.violate("cls-maxc1", ((x, MAXC, m), onp, ut, t))
-        elif n == 1:  # cls-maxc2
+        elif n == 1:  # cls-maxc2, with t as either value premise
             for y2 in obj(u, p):
                 if y2 != v:
                     emit(v, SAME, y2, "cls-maxc2", ((x, MAXC, m), onp, ut, t, (u, p, y2)))
+                    emit(y2, SAME, v, "cls-maxc2", ((x, MAXC, m), onp, ut, (u, p, y2), t))
     for m, n, cc in maxqc:
         qual = () if cc == THING else ((v, TYPE, cc),)
         if qual and not has(v, TYPE, cc):
@@ -211,7 +218,9 @@ def restriction_by_property(e: Engine, x: int, u: int, p: int, v: int) -> None:
         if n == 0:  # cls-maxqc1 (qualified), cls-maxqc2 (owl:Thing)
             e.violate("cls-maxqc2" if cc == THING else "cls-maxqc1", base + qual)
         elif n == 1:  # cls-maxqc3, cls-maxqc4
+            rule = "cls-maxqc4" if cc == THING else "cls-maxqc3"
             for y2 in obj(u, p):
                 if y2 != v and (cc == THING or has(y2, TYPE, cc)):
-                    extra = () if cc == THING else (qual[0], (y2, TYPE, cc))
-                    emit(v, SAME, y2, "cls-maxqc4" if cc == THING else "cls-maxqc3", base + ((u, p, y2),) + extra)
+                    q2 = () if cc == THING else ((y2, TYPE, cc),)
+                    emit(v, SAME, y2, rule, base[:4] + (t,) + qual + ((u, p, y2),) + q2)
+                    emit(y2, SAME, v, rule, base[:4] + ((u, p, y2),) + q2 + (t,) + qual)

@@ -168,8 +168,12 @@ def _same_as(e: Engine, x: int, _: int, y: int) -> None:
 
 
 def _different(e: Engine, x: int, _: int, y: int) -> None:
-    if e.index.has(x, SAME, y) or e.index.has(y, SAME, x):  # eq-diff1
-        e.violate("eq-diff1", ((x, SAME, y) if e.index.has(x, SAME, y) else (y, SAME, x), (x, DIFF, y)))
+    if x == y:  # eq-diff1 with the reflexive (x sameAs x) of eq-ref, which is not materialized
+        e.violate("eq-diff1", ((x, DIFF, x),))
+    else:  # eq-diff1
+        for same in ((x, SAME, y), (y, SAME, x)):
+            if e.index.has(*same):
+                e.violate("eq-diff1", (same, (x, DIFF, y)))
 
 
 def _restriction(e: Engine, x: int, _: int, __: int) -> None:
