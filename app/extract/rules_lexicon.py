@@ -69,8 +69,19 @@ def split_camel(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
 
 
+IRREGULAR = {"builds": {"built"}, "build": {"built"}, "writes": {"wrote", "written"}, "written": {"writes", "wrote", "write"},
+             "holds": {"held"}, "leads": {"led"}, "makes": {"made"}, "brings": {"brought"}, "runs": {"ran"},
+             "built": {"build", "builds", "building"}}
+
+
 def _inflections(word: str) -> set[str]:
-    """Third-person or past-tense verb -> its other forms (regular English; good enough for relation labels)."""
+    """Third-person or past-tense verb -> its other forms (regular English plus a few irregular verbs)."""
+    if word in IRREGULAR:
+        return IRREGULAR[word] | _regular(word)
+    return _regular(word)
+
+
+def _regular(word: str) -> set[str]:
     if len(word) > 4 and word.endswith("ed"):
         forms: set[str] = set()
         for base in (word[:-2], word[:-1]):  # developed -> develop, introduced -> introduce; the wrong one never occurs
