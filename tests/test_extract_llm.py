@@ -264,3 +264,10 @@ def test_extract_many_keeps_order_reports_failures_in_place_and_bounds_concurren
     assert [r.entities[0].name for i, r in enumerate(results) if i != 3] == ["Name0", "Name1", "Name2", "Name4", "Name5"]
     assert state["peak"] == 2  # never more than llm_concurrency at once, and it did run in parallel
     assert elapsed < 6 * 0.3
+
+
+def test_the_fake_fails_loudly_on_an_unscripted_call(extractor, fake_llm, llm_settings):
+    settings = llm_settings.model_copy(update={"llm_max_retries": 0})
+    lone = LlmExtractor(settings, extractor.terms, client=LlmClient(settings, backoff_s=0.01))
+    with pytest.raises(ExtractionError, match="no scripted reply left"):
+        lone.extract(TEXT)
