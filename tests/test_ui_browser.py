@@ -185,3 +185,25 @@ def test_named_query_runs_with_its_parameter_from_the_sidebar(page, server):
     page.get_by_text("missing parameter 'label'", exact=False).first.wait_for()
     assert not page.outside_requests
     assert not page.page_errors
+
+
+def test_editor_completes_ontology_terms_from_this_server(page, server):
+    page.goto(server.url + "/")
+    page.wait_for_selector(".yasqe .CodeMirror")
+    page.locator(".yasqe .CodeMirror").first.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.type("PREFIX ont: <https://w3id.org/attest/ontology#> SELECT * WHERE { ?x a ont:Tech")
+    page.keyboard.press("Control+Space")
+    hints = page.locator(".CodeMirror-hints li")
+    hints.first.wait_for()
+    assert hints.all_inner_texts() == ["ont:Technology"]  # from the ontology graph, not the LOV web service
+    page.keyboard.press("Enter")
+    page.keyboard.type(" ; ont:developedB")
+    page.keyboard.press("Control+Space")
+    page.get_by_text("ont:developedBy").first.wait_for()
+    page.keyboard.press("Enter")
+    value = page.evaluate("() => window.attestYasgui.getTab().getYasqe().getValue()")
+    assert value.endswith("?x a ont:Technology ; ont:developedBy")
+    assert not page.outside_requests
+    assert not page.page_errors

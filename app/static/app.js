@@ -19,6 +19,37 @@
     return;
   }
 
+  // Class and property completion from this server's ontology graph instead of the LOV web service:
+  // the built-in completers' token handling (prefixed names in, full IRIs matched) with our own term list.
+  const TERMS = {
+    class: "SELECT DISTINCT ?term WHERE { { ?term a owl:Class } UNION { ?term a rdfs:Class } FILTER(isIRI(?term)) }",
+    property: "SELECT DISTINCT ?term WHERE { VALUES ?kind { owl:ObjectProperty owl:DatatypeProperty " +
+      "owl:AnnotationProperty rdf:Property } ?term a ?kind FILTER(isIRI(?term)) }",
+  };
+  const COMMON_PROPERTIES = ["rdf:type", "rdfs:label", "rdfs:comment", "rdfs:subClassOf", "rdfs:subPropertyOf",
+    "rdfs:domain", "rdfs:range", "skos:altLabel", "skos:prefLabel", "dct:title", "prov:wasDerivedFrom",
+    "att:inDocument", "att:text", "att:confidence", "att:derives", "att:rule", "att:depth", "att:premise"];
+
+  function expand(name) {
+    const [prefix, local] = name.split(":");
+    return config.prefixes[prefix] + local;
+  }
+
+  function ontologyTerms(kind) {
+    const body = new URLSearchParams({ query: `${prefixLines}\n${TERMS[kind]}` });
+    return fetch(endpoint, { method: "POST", body, headers: { Accept: "application/sparql-results+json" } })
+      .then((response) => (response.ok ? response.json() : { results: { bindings: [] } }))
+      .then((json) => json.results.bindings.map((row) => row.term.value))
+      .then((terms) => (kind === "property" ? terms.concat(COMMON_PROPERTIES.map(expand)) : terms))
+      .catch(() => []);
+  }
+
+  const Yasqe = window.Yasgui.Yasqe;
+  ["class", "property"].forEach((kind) => {
+    Yasqe.forkAutocompleter(kind, { name: `attest-${kind}`, bulk: true, persistenceId: null,
+                                    get: () => ontologyTerms(kind) }, false);
+  });
+
   // Run nothing against third-party services: no LOV class/property lookups, no prefix.cc, one endpoint.
   const yasgui = new window.Yasgui(document.getElementById("yasgui"), {
     requestConfig: { endpoint: endpoint, method: "POST" },
@@ -27,7 +58,7 @@
     persistenceId: "attest-yasgui",
     yasqe: {
       value: `${prefixLines}\n\n${config.exampleQuery}\n`,
-      autocompleters: ["prefixes", "variables"],
+      autocompleters: ["prefixes", "variables", "attest-class", "attest-property"],
       prefixCcApi: undefined,
       editorHeight: "320px",
     },
