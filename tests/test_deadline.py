@@ -82,6 +82,9 @@ def test_every_acknowledged_write_is_seen_by_the_next_query(executor, loaded):
         assert bool(executor.query(f"ASK {{ <http://example.org/e/{10_000 + i}> ?p ?o }}")) is True
         loaded.update(f"DELETE DATA {{ <http://example.org/e/{i}> <http://example.org/p> \"value {i}\" }}")
         assert bool(executor.query(f"ASK {{ <http://example.org/e/{i}> ?p ?o }}")) is False
+    loaded.raw.add(_quads(1, start=30_000)[0])  # engines writing through the native store are seen too
+    assert bool(executor.query("ASK { <http://example.org/e/30000> ?p ?o }")) is True
+    loaded.raw.remove(_quads(1, start=30_000)[0])
     count = next(iter(executor.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")))["n"].value
     assert int(count) == 3000
 

@@ -31,6 +31,38 @@ def _in_graph(quads: Iterable[Quad], graph: NamedNode) -> Iterable[Quad]:
         yield Quad(q.subject, q.predicate, q.object, graph)
 
 
+class _GenerationCounting:
+    """A pyoxigraph Store seen through a proxy that bumps its owner's write generation after each write call."""
+
+    WRITES = frozenset({"add", "extend", "bulk_extend", "remove", "remove_graph", "add_graph", "clear", "clear_graph",
+                        "load", "bulk_load", "update"})
+
+    def __init__(self, store: Store, owner: "EmbeddedStore") -> None:
+        self._store, self._owner = store, owner
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._store, name)
+        if name not in self.WRITES:
+            return attr
+
+        def write(*args, **kwargs):
+            try:
+                return attr(*args, **kwargs)
+            finally:
+                self._owner.generation += 1
+
+        return write
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def __iter__(self):
+        return iter(self._store)
+
+    def __contains__(self, quad) -> bool:
+        return quad in self._store
+
+
 class EmbeddedStore:
     """GraphStore over a pyoxigraph Store on disk (or in memory when `path` is None)."""
 
@@ -58,8 +90,11 @@ class EmbeddedStore:
 
     @property
     def raw(self) -> Store:
-        """The underlying pyoxigraph Store, for engines that need its native API (reasoner, bulk jobs)."""
-        return self._store
+        """The underlying pyoxigraph Store, for engines that need its native API (reasoner, bulk jobs).
+
+        Writes through it bump `generation` like the methods here do, so query snapshots see them.
+        """
+        return _GenerationCounting(self._store, self)  # type: ignore[return-value]
 
     # queries -----------------------------------------------------------------
 
