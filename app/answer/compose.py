@@ -11,6 +11,7 @@ from app.extract.sanitize import sanitize
 SENTENCE_BREAK = re.compile(r"[.!?]+\s+")
 MAX_FACT_SENTENCES = 8
 MAX_ENTITY_SENTENCES = 3
+NAMED_SCORE = 0.85  # link similarity (0-1) from which an entity counts as named by the question
 NOTHING_FOUND = "The knowledge graph holds nothing that matches the question."
 
 
@@ -20,7 +21,8 @@ def compose_extractive(context: ContextResponse) -> str:
         return NOTHING_FOUND
     labels = {e.id: _clean(e.label) for e in context.entities}
     sentences = []
-    for e in context.entities[:MAX_ENTITY_SENTENCES]:
+    named = [e for e in context.entities if e.hops == 0 and e.score >= NAMED_SCORE]  # entities the question names
+    for e in named[:MAX_ENTITY_SENTENCES]:
         kind = f" ({', '.join(e.types)})" if e.types else ""
         about = f": {_clean(e.description).rstrip('.')}" if e.description else ""
         sentences.append(f"{labels[e.id]}{kind} {entity_marker(e.id)}{about}.")

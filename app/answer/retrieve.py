@@ -18,7 +18,7 @@ from app.vocab import ONT, is_valid_id
 
 HOP_DECAY = 0.5  # an entity reached over one more hop scores half as much as the one it was reached from
 GENERIC_PENALTY = 0.6
-SOURCE_WEIGHT = 0.6  # an entity found in a matching chunk counts less than one named in the question  # relatesTo / mentions say less than a specific relation
+SOURCE_WEIGHT = 0.3  # an entity found in a matching chunk counts less than one reached in one hop from the question  # relatesTo / mentions say less than a specific relation
 MAX_FRONTIER = 200  # entities expanded per hop, best first
 MAX_KEYWORDS = 8
 DEPTH_SHORTLIST = 3  # depths are looked up for the best limit * 3 facts only
@@ -160,17 +160,20 @@ class Retriever:
     def _rank_facts(self, facts: dict[Triple, FactStatus], scores: dict[str, float], limit: int) -> list[Fact]:
         """Dedupe, score with depth 1 assumed for inferred facts, then look up real depths of the best candidates only."""
         specific_pairs = {frozenset((s, o)) for (s, p, o) in facts if p not in GENERIC_PREDICATES}
+        asserted_pairs = {frozenset((s, o)) for (s, p, o), st in facts.items() if st.asserted}
         candidates: list[Fact] = []
         seen: set[tuple[str, frozenset]] = set()
         for triple, status in sorted(facts.items(), key=lambda kv: (not kv[1].asserted, kv[0])):
             s, p, o = triple
-            if p in GENERIC_PREDICATES and not status.asserted and frozenset((s, o)) in specific_pairs:
-                continue  # an inferred relatesTo only restates a more specific fact
+            pair = frozenset((s, o))
+            if not status.asserted and (pair in asserted_pairs or (p in GENERIC_PREDICATES and pair in specific_pairs)):
+                continue  # an inverse, super-property or relatesTo of a fact already shown adds nothing to read
             key = (p, frozenset((s, o)))
             if key in seen:
                 continue  # the other direction of a symmetric fact
             seen.add(key)
-            base = min(scores[self.lookup.entity_id(s)], scores[self.lookup.entity_id(o)])
+            # the mean, not the minimum: a fact about an entity the question names beats one between two side entities
+            base = (scores[self.lookup.entity_id(s)] + scores[self.lookup.entity_id(o)]) / 2
             candidates.append(Fact(triple, status, 0 if status.asserted else 1, base * _weight(p, status.asserted, 1)))
         candidates.sort(key=lambda f: (-f.score, f.depth, f.triple))
         shortlist = candidates[:limit * DEPTH_SHORTLIST]
