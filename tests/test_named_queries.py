@@ -6,6 +6,7 @@ import csv
 import io
 import os
 import time
+from pathlib import Path
 
 import pytest
 from pyoxigraph import Literal, NamedNode, RdfFormat, parse
@@ -321,6 +322,27 @@ def test_results_are_negotiated_like_the_endpoint(seeded):
     assert xml.status_code == 200 and b"<sparql" in xml.content
     refused = seeded.get("/queries/class-counts", headers={"Accept": "image/png"})
     assert refused.status_code == 406
+
+
+def test_a_broken_file_is_listed_with_its_error_and_the_others_still_work(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import load_settings
+
+    queries = tmp_path / "queries"
+    queries.mkdir()
+    (queries / "fine.rq").write_text("# Counts triples.\nSELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    (queries / "broken.rq").write_text("# Forgets its projection.\n# @param s: iri\nSELECT ?o WHERE { ?s ?p ?o }")
+    settings = load_settings(None, data_dir=tmp_path / "data", queries_dir=queries,
+                             ontology_dir=Path(__file__).resolve().parent.parent / "ontology")
+    with TestClient(create_app(settings)) as client:
+        listed = {q["name"]: q for q in client.get("/queries").json()["queries"]}
+        assert "SELECT projection" in listed["broken"]["error"] and "broken.rq" in listed["broken"]["error"]
+        assert listed["fine"]["description"] == "Counts triples."
+        assert client.get("/queries/fine", headers={"Accept": "text/csv"}).status_code == 200
+        broken = client.get("/queries/broken", params={"s": "urn:x"})
+        assert broken.status_code == 500 and broken.json()["error"] == "ConfigError"
 
 
 def test_unknown_query_is_404(client):

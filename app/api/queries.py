@@ -8,6 +8,7 @@ from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
 from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.sparql import TRUNCATED_HEADER
+from app.errors import ConfigError
 from app.named_queries import NamedQueries, NamedQuery
 from app.sparql.formats import Format, negotiate
 
@@ -27,9 +28,20 @@ def _named_queries(request: Request, settings) -> NamedQueries:
 
 @router.get("")
 def list_queries(request: Request, settings: SettingsDep) -> dict[str, object]:
-    """Every queries/*.rq: name, description, form, parameters, route and SPARQL text."""
-    queries = _named_queries(request, settings).all()
-    return {"queries": [{**q.to_dict(), "url": f"/queries/{q.name}", "query": q.text} for q in queries]}
+    """Every queries/*.rq: name, description, form, parameters, route and SPARQL text.
+
+    A file that does not load is listed with its error instead of hiding the others.
+    """
+    named = _named_queries(request, settings)
+    listed = []
+    for name in named.names():
+        try:
+            q = named.get(name)
+        except ConfigError as exc:
+            listed.append({"name": name, "url": f"/queries/{name}", "error": exc.message})
+            continue
+        listed.append({**q.to_dict(), "url": f"/queries/{q.name}", "query": q.text})
+    return {"queries": listed}
 
 
 @router.get("/{name}")

@@ -137,7 +137,17 @@
     return label;
   }
 
+  function brokenQueryItem(query) {
+    const item = document.createElement("li");
+    item.className = "broken";
+    item.innerHTML = '<span class="named-query"></span><div class="muted description"></div>';
+    item.firstChild.textContent = query.name;
+    item.lastChild.textContent = query.error;
+    return item;
+  }
+
   function namedQueryItem(query) {
+    if (query.error) return brokenQueryItem(query);
     const item = document.createElement("li");
     const button = document.createElement("button");
     button.type = "button";
