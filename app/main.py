@@ -29,6 +29,7 @@ ROUTER_MODULES = (
     "app.api.entities",
     "app.api.sparql",
     "app.api.gsp",
+    "app.api.reasoning",
 )
 
 

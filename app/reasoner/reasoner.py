@@ -164,7 +164,7 @@ class Reasoner:
                 raw.remove_graph(node)
             lines, objects = writer.split(e.inferred())
             raw.bulk_load("".join(lines).encode(), RdfFormat.N_QUADS)
-            raw.extend(objects + violation_quads)
+            raw.bulk_extend(objects + violation_quads)
         self._violations_written = set(e.violations)
 
     def _write_changes(self, touched: set[Encoded]) -> None:
