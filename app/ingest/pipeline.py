@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pyoxigraph import NamedNode, Quad
+from pyoxigraph import NamedNode
 
 from app import metrics
 from app.errors import AttestError, ExtractionError, NotFound
@@ -21,7 +21,7 @@ from app.ingest.load import LoadedDocument, load_bytes, load_path
 from app.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
 from app.ingest.resolve import EntityIndex, slugify
 from app.ingest.shacl_gate import ShaclGate, quarantine_quads
-from app.ingest.status import ChunkStatus, DocStatus, StatusRegistry, now, write_graphs
+from app.ingest.status import ChunkStatus, DocStatus, StatusRegistry, commit, now
 from app.settings import Settings
 from app.store import GraphStore
 from app.vocab import ATT, ONT, Iris, is_valid_id
@@ -115,10 +115,10 @@ class IngestPipeline:
             cached = {c.id: c for c in prior.chunks} if prior else {}
             status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor_name,
                                chunks=[self._pending(ch, cached.get(ch.id)) for ch in chunks])
-            outcome = "changed" if prior is not None and self.store.has_graph(self.iris.document_graph(doc_id)) else "new"
-            status.updated = now().isoformat()
-            write_graphs(self.store, self.iris, {self.iris.status_graph(doc_id): self.registry.quads(status)})
-            report = self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks)
+            has_graph = self.store.has_graph(self.iris.document_graph(doc_id))
+            outcome = "changed" if prior is not None and has_graph else "new"
+            report = self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks,
+                                   fresh=prior is None and not has_graph)
             metrics.ingests.labels(report.outcome).inc()
             return report
 
@@ -147,10 +147,7 @@ class IngestPipeline:
             graphs = [self.iris.document_graph(doc_id), self.iris.status_graph(doc_id)]
             if not any(self.store.has_graph(g) for g in graphs):
                 return False
-            write_graphs(self.store, self.iris, {
-                graphs[0]: [], graphs[1]: [],
-                self.iris.quarantine_graph: self._quarantine_without(doc_id),
-            })
+            commit(self.store, self.iris, doc_id, document=[], status=[], quarantine=[], fresh=False)
             self._index = None  # entities only this document named are gone
             self._reason("removed", graphs[0])
             return True
@@ -166,7 +163,7 @@ class IngestPipeline:
         return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
                            extractor=prior.extractor if keep else "", cache=prior.cache if keep else None)
 
-    def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *,
+    def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
                  cleaned: CleanText | None = None, chunks: list[Chunk] | None = None) -> DocumentReport:
         started = now()
         report = DocumentReport(status.source, outcome, status.id, timings=timings, chunks=len(status.chunks))
@@ -190,7 +187,8 @@ class IngestPipeline:
                              f"{report.failed_chunks[0]['message']}"
             status.report = {"failed_chunks": report.failed_chunks}
             status.updated = now().isoformat()
-            write_graphs(self.store, self.iris, {self.iris.status_graph(status.id): self.registry.quads(status)})
+            commit(self.store, self.iris, status.id, document=None, status=self.registry.quads(status), quarantine=[],
+                   fresh=fresh)
             report.outcome, report.status, report.message = "failed", "failed", status.message
             return report
 
@@ -238,9 +236,8 @@ class IngestPipeline:
         gated = self.gate.gate(quads)
         timings["shacl"] = time.perf_counter() - t
         doc_iri = self.iris.document(status.id)
-        quarantine = self._quarantine_without(status.id)
-        if gated.findings:
-            quarantine += quarantine_quads(self.iris.base, status.id, doc_iri, gated.findings, self.iris.quarantine_graph)
+        quarantine = quarantine_quads(self.iris.base, status.id, doc_iri, gated.findings, self.iris.quarantine_graph) \
+            if gated.findings else []
         report.quarantined = [f.to_dict() for f in gated.quarantined]
         hit_chunks = _chunks_of(gated.quarantined, self.iris)
         for c in status.chunks:
@@ -257,11 +254,8 @@ class IngestPipeline:
         status.state, status.message, status.updated = "done", "", now().isoformat()
         status.report = {k: v for k, v in report.to_dict().items()
                          if k in ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "extractor")}
-        write_graphs(self.store, self.iris, {
-            self.iris.document_graph(status.id): gated.kept,
-            self.iris.status_graph(status.id): self.registry.quads(status),
-            self.iris.quarantine_graph: quarantine,
-        })
+        commit(self.store, self.iris, status.id, document=gated.kept, status=self.registry.quads(status),
+               quarantine=quarantine, fresh=fresh)
         timings["write"] = time.perf_counter() - t
         report.status = "done"
         self._reason("replaced", self.iris.document_graph(status.id))
@@ -282,10 +276,6 @@ class IngestPipeline:
             except ExtractionError as exc:
                 out.append(exc)
         return out
-
-    def _quarantine_without(self, doc_id: str) -> list[Quad]:
-        prefix = f"{self.iris.base}quarantine/{doc_id}/"
-        return [q for q in self.store.quads(self.iris.quarantine_graph) if not q.subject.value.startswith(prefix)]
 
     # reasoning ---------------------------------------------------------------------------
 

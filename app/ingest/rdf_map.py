@@ -140,7 +140,7 @@ class DocumentMapper:
                     alt_labels.setdefault(r.iri, set()).add(mention.entity.name.strip())
                     self._merge_record(doc.id, ce.chunk, mention)
                 add(chunk_node, MENTIONS, NamedNode(r.iri))
-                self._mention(ce.chunk, chunk_node, mention, run)
+                self._mention(ce.chunk, chunk_node, mention)
                 for other, score in r.candidates:
                     self._candidate(doc.id, r.iri, other, score)
             for rel in ce.relations:
@@ -193,7 +193,7 @@ class DocumentMapper:
         add(node, att("text"), Literal(chunk.text))
         return node
 
-    def _mention(self, chunk: Chunk, chunk_node: NamedNode, mention: Mention, run: ExtractionRun) -> None:
+    def _mention(self, chunk: Chunk, chunk_node: NamedNode, mention: Mention) -> None:
         node = NamedNode(f"{self.iris.chunk(chunk.id)}/mention/{slugify(mention.resolution.id)}")
         add = self.add
         add(node, A, att("Mention"))
@@ -203,8 +203,6 @@ class DocumentMapper:
         if mention.span is not None:
             add(node, att("charStart"), integer(mention.span[0]))
             add(node, att("charEnd"), integer(mention.span[1]))
-        add(node, att("confidence"), decimal(mention.entity.confidence))
-        add(node, att("extractor"), Literal(run.extractor))
 
     def _merge_record(self, doc_id: str, chunk: Chunk, mention: Mention) -> None:
         r = mention.resolution

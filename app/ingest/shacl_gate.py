@@ -15,6 +15,7 @@ from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH as SHNS
 
 from app.errors import OntologyError
 from app.ingest.rdf_map import REIFIES, att
+from app.ingest.shacl_memo import ShapeMemo
 from app.vocab import ATT, RDF, SH, XSD
 
 MAX_PASSES = 3  # removing an item can expose another violation (a relation to a quarantined entity); re-check
@@ -79,6 +80,7 @@ class ShaclGate:
         for shape, p in self.shapes.subject_objects(SHNS.targetSubjectsOf):
             self.subject_targets.setdefault(shape, set()).add(str(p))
         self.relevant = self._relevant_predicates()
+        self.memo = ShapeMemo(shapes, self.hierarchy, self.relevant)
         self._shapes_graph = ShapesGraph(self.shapes)
         self._lock = threading.Lock()  # pyshacl's harvested shapes are shared; validate one graph at a time
 
@@ -102,12 +104,16 @@ class ShaclGate:
 
     # validation -------------------------------------------------------------------
 
-    def validate_graph(self, data: rdflib.Graph) -> tuple[bool, rdflib.Graph]:
-        """pyshacl over `data` (modified in place: the class hierarchy is added); returns (conforms, report)."""
+    def validate_graph(self, data: rdflib.Graph, focus: list[str] | None = None) -> tuple[bool, rdflib.Graph]:
+        """pyshacl over `data` (modified in place: the class hierarchy is added); returns (conforms, report).
+
+        `focus` limits validation to those nodes (a re-check after quarantining only needs the nodes it touched).
+        """
         for t in self.hierarchy:
             data.add(t)
+        options = dict(_VALIDATION_OPTIONS, focus_nodes=focus) if focus else dict(_VALIDATION_OPTIONS)
         with self._lock:
-            validator = Validator(DataGraph.from_rdflib(data), shacl_graph=self.shapes, options=dict(_VALIDATION_OPTIONS))
+            validator = Validator(DataGraph.from_rdflib(data), shacl_graph=self.shapes, options=options)
             validator.shacl_graph = self._shapes_graph  # reuse the harvested shapes instead of re-reading them
             conforms, report, _ = validator.run()
         return bool(conforms), report
@@ -116,8 +122,9 @@ class ShaclGate:
         """Validate, take offending items out, re-validate what is left; kept + findings."""
         kept = list(quads)
         findings: list[Finding] = []
+        focus: list[str] | None = None
         for _ in range(MAX_PASSES):
-            conforms, report = self.validate_graph(to_rdflib(kept, self.relevant))
+            conforms, report = self._check(kept, focus)
             if conforms:
                 break
             new = self.findings(report)
@@ -125,16 +132,37 @@ class ShaclGate:
             findings.extend(f for f in new if f.severity != SH + "Violation")
             if not violations:
                 break
+            before = kept
             kept = self._remove(kept, violations)
             findings.extend(violations)
+            focus = touched_nodes(before, kept)
+            if not focus:
+                break
         else:
-            conforms, report = self.validate_graph(to_rdflib(kept, self.relevant))
+            conforms, _ = self._check(kept, focus)
             if not conforms:  # still failing: keep nothing rather than commit a graph that violates the shapes
                 rest = Finding("", None, None, "document still violates the shapes after quarantining items",
                                None, None, SH + "Violation", removed=[Triple(q.subject, q.predicate, q.object) for q in kept])
                 findings.append(rest)
                 kept = []
         return GateResult(kept, findings)
+
+    def _check(self, quads: list[Quad], focus: list[str] | None) -> tuple[bool, rdflib.Graph | None]:
+        """pyshacl on what needs it: with the memo, only nodes with a new signature; else `focus` (or all)."""
+        if not self.memo.enabled:
+            return self.validate_graph(to_rdflib(quads, self.relevant), focus)
+        doc = self.memo.index(quads, self._unshaped)
+        novel = self.memo.novel(doc)
+        if not novel:
+            return True, None  # every node passed the shapes before with the same signature
+        if not all(isinstance(n, NamedNode) for n in novel):  # blank nodes cannot be named as focus nodes
+            return self.validate_graph(to_rdflib(quads, self.relevant), None)
+        conforms, report = self.validate_graph(to_rdflib(self.memo.subgraph(doc, novel), None), [n.value for n in novel])
+        self.memo.remember(doc, novel, {str(f) for f in report.objects(None, SHNS.focusNode)})
+        return conforms, report
+
+    def _unshaped(self, q: Quad) -> bool:
+        return q.predicate == REIFIES or (self.relevant is not None and q.predicate.value not in self.relevant)
 
     def findings(self, report: rdflib.Graph) -> list[Finding]:
         out = []
@@ -192,6 +220,19 @@ class ShaclGate:
         return kept
 
 
+def touched_nodes(before: list[Quad], after: list[Quad]) -> list[str]:
+    """IRIs of the nodes that lost a triple, or point at a node that lost one: all a re-check has to look at."""
+    gone = set(before) - set(after)
+    lost = {q.subject for q in gone} | {q.object for q in gone if isinstance(q.object, NamedNode)}
+    touched = {n for n in lost if isinstance(n, NamedNode)}
+    touched |= {q.subject for q in after if q.object in lost and isinstance(q.subject, NamedNode)}
+    kept_subjects = {q.subject for q in after}
+    return sorted(n.value for n in touched if n in kept_subjects)
+
+
+_TERMS: dict = {}  # pyoxigraph term -> rdflib term; labels, IRIs and numbers repeat across documents
+
+
 def to_rdflib(quads: list[Quad], relevant: set[str] | None) -> rdflib.Graph:
     """The document's triples as an rdflib graph; reifier triples (RDF 1.2 triple terms) and unshaped predicates left out."""
     graph = rdflib.Graph()
@@ -199,11 +240,20 @@ def to_rdflib(quads: list[Quad], relevant: set[str] | None) -> rdflib.Graph:
     for q in quads:
         if q.predicate == REIFIES or (relevant is not None and q.predicate.value not in relevant):
             continue
-        add((to_rdf(q.subject), rdflib.URIRef(q.predicate.value), to_rdf(q.object)))
+        add((to_rdf(q.subject), to_rdf(q.predicate), to_rdf(q.object)))
     return graph
 
 
 def to_rdf(term) -> rdflib.term.Node:
+    converted = _TERMS.get(term)
+    if converted is None:
+        if len(_TERMS) > 500_000:
+            _TERMS.clear()
+        converted = _TERMS[term] = _convert(term)
+    return converted
+
+
+def _convert(term) -> rdflib.term.Node:
     if isinstance(term, NamedNode):
         return rdflib.URIRef(term.value)
     if isinstance(term, BlankNode):
@@ -242,6 +292,7 @@ def quarantine_quads(base: str, doc_id: str, doc_iri: str, findings: list[Findin
     for n, f in enumerate(findings, 1):
         result = NamedNode(f"{prefix}result/{n}")
         out.append(Quad(report, NamedNode(SH + "result"), result, g))
+        out.append(Quad(result, att("fromDocument"), NamedNode(doc_iri), g))
         out.extend(Quad(result, p, o, g) for p, o in f.result_triples)
         if not f.removed:
             continue

@@ -162,14 +162,28 @@ class StatusRegistry:
         return sorted(out, key=lambda d: (d["source"], d["id"]))
 
 
-def write_graphs(store: GraphStore, iris: Iris, graphs: dict[str, list[Quad]]) -> None:
-    """Replace several graphs in ONE transaction: stage each, then one update MOVEs (or DROPs) them all.
+QUARANTINE_OF_DOCUMENT = """DELETE {{ GRAPH {q} {{ ?s ?p ?o }} }}
+WHERE {{ GRAPH {q} {{ ?s <{att}fromDocument> {doc} . ?s ?p ?o }} }}"""
 
-    A crash before the update leaves only staging graphs, which the store discards when it is opened.
+
+def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | None, status: list[Quad],
+           quarantine: list[Quad], fresh: bool) -> None:
+    """Write a document's graph, its status graph and its quarantine records in ONE transaction.
+
+    `document` None keeps the document graph (and its quarantine records) as they are: a failed extraction
+    only updates the status. A fresh document (nothing stored yet) is one `add`; otherwise every new graph
+    is staged and a single SPARQL update swaps them all in (MOVE), so a crash at any point leaves either the
+    old state or the new one -- staging graphs are discarded when the store is opened.
     """
+    if fresh:
+        store.add([*(document or []), *status, *quarantine])
+        return
+    targets = {iris.status_graph(doc_id): status}
+    if document is not None:
+        targets[iris.document_graph(doc_id)] = document
     staged: dict[str, NamedNode] = {}
     batch: list[Quad] = []
-    for graph, quads in graphs.items():
+    for graph, quads in [*targets.items(), ("quarantine", quarantine if document is not None else [])]:
         if quads:
             staging = NamedNode(f"{iris.staging_graph_prefix}{uuid.uuid4().hex}")
             staged[graph] = staging
@@ -177,5 +191,11 @@ def write_graphs(store: GraphStore, iris: Iris, graphs: dict[str, list[Quad]]) -
     if batch:
         store.add(batch)
     ops = [f"MOVE SILENT GRAPH {staged[g]} TO GRAPH {NamedNode(g)}" if g in staged else f"DROP SILENT GRAPH {NamedNode(g)}"
-           for g in graphs]
+           for g in targets]
+    if document is not None:
+        q = NamedNode(iris.quarantine_graph)
+        ops.append(QUARANTINE_OF_DOCUMENT.format(q=q, att=ATT, doc=NamedNode(iris.document(doc_id))))
+        if "quarantine" in staged:
+            ops.append(f"ADD SILENT GRAPH {staged['quarantine']} TO GRAPH {q}")
+            ops.append(f"DROP SILENT GRAPH {staged['quarantine']}")
     store.update(" ;\n".join(ops))

@@ -1,0 +1,175 @@
+"""Which nodes the SHACL gate must hand to pyshacl: per-shape signatures of one-hop shapes, remembered once they pass.
+
+With shapes that only look one hop from the focus node (the project's shapes: paths are single
+predicates, values are checked by datatype, range, length, pattern and sh:class), whether a node passes a
+shape depends on the node's kind and types, its values on the predicates that shape reads, the types of
+the IRIs among those values, and the class hierarchy. That tuple is the node's signature for the shape.
+A node whose signatures all passed before passes again, so only nodes with a new signature are
+validated, and only their triples (plus the types of what they point at) are given to pyshacl. Shapes
+that look further (sh:node, qualified shapes, property pairs across nodes, SPARQL, closed shapes,
+targets by node or by object) switch this off and every document is validated whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import rdflib
+from pyoxigraph import Literal, NamedNode, Quad
+from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH
+
+from app.vocab import RDF
+
+_TYPE = RDF + "type"
+_FAR_REACHING = {SH.targetNode, SH.targetObjectsOf, SH.hasValue, SH["in"], SH.equals, SH.disjoint,
+                 SH.qualifiedValueShape, SH.node, SH.closed, SH.sparql, SH.select, SH.ask}
+_NESTING = (SH.property, SH["or"], SH["and"], SH["not"], SH.xone, RDFNS.first, RDFNS.rest)
+_STRING_CONSTRAINTS = (SH.pattern, SH.minLength, SH.maxLength)
+
+
+@dataclass
+class TopShape:
+    node: rdflib.term.Node
+    classes: set[str]  # sh:targetClass
+    subjects_of: set[str]  # sh:targetSubjectsOf
+    reads: set[str]  # predicates on its paths (sh:path, sh:lessThan, ...)
+
+
+@dataclass
+class DocumentIndex:
+    """One document's triples by subject, the types of every node, and each node's signatures."""
+
+    stars: dict = field(default_factory=dict)
+    types: dict = field(default_factory=dict)
+    keys: dict = field(default_factory=dict)
+
+
+class ShapeMemo:
+    """Signatures of (shape, node) pairs that passed; decides which nodes pyshacl still has to see."""
+
+    def __init__(self, shapes: rdflib.Graph, hierarchy: list[tuple], relevant: set[str] | None) -> None:
+        self.shapes = shapes
+        self.passed: set[tuple] = set()
+        self.enabled = relevant is not None and self._one_hop_only()
+        if not self.enabled:
+            return
+        self.relevant = relevant
+        parents: dict[str, set[str]] = {}
+        for s, _, o in hierarchy:
+            parents.setdefault(str(s), set()).add(str(o))
+        self._parents = parents
+        self._ancestors: dict[str, frozenset[str]] = {}
+        self.top = [self._top(node) for node in self._targeted_shapes()]
+        self.verbatim = self._verbatim()
+
+    # analysis of the shapes ---------------------------------------------------------------
+
+    def _one_hop_only(self) -> bool:
+        used = set(self.shapes.predicates(None, None))
+        if used & _FAR_REACHING:
+            return False
+        implicit = set(self.shapes.subjects(RDFNS.type, RDFSNS.Class)) & (
+            set(self.shapes.subjects(RDFNS.type, SH.NodeShape)) | set(self.shapes.subjects(RDFNS.type, SH.PropertyShape)))
+        if implicit:
+            return False
+        for shape in self._targeted_shapes():  # a string constraint on the focus node itself would read its IRI
+            if any(self.shapes.value(shape, c) is not None for c in _STRING_CONSTRAINTS):
+                return False
+        return True
+
+    def _targeted_shapes(self) -> list:
+        return sorted({s for s in self.shapes.subjects(SH.targetClass, None)}
+                      | {s for s in self.shapes.subjects(SH.targetSubjectsOf, None)}, key=str)
+
+    def _reachable(self, start) -> set:
+        seen, todo = set(), [start]
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            for p in _NESTING:
+                todo.extend(self.shapes.objects(node, p))
+        return seen
+
+    def _top(self, node) -> TopShape:
+        reads = set()
+        for part in self._reachable(node):
+            for p in (SH.path, SH.lessThan, SH.lessThanOrEquals):
+                reads.update(str(v) for v in self.shapes.objects(part, p))
+        return TopShape(node, {str(c) for c in self.shapes.objects(node, SH.targetClass)},
+                        {str(p) for p in self.shapes.objects(node, SH.targetSubjectsOf)}, reads)
+
+    def _verbatim(self) -> set[str]:
+        """Predicates whose IRI values some constraint reads as a string (kept as IRIs in signatures)."""
+        verbatim = {_TYPE}
+        for shape in set(self.shapes.subjects(SH.path, None)):
+            parts = self._reachable(shape)
+            if any(self.shapes.value(part, c) is not None for part in parts for c in _STRING_CONSTRAINTS):
+                verbatim.add(str(self.shapes.value(shape, SH.path)))
+        return verbatim
+
+    def _classes(self, types: tuple[str, ...]) -> frozenset[str]:
+        out: set[str] = set()
+        for t in types:
+            anc = self._ancestors.get(t)
+            if anc is None:
+                seen, todo = set(), [t]
+                while todo:
+                    c = todo.pop()
+                    if c not in seen:
+                        seen.add(c)
+                        todo.extend(self._parents.get(c, ()))
+                anc = self._ancestors[t] = frozenset(seen)
+            out |= anc
+        return frozenset(out)
+
+    # per document ----------------------------------------------------------------------
+
+    def index(self, quads: list[Quad], skip) -> DocumentIndex:
+        """Stars and signatures of every subject in the document (quads for which `skip` is true left out)."""
+        doc = DocumentIndex()
+        for q in quads:
+            if skip(q):
+                continue
+            doc.stars.setdefault(q.subject, []).append(q)
+            if q.predicate.value == _TYPE:
+                doc.types.setdefault(q.subject, []).append(q.object.value)
+        for node, star in doc.stars.items():
+            types = tuple(sorted(doc.types.get(node, ())))
+            classes = self._classes(types)
+            predicates = {q.predicate.value for q in star}
+            keys = []
+            for i, shape in enumerate(self.top):
+                if not (shape.classes & classes or shape.subjects_of & predicates):
+                    continue
+                values = tuple(sorted(self._value(q, doc.types) for q in star if q.predicate.value in shape.reads))
+                keys.append((i, type(node).__name__, types, values))
+            doc.keys[node] = keys
+        return doc
+
+    def _value(self, q: Quad, types: dict) -> tuple:
+        o = q.object
+        if isinstance(o, Literal) or q.predicate.value in self.verbatim:
+            return q.predicate.value, str(o)
+        return q.predicate.value, type(o).__name__, tuple(sorted(types.get(o, ())))
+
+    def novel(self, doc: DocumentIndex) -> list:
+        return [n for n, keys in doc.keys.items() if any(k not in self.passed for k in keys)]
+
+    def subgraph(self, doc: DocumentIndex, nodes: list) -> list[Quad]:
+        """The nodes' own triples and the rdf:type triples of everything they point at."""
+        out = []
+        for n in nodes:
+            out.extend(doc.stars[n])
+            for q in doc.stars[n]:
+                if isinstance(q.object, NamedNode) and q.object not in nodes:
+                    out.extend(t for t in doc.stars.get(q.object, ()) if t.predicate.value == _TYPE)
+        return list(dict.fromkeys(out))
+
+    def remember(self, doc: DocumentIndex, nodes: list, failed: set[str]) -> None:
+        if len(self.passed) > 500_000:
+            self.passed.clear()
+        for n in nodes:
+            if str(n.value) not in failed:
+                self.passed.update(doc.keys[n])
