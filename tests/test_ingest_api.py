@@ -34,8 +34,10 @@ def test_post_json_then_unchanged_then_list_detail_and_delete(client):
     assert detail["chunk_status"][0]["status"] in ("done", "quarantined")
     assert detail["report"]["entities"] >= 2 and detail["graph"].endswith(f"graph/document/{doc_id}")
 
+    assert client.get("/entities/oxigraph").status_code == 200
     assert client.delete(f"/documents/{doc_id}").status_code == 204
     assert client.get(f"/documents/{doc_id}").status_code == 404
+    assert client.get("/entities/oxigraph").status_code == 404  # its inferred consequences went with it
     assert client.delete(f"/documents/{doc_id}").status_code == 404
     assert client.get("/documents").json()["count"] == 0
 
@@ -85,6 +87,7 @@ def test_entity_route_returns_label_types_facts_and_sources(client):
     body = client.get("/entities/oxigraph").json()
     assert body["label"] == "Oxigraph" and body["iri"].endswith("/entity/oxigraph")
     assert any(t.endswith("#TripleStore") or t.endswith("#Database") or t.endswith("#Software") for t in body["types"])
+    assert any(t.endswith("#Entity") for t in body["types"])  # inferred (cax-sco) by the reasoner after ingest
     uses = [f for f in body["facts"] if f["predicate"].endswith("#uses")]
     assert uses and uses[0]["asserted"] and uses[0]["object"].endswith("/entity/rocksdb") and uses[0]["chunks"]
     assert 0 < uses[0]["confidence"] <= 1

@@ -122,3 +122,24 @@ def test_shapes_only_see_the_predicates_they_name(gate):
     assert gate.relevant is not None and ATT + "text" not in gate.relevant and ONT + "uses" in gate.relevant
     big = [q(B + "chunk/c", ATT + "text", Literal("x" * 100_000))]
     assert len(to_rdflib(big, gate.relevant)) == 0
+
+
+def test_the_memo_skips_only_nodes_whose_signature_passed_before():
+    memo_gate = ShaclGate.from_dirs(REPO / "shapes", REPO / "ontology")
+    plain = ShaclGate.from_dirs(REPO / "shapes", REPO / "ontology")
+    plain.memo.enabled = False
+    assert memo_gate.memo.enabled
+    good = entity("oxigraph", "TripleStore") + entity("rust", "Language") + [
+        q(B + "entity/oxigraph", ONT + "uses", B + "entity/rust")]
+    assert memo_gate.gate(good).kept == good
+    doc = memo_gate.memo.index(good, memo_gate._unshaped)
+    assert memo_gate.memo.novel(doc) == []  # the same document again needs no pyshacl run
+    # same shapes of data, but now the object of ont:uses is a Person: a new signature, so it is validated
+    bad = entity("oxigraph", "TripleStore") + entity("alice", "Person") + [
+        q(B + "entity/oxigraph", ONT + "uses", B + "entity/alice")]
+    for gate_ in (memo_gate, plain):
+        result = gate_.gate(bad)
+        assert [f.path for f in result.quarantined] == [ONT + "uses"]
+    # and a bad confidence on an otherwise known entity is caught too
+    worse = entity("oxigraph", "TripleStore", confidence="7") + entity("rust", "Language")
+    assert [f.path for f in memo_gate.gate(worse).quarantined] == [ATT + "confidence"]

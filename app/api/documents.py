@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 
 from app.api.deps import IrisDep, StoreDep, Writer
+from app.api.reasoning import get_reasoner
 from app.errors import BadRequest, ExtractionError, NotFound, UnsupportedFormat
 from app.ingest.pipeline import IngestPipeline
 from app.ingest.session import open_session
@@ -36,7 +37,9 @@ def get_pipeline(request: Request) -> IngestPipeline:
     state = request.app.state
     with _create_lock:
         if getattr(state, "ingest_pipeline", None) is None:
-            session = open_session(state.store, state.settings)
+            session = open_session(state.store, state.settings, reason=False)
+            if state.settings.reason_after_ingest:  # the app's one reasoner, so its closure stays incremental
+                session.pipeline.reasoner = get_reasoner(request)
             state.ingest_pipeline, state.ingest_mode = session.pipeline, session.mode
     return state.ingest_pipeline
 
