@@ -47,6 +47,7 @@ class Delta:
     fired: int = 0
     overdeleted: int = 0
     rederived: int = 0
+    retracted: int = 0  # inferred triples that lost all support
 
 
 class Engine:
@@ -171,6 +172,7 @@ class Engine:
             return delta
         over = self._overdelete(dead)
         delta.overdeleted = len(over)
+        was_inferred = [t for t in over if self.depth[t] > 0]
         for t in over:
             self.index.remove(t)
             del self.depth[t]
@@ -181,6 +183,7 @@ class Engine:
         self._rederive(over)
         self._run()
         delta.rederived = sum(1 for t in over if t in self.depth)
+        delta.retracted = sum(1 for t in was_inferred if t not in self.depth)
         return delta
 
     def _overdelete(self, dead: list[Encoded]) -> set[Encoded]:
@@ -207,11 +210,13 @@ class Engine:
         terms_hit = {t[0] for t in over}
         candidates: set[Encoded] = set()
         for p, by_s in self.index.sp.items():
-            for s in terms_hit & by_s.keys():
-                candidates.update((s, p, o) for o in by_s[s])
+            for s in terms_hit:
+                if s in by_s:
+                    candidates.update((s, p, o) for o in by_s[s])
         for p, by_o in self.index.op.items():
-            for o in terms_hit & by_o.keys():
-                candidates.update((s, p, o) for s in by_o[o])
+            for o in terms_hit:
+                if o in by_o:
+                    candidates.update((s, p, o) for s in by_o[o])
         for p in (UNION, ONEOF):  # scm-uni, cls-oneof: the conclusion's subject sits only in the list
             candidates.update((s, p, o) for s, o in self.index.pairs(p))
         if NOTHING in terms_hit:  # scm-cls: (owl:Nothing subClassOf c) follows from (c type owl:Class)

@@ -26,8 +26,8 @@ class ReasoningReport:
     mode: str
     asserted: int
     inferred: int
-    added: int = 0
-    removed: int = 0
+    added: int = 0  # inferred triples written (new, or with a new shallowest derivation)
+    removed: int = 0  # inferred triples retracted because they lost all support
     changed_graphs: list[str] = field(default_factory=list)
     violations: list[dict] = field(default_factory=list)
     seconds: float = 0.0
@@ -121,12 +121,13 @@ class Reasoner:
             else:
                 self._graphs.pop(g, None)
         e.on_level = self.progress
-        touched: set[Encoded] = set()
-        for delta in (e.retract(removed), e.add(added)):
-            touched |= delta.touched
+        retracted = e.retract(removed)
+        touched = retracted.touched | e.add(added).touched
         reasoned = time.perf_counter()
         self._write_changes(touched)
-        return self._report("incremental", start, reasoned, graphs, touched)
+        report = self._report("incremental", start, reasoned, graphs, touched)
+        report.removed = retracted.retracted
+        return report
 
     def explain(self, s, p, o, max_depth: int | None = None) -> dict:
         return self.explainer.explain(s, p, o, max_depth or self.max_depth)
@@ -199,7 +200,7 @@ class Reasoner:
         writer = RecordWriter(e, self.iris)
         return ReasoningReport(
             mode=mode, asserted=len(e.support), inferred=len(e.depth) - len(e.support),
-            added=inferred_now, removed=len(touched) - inferred_now, changed_graphs=graphs,
+            added=inferred_now, changed_graphs=graphs,
             violations=[writer.violation_dict(rule, prem) for rule, prem in e.violations],
             seconds=round(now - start, 4), reason_seconds=round(reasoned - start, 4), write_seconds=round(now - reasoned, 4),
         )
