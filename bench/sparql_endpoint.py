@@ -1,0 +1,306 @@
+"""Benchmark: Attest's /sparql vs the Oxigraph server vs rdflib in memory, on LUBM(1) with the 14 LUBM queries.
+
+    .venv/bin/python bench/sparql_endpoint.py [--reps N] [--seconds S] [--rdflib-timeout S] [--write]
+
+Same data on every engine: the Attest store (LUBM ontology + LUBM(1) in named graphs, plus Attest's own
+ontology graph) is dumped as N-Quads and loaded into `oxigraph` (PyPI package, the Rust server, run with
+--union-default-graph); rdflib gets the same quads in one Graph. No reasoning: raw query execution. Every
+engine is asked for SPARQL JSON; the Attest and Oxigraph answers are checked to have the same row counts.
+Attest runs under uvicorn in a subprocess, as `attest serve` runs it. `--write` records the table in
+bench/RESULTS.md under "## SPARQL endpoint".
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+LUBM = REPO.parent / "shared" / "data" / "lubm"
+ACCEPT = {"accept": "application/sparql-results+json"}
+ONTOLOGY_GRAPH = "urn:lubm:ontology"
+DATA_GRAPH = "urn:lubm:data"
+POINT_LOOKUP = "SELECT ?p ?o WHERE { <http://www.Department0.University0.edu/GraduateStudent1> ?p ?o }"
+LAUNCH_ATTEST = """
+import sys, uvicorn
+from app.main import create_app
+from app.settings import load_settings
+settings = load_settings(None, data_dir=sys.argv[1], port=int(sys.argv[2]))
+uvicorn.run(create_app(settings), host="127.0.0.1", port=settings.port, log_level="warning")
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def queries() -> dict[str, str]:
+    named = {p.stem: p.read_text() for p in sorted(LUBM.joinpath("queries").glob("q*.rq"), key=lambda p: int(p.stem[1:]))}
+    named["point"] = POINT_LOOKUP
+    return named
+
+
+# data ------------------------------------------------------------------------------------------------------
+
+def prepare(work: Path) -> Path:
+    """Build the Attest store and dump it as N-Quads for the other engines; returns the dump's path."""
+    sys.path.insert(0, str(REPO))
+    from pyoxigraph import RdfFormat
+
+    from app.ontology import load_ontology
+    from app.settings import load_settings
+    from app.store import open_store
+    from app.vocab import Iris
+
+    settings = load_settings(None, data_dir=work / "attest")
+    store = open_store(settings)
+    try:
+        load_ontology(store, settings.ontology_dir, Iris(settings.base_iri))
+        store.bulk_load_file(LUBM / "univ-bench.ttl", graph=ONTOLOGY_GRAPH)
+        store.bulk_load_file(LUBM / "lubm1.nt.gz", graph=DATA_GRAPH)
+        dump = work / "dataset.nq"
+        with dump.open("wb") as out:
+            store.dump(out, RdfFormat.N_QUADS)
+    finally:
+        store.close()
+    return dump
+
+
+# servers ---------------------------------------------------------------------------------------------------
+
+def wait_ready(url: str, proc: subprocess.Popen, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            if httpx.get(url, params={"query": "ASK {}"}, headers=ACCEPT, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not come up")
+
+
+def start_attest(work: Path, log) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", LAUNCH_ATTEST, str(work / "attest"), str(port)],
+                            cwd=REPO, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}/sparql"
+    wait_ready(url, proc)
+    return proc, url
+
+
+def start_oxigraph(work: Path, dump: Path, log) -> tuple[subprocess.Popen, str]:
+    binary = shutil.which("oxigraph", path=str(Path(sys.executable).parent)) or shutil.which("oxigraph")
+    if binary is None:
+        raise SystemExit("the `oxigraph` server is missing: pip install 'oxigraph>=0.5.13,<0.6' (the bench extra)")
+    location = work / "oxigraph"
+    subprocess.run([binary, "load", "--location", str(location), "--file", str(dump)], check=True,
+                   stdout=log, stderr=log)
+    port = free_port()
+    proc = subprocess.Popen([binary, "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}",
+                             "--union-default-graph"], stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}/query"
+    wait_ready(url, proc)
+    return proc, url
+
+
+# measurement -----------------------------------------------------------------------------------------------
+
+def rows(body: bytes) -> int:
+    data = json.loads(body)
+    return len(data["results"]["bindings"]) if "results" in data else 1
+
+
+def measure_http(urls: dict[str, str], query: str, reps: int, seconds: float) -> dict[str, list[float]]:
+    """Latencies per engine; the engines take turns request by request so drift hits both alike."""
+    times: dict[str, list[float]] = {name: [] for name in urls}
+    counts: dict[str, int] = {}
+    with httpx.Client(timeout=300) as client:
+        for name, url in urls.items():  # warm-up, and the row count check
+            for _ in range(3):
+                response = client.get(url, params={"query": query}, headers=ACCEPT)
+                response.raise_for_status()
+            counts[name] = rows(response.content)
+        if len(set(counts.values())) != 1:
+            raise RuntimeError(f"engines disagree on the row count: {counts}")
+        started = time.monotonic()
+        while len(times[next(iter(urls))]) < reps and (time.monotonic() - started < seconds or len(times[next(iter(urls))]) < 5):
+            for name, url in urls.items():
+                t = time.perf_counter()
+                response = client.get(url, params={"query": query}, headers=ACCEPT)
+                response.content  # noqa: B018  (the whole body is read)
+                times[name].append(time.perf_counter() - t)
+    times["rows"] = [float(next(iter(counts.values())))]
+    return times
+
+
+_RDFLIB_GRAPH = None
+
+
+def _rdflib_child(query: str, reps: int, conn) -> None:
+    from rdflib.plugins.sparql.results.jsonresults import JSONResultSerializer
+
+    latencies = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        result = _RDFLIB_GRAPH.query(query)
+        out = __import__("io").StringIO()
+        JSONResultSerializer(result).serialize(out)
+        latencies.append(time.perf_counter() - t)
+        if sum(latencies) > 5:
+            break
+    conn.send(latencies)
+
+
+def measure_rdflib(query: str, reps: int, timeout: float) -> list[float] | None:
+    """Latencies in a forked child that holds the graph; None when the query ran past `timeout` (child killed)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_rdflib_child, args=(query, reps, child))
+    proc.start()
+    ready = parent.poll(timeout)
+    result = parent.recv() if ready else None
+    if proc.is_alive():
+        proc.kill()
+    proc.join()
+    return result
+
+
+def load_rdflib(dump: Path):
+    from rdflib import Graph
+
+    graph = Graph()
+    started = time.perf_counter()
+    graph.parse(str(dump), format="nquads")  # triples of every graph land in one graph: the union default graph
+    return graph, time.perf_counter() - started
+
+
+# report ----------------------------------------------------------------------------------------------------
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def report(results: dict, rdflib_timeout: float) -> tuple[str, dict]:
+    lines = ["| query | rows | Attest p50 / p95 ms | Oxigraph p50 / p95 ms | Attest/Oxigraph (p50) | target | "
+             "Attest q/s | Oxigraph q/s | rdflib p50 ms | rdflib/Attest |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    summary = {"big_ok": 0, "big": 0, "small_ok": 0, "small": 0, "rdflib_ok": 0, "rdflib": 0, "worst": {}}
+    for name, r in results.items():
+        a, o = r["attest"], r["oxigraph"]
+        a50, o50 = statistics.median(a), statistics.median(o)
+        ratio = a50 / o50
+        big = o50 > 0.010
+        target = 1.3 if big else 2.5
+        ok = ratio <= target
+        key = "big" if big else "small"
+        summary[key] += 1
+        summary[key + "_ok"] += ok
+        if r["rdflib"] is None:
+            rdflib_cell, speedup = f"> {rdflib_timeout * 1000:.0f} (killed)", f"> {rdflib_timeout / a50:.0f}x"
+            summary["rdflib_ok"] += rdflib_timeout / a50 >= 20
+        else:
+            rd50 = statistics.median(r["rdflib"])
+            rdflib_cell, speedup = ms(rd50), f"{rd50 / a50:.0f}x"
+            summary["rdflib_ok"] += rd50 / a50 >= 20
+        summary["rdflib"] += 1
+        lines.append(
+            f"| {name} | {int(r['rows'][0])} | {ms(a50)} / {ms(pct(a, 0.95))} | {ms(o50)} / {ms(pct(o, 0.95))} | "
+            f"{ratio:.2f}x {'ok' if ok else 'MISS'} | <= {target}x | {len(a) / sum(a):.0f} | {len(o) / sum(o):.0f} | "
+            f"{rdflib_cell} | {speedup} |")
+    return "\n".join(lines), summary
+
+
+def write_results(text: str) -> None:
+    path = REPO / "bench" / "RESULTS.md"
+    current = path.read_text() if path.exists() else "# Benchmark results\n"
+    section = "## SPARQL endpoint"
+    start = current.find(section)
+    if start >= 0:
+        end = current.find("\n## ", start + len(section))
+        current = current[:start] + text + (current[end:] if end >= 0 else "\n")
+    else:
+        current = current.rstrip("\n") + "\n\n" + text + "\n"
+    path.write_text(current)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=200, help="most timed requests per query and engine")
+    parser.add_argument("--seconds", type=float, default=4.0, help="time budget per query (both engines together)")
+    parser.add_argument("--rdflib-timeout", type=float, default=20.0, help="rdflib queries are killed past this")
+    parser.add_argument("--rdflib-reps", type=int, default=3)
+    parser.add_argument("--write", action="store_true", help="record the results in bench/RESULTS.md")
+    args = parser.parse_args()
+    if not LUBM.is_dir():
+        raise SystemExit(f"LUBM data missing at {LUBM}")
+
+    global _RDFLIB_GRAPH
+    work = Path(tempfile.mkdtemp(prefix="attest-bench-"))
+    procs: list[subprocess.Popen] = []
+    try:
+        with (work / "servers.log").open("wb") as log:
+            t = time.perf_counter()
+            dump = prepare(work)
+            print(f"Attest store built and dumped in {time.perf_counter() - t:.1f} s", flush=True)
+            _RDFLIB_GRAPH, rdflib_load = load_rdflib(dump)  # before any thread exists: children are forked
+            print(f"rdflib loaded {len(_RDFLIB_GRAPH)} triples in {rdflib_load:.1f} s", flush=True)
+            attest, attest_url = start_attest(work, log)
+            procs.append(attest)
+            oxigraph, oxigraph_url = start_oxigraph(work, dump, log)
+            procs.append(oxigraph)
+            results = {}
+            for name, query in queries().items():
+                timed = measure_http({"attest": attest_url, "oxigraph": oxigraph_url}, query, args.reps, args.seconds)
+                timed["rdflib"] = measure_rdflib(query, args.rdflib_reps, args.rdflib_timeout)
+                results[name] = timed
+                print(f"{name}: rows {int(timed['rows'][0])}, Attest {ms(statistics.median(timed['attest']))} ms, "
+                      f"Oxigraph {ms(statistics.median(timed['oxigraph']))} ms, rdflib "
+                      f"{ms(statistics.median(timed['rdflib'])) if timed['rdflib'] else 'timeout'}", flush=True)
+    finally:
+        for proc in procs:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        shutil.rmtree(work, ignore_errors=True)
+    table, s = report(results, args.rdflib_timeout)
+    command = "python bench/sparql_endpoint.py " + " ".join(sys.argv[1:])
+    text = (f"## SPARQL endpoint\n\nCommand: `{command.strip()}` ({time.strftime('%Y-%m-%d')}, "
+            f"{os.cpu_count()} CPUs shared with other work). LUBM(1) + univ-bench + Attest ontology, identical N-Quads "
+            f"on each engine, union default graph, SPARQL JSON over HTTP keep-alive, sequential requests; engines "
+            f"interleaved request by request. rdflib: in-memory Graph.query in a forked child, "
+            f"{args.rdflib_reps} runs, killed after {args.rdflib_timeout:g} s.\n\n{table}\n\n"
+            f"Targets met: {s['big_ok']}/{s['big']} queries over 10 ms within 1.3x of Oxigraph, "
+            f"{s['small_ok']}/{s['small']} small queries within 2.5x, {s['rdflib_ok']}/{s['rdflib']} at least 20x "
+            f"faster than rdflib.\n")
+    print("\n" + text)
+    if args.write:
+        write_results(text)
+
+
+if __name__ == "__main__":
+    main()
