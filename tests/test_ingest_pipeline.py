@@ -216,3 +216,20 @@ def test_document_ids_come_from_the_source_name():
     assert document_id("notes/oxigraph.md") == document_id("notes/oxigraph.md")
     assert document_id("a/x.md") != document_id("b/x.md")
     assert document_id("Tim Berners-Lee.txt").startswith("tim-berners-lee-")
+
+
+def test_a_moved_unchanged_chunk_gets_spans_in_the_new_text(store, llm_settings, iris, fake_llm):
+    pipeline = llm_pipeline(store, llm_settings)
+    para = "Oxigraph uses RocksDB. " * 40
+    fake_llm.reply(extraction([entity("Oxigraph", "TripleStore"), entity("RocksDB", "Database")],
+                              [relation("Oxigraph", "uses", "RocksDB")]))
+    pipeline.ingest(doc("m.txt", para))
+    new_text = "A new first paragraph about Wikidata. " * 30 + "\n\n" + para
+    fake_llm.reply(extraction([entity("Wikidata", "KnowledgeGraph")]))  # only the new chunk is extracted
+    report = pipeline.ingest(doc("m.txt", new_text))
+    assert report.outcome == "changed" and len(fake_llm.chat_requests) == 2
+    spans = list(store.query(f"""PREFIX att: <{ATT}>
+        SELECT ?start ?end ?form WHERE {{ GRAPH <{iris.document_graph(report.doc_id)}> {{
+          ?m a att:Mention ; att:surfaceForm ?form ; att:charStart ?start ; att:charEnd ?end }} }}"""))
+    assert {m["form"].value for m in spans} == {"Oxigraph", "RocksDB", "Wikidata"}
+    assert all(new_text[int(m["start"].value):int(m["end"].value)] == m["form"].value for m in spans)

@@ -160,8 +160,11 @@ class IngestPipeline:
 
     def _pending(self, chunk: Chunk, prior: ChunkStatus | None) -> ChunkStatus:
         keep = prior is not None and prior.cache is not None and prior.extractor == self.extractor_name
+        cache = None
+        if keep:  # the same text may sit elsewhere in a changed document: spans are recomputed, not reused
+            cache = json.dumps({**json.loads(prior.cache), "spans": {}})
         return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
-                           extractor=prior.extractor if keep else "", cache=prior.cache if keep else None)
+                           extractor=prior.extractor if keep else "", cache=cache)
 
     def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
                  cleaned: CleanText | None = None, chunks: list[Chunk] | None = None) -> DocumentReport:
