@@ -189,3 +189,11 @@ def test_incremental_equals_full_recomputation(steps):
         assert inc.depth == full.depth
         assert set(inc.violations) == set(full.violations)
         assert {t for t, why in inc.why.items()} == {t for t in full.why}
+
+
+def test_ill_typed_literals_are_inconsistent_well_typed_ones_are_not():
+    xsd = "http://www.w3.org/2001/XMLSchema#"
+    bad = tr("a", "age", Literal("128", datatype=NamedNode(xsd + "byte")))
+    good = tr("b", "age", Literal("127", datatype=NamedNode(xsd + "byte")))
+    e, terms = run([bad, good, tr("c", "when", Literal("2009-04-21T12:30:15Z", datatype=NamedNode(xsd + "dateTimeStamp")))])
+    assert [(v.rule, [terms.decode(q) for q in v.premises]) for v in e.list_violations()] == [("dt-not-type", [bad])]

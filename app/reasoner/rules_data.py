@@ -62,6 +62,8 @@ def fire_data(e: Engine, s: int, p: int, o: int) -> None:
             emit(o, q, s, rule, (sch, t))
     if kinds:
         property_characteristics(e, s, p, o, kinds)
+    if o in e.terms.ill_typed:  # dt-not-type: the literal is not in its datatype's lexical space
+        e.violate("dt-not-type", (t,))
     for q, sch, first in pdw:  # prp-pdw
         if ix.has(s, q, o):
             e.violate("prp-pdw", (sch, t, (s, q, o)) if first else (sch, (s, q, o), t))

@@ -6,6 +6,7 @@ from typing import Iterable
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
+from app.reasoner.datatypes import is_ill_typed
 from app.vocab import OWL, RDF, RDFS, XSD
 
 Term = NamedNode | BlankNode | Literal
@@ -60,6 +61,7 @@ class TermDict:
         self.terms: list[Term] = []
         self.literals: set[int] = set()
         self.blanks: set[int] = set()
+        self.ill_typed: set[int] = set()  # literals outside their datatype's lexical space (dt-not-type)
         self._nt: list[str | None] = []
         for _, iri in _VOCAB:
             self.encode(NamedNode(iri))
@@ -72,6 +74,8 @@ class TermDict:
             self._nt.append(None)
             if isinstance(term, Literal):
                 self.literals.add(i)
+                if is_ill_typed(term):
+                    self.ill_typed.add(i)
             elif isinstance(term, BlankNode):
                 self.blanks.add(i)
         return i
