@@ -177,3 +177,14 @@ def test_cli_reason_then_explain(settings, tmp_path):
     assert "[cax-sco, depth 1]" in shown.stdout and "asserted in" in shown.stdout
     bad = subprocess.run(base + ["explain", "not an iri", RDF + "type", EX + "Boss"], capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "IRI" in bad.stderr
+
+
+def test_materialize_without_full_finds_changed_graphs_itself(world):
+    store, iris = world
+    reasoner = Reasoner(store, iris)
+    assert reasoner.materialize().mode == "full"
+    store.add(quads(iris.document_graph("d5"), (ex("gil"), TYPE, ex("Employee"))))
+    report = reasoner.materialize()
+    assert report.mode == "incremental" and report.changed_graphs == [iris.document_graph("d5")]
+    assert (ex("gil"), TYPE, ex("Person")) in graph_set(store, iris.inferred_graph)
+    assert reasoner.materialize().changed_graphs == []

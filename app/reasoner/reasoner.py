@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -57,6 +58,7 @@ class Reasoner:
         self.engine: Engine | None = None
         self._graphs: dict[str, set[Encoded]] = {}
         self._violations_written: set[tuple] = set()
+        self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
 
     # --- which graphs are asserted ---------------------------------------------------------------------------
@@ -85,6 +87,10 @@ class Reasoner:
     # --- entry points ----------------------------------------------------------------------------------------
     def materialize(self, full: bool = False) -> ReasoningReport:
         """Bring the inferred graph up to date: from scratch when `full` or on first use, else by graph changes."""
+        with self._lock:
+            return self._materialize(full)
+
+    def _materialize(self, full: bool) -> ReasoningReport:
         if full or self.engine is None:
             return self._full()
         current = set(self.asserted_graphs())
@@ -94,7 +100,7 @@ class Reasoner:
                                        if g != DEFAULT and sizes.get(g, 0) != len(self._graphs[g])}
         if DEFAULT in current:
             changed.add(DEFAULT)  # the default graph is cheap to re-read and its size may hide changes
-        return self.refresh(sorted(changed))
+        return self._refresh(sorted(changed))
 
     def on_graph_replaced(self, graph_iri: str) -> ReasoningReport:
         return self.refresh([graph_iri])
@@ -104,6 +110,10 @@ class Reasoner:
 
     def refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
         """Re-read the given asserted graphs and maintain the closure incrementally (semi-naive add, DRed delete)."""
+        with self._lock:
+            return self._refresh(changed_graphs)
+
+    def _refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
         if self.engine is None:
             return self._full()
         start = time.perf_counter()
