@@ -37,8 +37,8 @@ def executor_of(request: Request) -> QueryExecutor:
     state = request.app.state
     executor = getattr(state, "sparql_executor", None)
     if executor is None or getattr(state, "sparql_executor_store", None) is not state.store:
-        executor = state.sparql_executor = executor_for(state.store, state.settings,
-                                                        getattr(state, "query_executor", None))
+        workers = None if state.settings.sparql_in_process else getattr(state, "query_executor", None)
+        executor = state.sparql_executor = executor_for(state.store, state.settings, workers)
         state.sparql_executor_store = state.store
     return executor
 

@@ -85,9 +85,12 @@ def add_using_clauses(update: str, using: tuple[str, ...], using_named: tuple[st
     return update
 
 
+_RELATIVE_IRI = re.compile(r'<(?![A-Za-z][A-Za-z0-9+.-]*:)[^<>"{}|^`\\\x00-\x20]*>')
+
+
 def has_relative_iri(text: str) -> bool:
-    """Whether the text holds an IRI reference without a scheme, which only a base IRI can resolve."""
-    for match in _TOKEN.finditer(text):
-        if match.lastgroup == "iri" and ":" not in match.group():
-            return True
-    return False
+    """Whether the text may hold an IRI reference without a scheme, which only a base IRI resolves.
+
+    One regex search, no tokenizing: a false positive (inside a string) only adds a harmless BASE.
+    """
+    return _RELATIVE_IRI.search(text) is not None
