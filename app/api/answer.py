@@ -12,6 +12,7 @@ from app.answer.models import ContextResponse, VerifyReport
 from app.answer.retrieve import ContextQuery
 from app.answer.service import AnswerService
 from app.api.deps import IrisDep, SettingsDep
+from app.api.heavy import Heavy
 from app.sparql.deadline import deadline_store
 from app.vocab import is_valid_id
 
@@ -82,7 +83,7 @@ def context(body: ContextRequest, service: Service) -> ContextResponse:
     return service.context(ContextQuery(**body.model_dump()))
 
 
-@router.post("/answer", response_model=VerifyReport)
+@router.post("/answer", response_model=VerifyReport, dependencies=[Heavy])
 def answer(body: AnswerRequest, service: Service) -> VerifyReport:
     return service.answer(body.question, mode=body.mode, max_hops=body.max_hops, limit=body.limit)
 

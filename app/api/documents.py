@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 
 from app.api.deps import IrisDep, StoreDep, Writer
+from app.api.heavy import Heavy
 from app.api.reasoning import get_reasoner
 from app.errors import BadRequest, ExtractionError, NotFound, UnsupportedFormat
 from app.ingest.pipeline import IngestPipeline
@@ -47,7 +48,7 @@ def get_pipeline(request: Request) -> IngestPipeline:
 PipelineDep = Annotated[IngestPipeline, Depends(get_pipeline)]
 
 
-@router.post("/documents", dependencies=[Writer], status_code=201)
+@router.post("/documents", dependencies=[Writer, Heavy], status_code=201)
 async def post_document(request: Request, pipeline: PipelineDep) -> JSONResponse:
     """Ingest one document: multipart upload (field `file`) or JSON {text, name?, media_type?}."""
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
