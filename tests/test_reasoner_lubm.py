@@ -6,7 +6,7 @@ import gzip
 
 import pytest
 import rdflib
-from pyoxigraph import BlankNode
+from pyoxigraph import BlankNode, NamedNode, RdfFormat
 
 from app.reasoner import Reasoner
 from app.store import EmbeddedStore
@@ -14,7 +14,8 @@ from tests.reasoner_oracle import attest_closure, is_documented_difference, ox_t
 
 PREFIXES = "PREFIX att: <https://w3id.org/attest/vocab#>\n"
 COUNT_INFERRED = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
-COUNT_RECORDS = PREFIXES + "SELECT (COUNT(DISTINCT ?t) AS ?n) WHERE { GRAPH ?g { ?d att:derives ?t ; att:rule ?r ; att:depth ?k } }"
+COUNT_RECORDS = PREFIXES + "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?d att:derives ?t } }"
+COUNT_DEPTHS = PREFIXES + "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?d att:depth ?k } }"
 
 
 def reference_counts(lubm) -> dict[int, int]:
@@ -41,8 +42,10 @@ def lubm1_store(tmp_path_factory):
         pytest.skip(f"shared data set not present at {data}; it lives beside the repository in ../shared/data")
     iris = Iris("https://w3id.org/attest/")
     store = EmbeddedStore(tmp_path_factory.mktemp("lubm") / "store", iris)
-    store.bulk_load_file(data / "univ-bench.ttl", graph=iris.ontology_graph)
-    store.bulk_load_file(data / "lubm1.nt.gz", graph="http://example.org/lubm1")
+    # the native bulk loader: the store's own validated loading is tested elsewhere and twice as slow
+    store.raw.bulk_load((data / "univ-bench.ttl").read_bytes(), RdfFormat.TURTLE, to_graph=NamedNode(iris.ontology_graph))
+    store.raw.bulk_load(gzip.open(data / "lubm1.nt.gz").read(), RdfFormat.N_TRIPLES,
+                        to_graph=NamedNode("http://example.org/lubm1"))
     reasoner = Reasoner(store, iris)
     report = reasoner.materialize(full=True)
     yield store, iris, reasoner, report, data
@@ -61,8 +64,9 @@ def test_lubm1_queries_return_the_reference_counts(lubm1_store):
 def test_lubm1_every_inferred_triple_has_a_derivation_record(lubm1_store):
     store, iris, _, report, _ = lubm1_store
     inferred = int(next(iter(store.query(COUNT_INFERRED, named_graphs=[iris.inferred_graph])))["n"].value)
-    records = int(next(iter(store.query(COUNT_RECORDS, named_graphs=[iris.derivations_graph])))["n"].value)
-    assert inferred == records == report.inferred
+    records, depths = (int(next(iter(store.query(q, named_graphs=[iris.derivations_graph])))["n"].value)
+                       for q in (COUNT_RECORDS, COUNT_DEPTHS))
+    assert inferred == records == depths == report.inferred
 
 
 def test_lubm1_closure_equals_owlrl_on_one_department(shared_data):
