@@ -80,6 +80,13 @@ def test_explain_goes_down_to_documents_and_chunks_and_is_bounded(world):
     assert doc_leaf["sources"] == [{"graph": iris.document_graph("d1"), "document": iris.document("d1"),
                                     "chunks": [iris.chunk("c1")]}]
     assert any(n["sources"][0]["graph"] == iris.ontology_graph for n in leaves)
+    # a triple with no reifier: the chunks whose mentions denote its subject
+    mention = NamedNode(iris.chunk("c2") + "/mention/bob")
+    store.add(quads(iris.document_graph("d1"), (mention, NamedNode(ATT + "denotes"), ex("ann")),
+                    (mention, NamedNode(ATT + "inChunk"), NamedNode(iris.chunk("c2")))))
+    manages = reasoner.explain(ex("bob"), ex("managedBy"), ex("ann"))
+    doc_premise = next(n for n in manages["premises"] if n["sources"][0]["graph"] == iris.document_graph("d1"))
+    assert doc_premise["sources"][0]["chunks"] == [iris.chunk("c2")]
     cut = reasoner.explain(ex("ann"), TYPE, ex("Person"), max_depth=1)
     assert all(child.get("truncated") or child["status"] == "asserted" for child in cut["premises"])
     assert reasoner.explain(ex("bob"), TYPE, ex("Person"))["status"] == "unknown"

@@ -18,6 +18,8 @@ IN_DEFAULT = "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 1"
 DERIVATION = PREFIXES + """SELECT ?d ?dg ?rule ?depth ?premise WHERE {
   GRAPH ?dg { ?d att:rule ?rule ; att:depth ?depth . OPTIONAL { ?d att:premise ?premise } } }"""
 CHUNKS = PREFIXES + """SELECT DISTINCT ?t ?g ?chunk WHERE { GRAPH ?g { ?st rdf:reifies ?t ; att:inChunk ?chunk } }"""
+# a statement about an entity with no reifier (its types, labels): the chunks that mention the entity
+MENTION_CHUNKS = PREFIXES + """SELECT DISTINCT ?s ?g ?chunk WHERE { GRAPH ?g { ?m att:denotes ?s ; att:inChunk ?chunk } }"""
 VIOLATIONS = PREFIXES + """SELECT ?dg ?v ?rule ?premise WHERE {
   GRAPH ?dg { ?v a att:Violation ; att:rule ?rule ; att:premise ?premise } } ORDER BY ?v"""
 
@@ -111,8 +113,12 @@ class Explainer:
         prefix = self.iris.document_graph_prefix
         if graph.startswith(prefix):
             src["document"] = self.iris.document(graph[len(prefix):])
-            rows = self.store.query(CHUNKS, substitutions={"t": t, "g": NamedNode(graph)})
-            src["chunks"] = sorted({r["chunk"].value for r in rows})
+            g = NamedNode(graph)
+            chunks = {r["chunk"].value for r in self.store.query(CHUNKS, substitutions={"t": t, "g": g})}
+            if not chunks:
+                rows = self.store.query(MENTION_CHUNKS, substitutions={"s": t.subject, "g": g})
+                chunks = {r["chunk"].value for r in rows}
+            src["chunks"] = sorted(chunks)
         return src
 
     def violations(self) -> list[dict]:
