@@ -212,3 +212,16 @@ def test_csv_of_a_big_result_is_complete(client):
     response = client.get("/sparql", params={"query": f"SELECT ?o WHERE {{ GRAPH <{G1}> {{ ?s ?p ?o }} }}"},
                           headers={"accept": "text/tab-separated-values"})
     assert response.status_code == 200 and len(response.text.splitlines()) == 20001
+
+
+def test_in_process_mode_serves_the_same_protocol(settings):
+    with TestClient(create_app(settings.model_copy(update={"sparql_in_process": True}))) as client:
+        assert client.post("/sparql", content=DATA, headers=UPDATE).status_code == 204
+        assert names(client.get("/sparql", params={"query": NAMES})) == ["Alice", 'Bob, "the" builder']
+        from_g1 = NAMES.replace("WHERE", f"FROM <{G1}> WHERE")
+        assert names(client.post("/sparql", data={"query": from_g1})) == ["Alice"]
+        assert client.get("/sparql", params={"query": NAMES}, headers={"accept": "text/turtle"}).status_code == 406
+        construct = client.get("/sparql", params={"query": "CONSTRUCT { <s> <p> 1 } WHERE {}"},
+                               headers={"accept": "application/n-triples"})
+        assert construct.text == '<http://testserver/s> <http://testserver/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
+        assert type(client.app.state.sparql_executor).__name__ == "ThreadedExecutor"

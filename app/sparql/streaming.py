@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import AsyncIterator, Callable
 
-from app.errors import QueryTimeout
+from app.errors import AttestError, QueryTimeout
+
+log = logging.getLogger(__name__)
 
 CHUNK_BYTES = 64 * 1024
 MAX_PENDING_CHUNKS = 8  # back-pressure: the writer thread waits when the client reads slower than it writes
@@ -111,7 +114,9 @@ async def run_streamed(pool: Executor, produce: Producer, timeout_s: float) -> S
         except Aborted:
             pass  # the reader is gone; nobody is left to tell
         except BaseException as exc:  # handed to the reader, which re-raises it
-            pipe.fail(exc)
+            if not isinstance(exc, AttestError):
+                log.exception("SPARQL worker thread failed")
+            pipe.fail(_detached(exc))
 
     pool.submit(job)
     try:
@@ -127,6 +132,17 @@ async def run_streamed(pool: Executor, produce: Producer, timeout_s: float) -> S
     if kind == "last":
         return Streamed(pipe.media_type, value, None)  # type: ignore[arg-type]
     return Streamed(pipe.media_type, value, _rest(pipe))  # type: ignore[arg-type]
+
+
+def _detached(exc: BaseException) -> BaseException:
+    """Drop the tracebacks here: their frames hold pyoxigraph results, which must not be freed on another thread."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.__traceback__ = None
+        current = current.__cause__ or current.__context__
+    return exc
 
 
 async def _rest(pipe: ChunkPipe) -> AsyncIterator[bytes]:
