@@ -5,8 +5,9 @@ process running it dies. Why snapshots: `Store.read_only` on a store another pro
 behaviour in Oxigraph 0.5 (a RocksDB read-only instance does not follow the writer's flushes and compactions and
 opens table files lazily), so the workers read RocksDB checkpoints (`Store.backup`: hard links, ~1 ms) that
 nobody writes. A query always sees every write acknowledged before it started: the store's write generation
-(bumped after each write completes) is compared with the one read before the current snapshot was taken, and a
-new snapshot is taken when they differ. (The store directory's file sizes cannot serve: RocksDB recycles WAL
+(bumped after each write completes) read when the query arrived is compared with the one read before the
+current snapshot was taken, and a new snapshot is taken when the snapshot is older. Queries that wait while a
+snapshot is taken share the next one, so a stream of writes costs a snapshot per wave of queries. (The store directory's file sizes cannot serve: RocksDB recycles WAL
 files, so a write need not change any size.)
 """
 
@@ -94,12 +95,15 @@ class Snapshots:
         shutil.rmtree(root, ignore_errors=True)  # snapshots of an earlier run
         root.mkdir(parents=True)
 
-    def acquire(self) -> Path:
-        """The path of a snapshot holding every write done before this call; release() it when done."""
+    def acquire(self, wanted: int | None) -> Path:
+        """A snapshot holding every write counted in generation `wanted` (read when the request arrived); release() it.
+
+        Requests that arrive while a snapshot is being taken share the next one (like a group commit), so a
+        stream of writes costs one snapshot per wave of queries, not one per query.
+        """
         with self.lock:
-            generation = getattr(self.store, "generation", None)
-            if self.current is None or generation is None or generation != self.generation:
-                self._refresh(generation)
+            if self.current is None or wanted is None or self.generation is None or self.generation < wanted:
+                self._refresh(getattr(self.store, "generation", None))
             self.in_use[self.current] = self.in_use.get(self.current, 0) + 1
             return self.current
 
@@ -302,8 +306,14 @@ class QueryExecutor:
         triples_format: RdfFormat | None = None,
         max_rows: int | None = None,
         source: str = "sparql",
+        min_generation: int | None = None,
     ) -> QueryOutcome:
-        """Run `query` within `timeout` seconds (default settings.query_timeout_s); 503 past it, 429 when saturated."""
+        """Run `query` within `timeout` seconds (default settings.query_timeout_s); 503 past it, 429 when saturated.
+
+        The query sees every write acknowledged before this call (or before `min_generation` was read).
+        """
+        if min_generation is None:
+            min_generation = getattr(self.store, "generation", None)
         settings = self.settings
         timeout = settings.query_timeout_s if timeout is None else timeout
         if len(query) > settings.max_query_chars:
@@ -326,7 +336,7 @@ class QueryExecutor:
         started = time.monotonic()
         outcome = "error"
         try:
-            reply = self._run(request, timeout, started, source)
+            reply = self._run(request, timeout, started, source, min_generation)
             outcome = "ok"
         except QueryTimeout:
             outcome = "timeout"
@@ -351,12 +361,12 @@ class QueryExecutor:
         """Like GraphStore.query (pyoxigraph results back), but under the deadline and the result limits."""
         return self.execute(query, timeout=timeout, source=source, **options).to_result()
 
-    def _run(self, request: dict, timeout: float, started: float, source: str) -> dict:
+    def _run(self, request: dict, timeout: float, started: float, source: str, wanted: int | None) -> dict:
         worker = self.pool.acquire(min(QUEUE_WAIT_S, timeout))
         snapshot = None
         dead = False
         try:
-            snapshot = self.snapshots.acquire()
+            snapshot = self.snapshots.acquire(wanted)
             request["snapshot"] = str(snapshot)
             worker.snapshot = snapshot
             try:
@@ -419,6 +429,7 @@ class DeadlineStore:
         self._executor, self._store, self._source = executor, store, source
         self._timeout = timeout
         self._deadline = time.monotonic() + timeout
+        self._generation = getattr(store, "generation", None)  # its queries see what was written before it began
 
     def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
               union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
@@ -428,7 +439,7 @@ class DeadlineStore:
             raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
         return self._executor.query(query, timeout=left, source=self._source, default_graph=default_graph,
                                     named_graphs=named_graphs, union_default_graph=union_default_graph,
-                                    substitutions=substitutions)
+                                    substitutions=substitutions, min_generation=self._generation)
 
     def __getattr__(self, name: str):
         return getattr(self._store, name)
