@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 from starlette.concurrency import run_in_threadpool
 
-from app.api.deps import require_writer
+from app.api.deps import Writer
 from app.api.sparql import executor_of, respond
 from app.errors import BadRequest, NotFound, UnsupportedFormat
 from app.sparql.formats import DATASET_FORMATS, GRAPH_FORMATS, Format, negotiate
@@ -131,7 +131,6 @@ def _dump(store, target: Target, fmt: Format, output: ChunkPipe) -> None:
 
 
 async def _write(request: Request, target: Target, *, replace: bool) -> Response:
-    require_writer(request, request.app.state.settings)
     if target.dataset:
         if replace:
             raise BadRequest("PUT needs ?graph=IRI or ?default")
@@ -157,7 +156,6 @@ def _store_write(request: Request, target: Target, quads: list[Quad], replace: b
 
 
 async def _delete(request: Request, target: Target) -> Response:
-    require_writer(request, request.app.state.settings)
     if target.dataset:
         raise BadRequest("DELETE needs ?graph=IRI or ?default")
     return await run_in_threadpool(_store_delete, request.app.state.store, target)
@@ -171,24 +169,30 @@ def _store_delete(store, target: Target) -> Response:
     return Response(status_code=204)
 
 
-async def _handle(request: Request, target: Target) -> Response:
-    method = request.method
-    if method in ("GET", "HEAD"):
-        return await _read(request, target, head=method == "HEAD")
-    if method in ("PUT", "POST"):
-        return await _write(request, target, replace=method == "PUT")
-    return await _delete(request, target)
+def _direct_target(request: Request) -> Target:
+    return Target(_graph_iri(str(request.url.replace(query="", fragment=""))))
 
 
-METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE"]
+def _register(path: str, target_of, what: str) -> None:
+    """GET/HEAD are open like /sparql; PUT, POST and DELETE need the Writer dependency."""
+
+    async def read(request: Request) -> Response:
+        return await _read(request, target_of(request), head=request.method == "HEAD")
+
+    async def replace(request: Request) -> Response:
+        return await _write(request, target_of(request), replace=True)
+
+    async def merge(request: Request) -> Response:
+        return await _write(request, target_of(request), replace=False)
+
+    async def delete(request: Request) -> Response:
+        return await _delete(request, target_of(request))
+
+    router.add_api_route(path, read, methods=["GET", "HEAD"], summary=f"Read {what}")
+    router.add_api_route(path, replace, methods=["PUT"], dependencies=[Writer], summary=f"Replace {what}")
+    router.add_api_route(path, merge, methods=["POST"], dependencies=[Writer], summary=f"Merge RDF into {what}")
+    router.add_api_route(path, delete, methods=["DELETE"], dependencies=[Writer], summary=f"Drop {what}")
 
 
-@router.api_route(GRAPH_STORE, methods=METHODS, summary="Graph Store Protocol, indirect: ?graph=IRI or ?default")
-async def graph_store(request: Request) -> Response:
-    return await _handle(request, _indirect_target(request))
-
-
-@router.api_route(GRAPH_STORE + "/{path:path}", methods=METHODS,
-                  summary="Graph Store Protocol, direct: the request URL is the graph IRI")
-async def graph_store_direct(request: Request, path: str) -> Response:
-    return await _handle(request, Target(_graph_iri(str(request.url.replace(query="", fragment="")))))
+_register(GRAPH_STORE, _indirect_target, "?graph=IRI, ?default, or (GET/POST) the whole store")
+_register(GRAPH_STORE + "/{path:path}", _direct_target, "the graph named by the request URL (direct identification)")

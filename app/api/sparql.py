@@ -78,7 +78,7 @@ async def sparql(request: Request) -> Response:
         streamed = await executor.execute(operation.query, operation.dataset, operation.accept, operation.timeout_s,
                                           base_iri=endpoint_url(request))
         return respond(streamed)
-    require_writer(request, settings)
+    require_writer(request, settings)  # the Writer dependency's check: one POST route carries queries and updates
     await executor.update(operation.update, operation.dataset, base_iri=endpoint_url(request))
     return Response(status_code=204)
 

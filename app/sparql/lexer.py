@@ -50,9 +50,12 @@ def top_level_words(text: str) -> Iterator[Keyword | None]:
             yield Keyword(match.group().upper(), match.start())
 
 
+_FROM_WORD = re.compile(r"(?<![\w:?$])from\b", re.IGNORECASE)
+
+
 def has_dataset_clause(query: str) -> bool:
     """Whether a query names its own dataset (FROM / FROM NAMED), which the union default graph must not override."""
-    if "from" not in query.lower():
+    if _FROM_WORD.search(query) is None:  # cheap test first: most queries never say FROM
         return False
     return any(k is not None and k.word == "FROM" for k in top_level_words(query))
 
