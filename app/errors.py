@@ -91,6 +91,12 @@ class QueryTimeout(AttestError):
     status_code = 503
 
 
+class QueryResourcesExceeded(AttestError):
+    """A query needed more memory than a query worker may use, and its worker died of it."""
+
+    status_code = 503
+
+
 class Overloaded(AttestError):
     """Too many heavy requests at once; the client should retry later."""
 

@@ -82,8 +82,9 @@ def main() -> int:
             subprocess.run([sys.executable, "-m", "app.cli", "load", str(part)], cwd=REPO, env=env, check=True,
                            capture_output=True)
         port = free_port()
+        server_log = open(Path(tmp) / "server.log", "w+")
         server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=REPO,
-                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  env=env, stdout=server_log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
             for _ in range(400):
@@ -105,9 +106,14 @@ def main() -> int:
             during = small_queries(url, stop)
             for t in threads:
                 t.join()
+        except Exception:
+            server_log.seek(0)
+            print("server log (last lines):\n" + "".join(server_log.readlines()[-40:]), file=sys.stderr)
+            raise
         finally:
             server.terminate()
             server.wait(timeout=30)
+            server_log.close()
     stopped = [elapsed for status, elapsed, error in results if status == 503 and error == "QueryTimeout"]
     lines = [f"LUBM(1) + univ-bench ({os.cpu_count()} cores); runaway: `{RUNAWAY}` with timeout={args.timeout:g} s, "
              f"{args.runaways} at a time; small: a point lookup and two LUBM-style selective queries", "",

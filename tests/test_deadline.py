@@ -194,3 +194,29 @@ def test_endpoint_answers_503_for_a_runaway_and_stays_fast_for_others(settings, 
         assert named.status_code == 404
         metrics_text = http.get("/metrics").text
         assert 'attest_query_timeouts_total{source="sparql"}' in metrics_text
+
+
+def test_query_outgrowing_the_worker_memory_is_stopped_clearly(loaded, settings, monkeypatch):
+    import app.sparql.deadline as deadline
+    from app.errors import QueryResourcesExceeded
+
+    monkeypatch.setattr(deadline, "WORKER_MEMORY_BYTES", 900 * 1024**2)  # read by each new worker at its start
+    ex = QueryExecutor(loaded, settings.model_copy(update={"query_workers": 1}))
+    try:
+        started = time.monotonic()
+        with pytest.raises(QueryResourcesExceeded) as err:
+            ex.execute(RUNAWAY, timeout=60)
+        assert time.monotonic() - started < 50 and "memory" in err.value.message and err.value.status_code == 503
+        assert list(ex.query(POINT))[0]["o"].value == "value 42"  # a fresh worker serves the next query
+    finally:
+        ex.close()
+
+
+def test_workers_outlive_the_request_thread_that_started_them(executor):
+    """Regression: the parent-death signal follows the forking thread, so workers must not die with request threads."""
+    starter = threading.Thread(target=lambda: executor.execute(SMALL))
+    starter.start()
+    starter.join()
+    time.sleep(0.5)
+    assert executor.pool.idle and all(worker.alive() for worker in executor.pool.idle)
+    assert list(executor.query(POINT))[0]["o"].value == "value 42"

@@ -15,7 +15,7 @@ from tests.conftest import REPO, LiveServer, free_port
 
 EXAMPLES_PER_OPERATION = 25
 # 503s that are the service working as designed, not crashing: a deadline hit, no LLM reachable in llm mode
-DESIGNED_503 = {"QueryTimeout", "LlmUnavailable"}
+DESIGNED_503 = {"QueryTimeout", "QueryResourcesExceeded", "LlmUnavailable"}
 
 
 def no_server_error(ctx, response, case) -> None:

@@ -17,6 +17,7 @@ import ctypes
 import logging
 import os
 import pickle
+import resource
 import shutil
 import signal
 import subprocess
@@ -24,6 +25,7 @@ import sys
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -34,7 +36,9 @@ from pyoxigraph import (
 )
 
 from app import metrics
-from app.errors import BadRequest, Overloaded, PayloadTooLarge, QueryTimeout, SparqlSyntaxError, StoreError
+from app.errors import (
+    BadRequest, Overloaded, PayloadTooLarge, QueryResourcesExceeded, QueryTimeout, SparqlSyntaxError, StoreError,
+)
 from app.store.base import QueryResult, Term
 
 log = logging.getLogger(__name__)
@@ -42,6 +46,7 @@ log = logging.getLogger(__name__)
 WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 WORKER_START_TIMEOUT_S = 30.0
 QUEUE_WAIT_S = 2.0  # longest wait for a free worker before 429
+WORKER_MEMORY_BYTES = 4 * 1024**3  # address space of one worker: a runaway query fails there, not the machine
 RETRY_AFTER_S = 2
 
 
@@ -137,11 +142,15 @@ class Snapshots:
 
 # worker processes --------------------------------------------------------------------------------------------------
 
-def _die_with_parent() -> None:
-    """Linux: the worker gets SIGKILL when the server dies, so a runaway query never outlives it."""
+def _worker_limits() -> None:
+    """In the child: SIGKILL when the server (the spawner thread) dies (Linux), and a bounded address space."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
+        pass
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
+    except (ValueError, OSError):
         pass
 
 
@@ -155,7 +164,7 @@ class WorkerProcess:
             self.proc = subprocess.Popen(
                 [sys.executable, str(WORKER_SCRIPT), str(req_r), str(rep_w)],
                 pass_fds=(req_r, rep_w), stdin=subprocess.DEVNULL, close_fds=True,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=_worker_limits if sys.platform.startswith("linux") else None,
             )
         finally:
             os.close(req_r)
@@ -199,6 +208,12 @@ class WorkerPool:
         self.starting = 0
         self.cond = threading.Condition()
         self.closed = False
+        # workers are started from this one long-lived thread: the kernel's parent-death signal follows the
+        # thread that forked, so a worker started from a short-lived request thread would die with that thread
+        self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-worker-spawner")
+
+    def _start(self) -> WorkerProcess:
+        return self._spawner.submit(WorkerProcess).result()
 
     def acquire(self, wait_s: float) -> WorkerProcess:
         deadline = time.monotonic() + wait_s
@@ -223,7 +238,7 @@ class WorkerPool:
                                      retry_after=RETRY_AFTER_S)
                 self.cond.wait(left)
         try:
-            worker = WorkerProcess()
+            worker = self._start()
         except BaseException:
             with self.cond:
                 self.starting -= 1
@@ -254,8 +269,8 @@ class WorkerPool:
                 return
             self.starting += 1
         try:
-            worker = WorkerProcess()
-        except StoreError:
+            worker = self._start()
+        except (StoreError, RuntimeError):
             log.warning("could not start a replacement query worker; the next query will try again")
             worker = None
         with self.cond:
@@ -279,6 +294,7 @@ class WorkerPool:
             self.cond.notify_all()
         for worker in workers:
             worker.stop()
+        self._spawner.shutdown(wait=False)
         metrics.query_workers.set(0)
 
 
@@ -381,11 +397,14 @@ class QueryExecutor:
                         f"query stopped at its deadline of {timeout:g} s; narrow it, add a LIMIT, or ask for a "
                         f"longer timeout (at most {self.settings.max_query_timeout_s:g} s)", timeout=timeout)
                 reply = pickle.loads(worker.replies.recv_bytes())
-            except (EOFError, OSError, BrokenPipeError) as exc:
+            except (EOFError, OSError) as exc:
                 dead = True
                 worker.kill()
                 metrics.worker_restarts.inc()
-                raise StoreError(f"the query worker died while running the query: {exc}") from exc
+                # a worker dies mid-query when the query outgrew its memory (allocation failure aborts it)
+                raise QueryResourcesExceeded(
+                    f"the query was stopped: it needed more memory than the {WORKER_MEMORY_BYTES // 1024**2} MiB a "
+                    f"query worker may use (exit status {worker.proc.returncode}); narrow it or add a LIMIT") from exc
         finally:
             self.pool.release(worker, dead=dead)
             if snapshot is not None:
