@@ -179,10 +179,13 @@ class WorkerProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def kill(self) -> None:
+    def kill(self, *, wait: bool = True) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.wait()
+        if wait:
+            self.proc.wait()
+        else:  # a big heap takes a while to tear down; the client need not wait for it
+            threading.Thread(target=self.proc.wait, name="query-worker-reap", daemon=True).start()
         for conn in (self.requests, self.replies):
             conn.close()
         self.snapshot = None
@@ -390,7 +393,7 @@ class QueryExecutor:
                 left = timeout - (time.monotonic() - started)
                 if left <= 0 or not worker.replies.poll(left):
                     dead = True
-                    worker.kill()  # SIGKILL: the query's CPU work ends with the process
+                    worker.kill(wait=False)  # SIGKILL: the query's CPU work ends with the process
                     metrics.worker_restarts.inc()
                     metrics.query_timeouts.labels(source).inc()
                     raise QueryTimeout(
