@@ -82,6 +82,7 @@ class ShaclGate:
         self.relevant = self._relevant_predicates()
         self.memo = ShapeMemo(shapes, self.hierarchy, self.relevant)
         self._shapes_graph = ShapesGraph(self.shapes)
+        _ = self._shapes_graph.shapes  # harvest every shape now, so any subset can be named later (use_shapes)
         self._lock = threading.Lock()  # pyshacl's harvested shapes are shared; validate one graph at a time
 
     @classmethod
@@ -104,7 +105,8 @@ class ShaclGate:
 
     # validation -------------------------------------------------------------------
 
-    def validate_graph(self, data: rdflib.Graph, focus: list[str] | None = None) -> tuple[bool, rdflib.Graph]:
+    def validate_graph(self, data: rdflib.Graph, focus: list[str] | None = None,
+                       shapes: list[str] | None = None) -> tuple[bool, rdflib.Graph]:
         """pyshacl over `data` (modified in place: the class hierarchy is added); returns (conforms, report).
 
         `focus` limits validation to those nodes (a re-check after quarantining only needs the nodes it touched).
@@ -112,6 +114,8 @@ class ShaclGate:
         for t in self.hierarchy:
             data.add(t)
         options = dict(_VALIDATION_OPTIONS, focus_nodes=focus) if focus else dict(_VALIDATION_OPTIONS)
+        if shapes:  # with focus nodes too, pyshacl checks exactly these nodes against exactly these shapes
+            options["use_shapes"] = shapes
         with self._lock:
             validator = Validator(DataGraph.from_rdflib(data), shacl_graph=self.shapes, options=options)
             validator.shacl_graph = self._shapes_graph  # reuse the harvested shapes instead of re-reading them
@@ -157,7 +161,12 @@ class ShaclGate:
             return True, None  # every node passed the shapes before with the same signature
         if not all(isinstance(n, NamedNode) for n in novel):  # blank nodes cannot be named as focus nodes
             return self.validate_graph(to_rdflib(quads, self.relevant), None)
-        conforms, report = self.validate_graph(to_rdflib(self.memo.subgraph(doc, novel), None), [n.value for n in novel])
+        conforms, report = True, rdflib.Graph(bind_namespaces="none")
+        for shapes, nodes in self.memo.groups(doc, novel).items():  # nodes the same shapes target, checked together
+            ok, part = self.validate_graph(to_rdflib(self.memo.subgraph(doc, nodes), None), [n.value for n in nodes],
+                                           list(shapes))
+            conforms = conforms and ok
+            report += part
         self.memo.remember(doc, novel, {str(f) for f in report.objects(None, SHNS.focusNode)})
         return conforms, report
 
@@ -235,7 +244,7 @@ _TERMS: dict = {}  # pyoxigraph term -> rdflib term; labels, IRIs and numbers re
 
 def to_rdflib(quads: list[Quad], relevant: set[str] | None) -> rdflib.Graph:
     """The document's triples as an rdflib graph; reifier triples (RDF 1.2 triple terms) and unshaped predicates left out."""
-    graph = rdflib.Graph()
+    graph = rdflib.Graph(bind_namespaces="none")  # binding rdflib's default prefixes costs more than validating
     add = graph.add
     for q in quads:
         if q.predicate == REIFIES or (relevant is not None and q.predicate.value not in relevant):

@@ -60,6 +60,8 @@ class ShapeMemo:
         self._parents = parents
         self._ancestors: dict[str, frozenset[str]] = {}
         self.top = [self._top(node) for node in self._targeted_shapes()]
+        if not all(isinstance(t.node, rdflib.URIRef) for t in self.top):
+            self.enabled = False  # blank-node shapes cannot be named to pyshacl (use_shapes)
         self.verbatim = self._verbatim()
 
     # analysis of the shapes ---------------------------------------------------------------
@@ -156,6 +158,14 @@ class ShapeMemo:
 
     def novel(self, doc: DocumentIndex) -> list:
         return [n for n, keys in doc.keys.items() if any(k not in self.passed for k in keys)]
+
+    def groups(self, doc: DocumentIndex, nodes: list) -> dict[tuple[str, ...], list]:
+        """Nodes by the exact set of shapes that target them (what pyshacl would select by sh:target*)."""
+        out: dict[tuple[str, ...], list] = {}
+        for n in nodes:
+            shapes = tuple(sorted({str(self.top[k[0]].node) for k in doc.keys[n]}))
+            out.setdefault(shapes, []).append(n)
+        return out
 
     def subgraph(self, doc: DocumentIndex, nodes: list) -> list[Quad]:
         """The nodes' own triples and the rdf:type triples of everything they point at."""
