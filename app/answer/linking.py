@@ -12,6 +12,8 @@ LABEL_CUTOFF = 80.0  # token_sort_ratio at or above which a written label counts
 LINK_CUTOFF = 88.0  # stricter for question n-grams: many n-grams, each a chance for a spurious match
 SHORT_LABEL = 4  # labels this short (RDF, OWL) must match a question token exactly
 MAX_NGRAM = 5
+MAX_LINK_WORDS = 300  # a 10 KB question is linked on its first 300 words
+MIN_MENTION = 3
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9+#.'-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 SEPARATORS = re.compile(r"[\s_~./:-]+")
 
@@ -46,9 +48,15 @@ class LabelMatcher:
             return None
         return self.index.ids[i], float(score)
 
+    def mentions(self, text: str) -> set[str]:
+        """Entities whose label occurs in `text` as whole words (exact after normalization): cheap, for source snippets."""
+        padded = f" {' '.join(normalize(w) for w in WORD.findall(text))} "
+        return {self.index.ids[i] for i, label in enumerate(self.normalized)
+                if len(label) >= MIN_MENTION and f" {label} " in padded}
+
     def link(self, question: str) -> dict[str, float]:
         """Entities named in a question: entity id -> best similarity (0-100) of any n-gram to one of its labels."""
-        words = [normalize(w) for w in WORD.findall(question)]
+        words = [normalize(w) for w in WORD.findall(question)][:MAX_LINK_WORDS]
         grams = {" ".join(words[i:i + n]) for n in range(1, MAX_NGRAM + 1) for i in range(len(words) - n + 1)}
         grams.discard("")
         if not grams or not self.normalized:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -14,6 +16,9 @@ from app.vocab import ONT, RDF, RDFS, Iris, is_valid_id
 
 Triple = tuple[str, str, str]  # subject, predicate, object IRIs
 MAX_BATCH = 500  # ids per VALUES block; larger inputs are split into several queries
+LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked up within this time
+# store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
+_LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
 GENERIC_PREDICATES = frozenset(ONT + n for n in ("relatesTo", "mentions", "mentionedIn"))
 
 
@@ -96,14 +101,27 @@ class GraphLookup:
         return kind
 
     def label_index(self) -> LabelIndex:
+        """Every entity label; cached per store while the label counts stay the same (and for at most LABEL_TTL_S)."""
+        fingerprint = tuple(next(iter(self.store.query(q.LABEL_COUNTS)))[v].value for v in ("n", "entities", "labels", "graphs"))
+        key = self.store
+        cached = _LABEL_CACHE.get(key)
+        if cached and cached[0] == fingerprint and time.monotonic() - cached[1] < LABEL_TTL_S:
+            return cached[2]
+        index = self._read_labels()
+        _LABEL_CACHE[key] = (fingerprint, time.monotonic(), index)
+        return index
+
+    def _read_labels(self) -> LabelIndex:
         labels: list[str] = []
         ids: list[str] = []
         preferred: dict[str, str] = {}
         alts: list[tuple[str, str]] = []
-        for row in self.store.query(q.ENTITY_LABELS, substitutions={"prefix": self._prefix}):
-            if self.counts(row["g"].value) != "asserted":
+        prefix = self.iris.entity_prefix
+        for row in self.store.query(q.ENTITY_LABELS):
+            iri = row["e"].value
+            if not iri.startswith(prefix) or self.counts(row["g"].value) != "asserted":
                 continue
-            entity_id = self.entity_id(row["e"].value)
+            entity_id = self.entity_id(iri)
             if entity_id is None:
                 continue
             label = row["label"].value
@@ -118,6 +136,16 @@ class GraphLookup:
             labels.append(label)
             ids.append(entity_id)
         return LabelIndex(labels, ids, preferred)
+
+    def labels_of(self, entity_ids: Iterable[str]) -> dict[str, str]:
+        """Entity id -> preferred label for each id that exists (the light check /verify needs)."""
+        nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]
+        out: dict[str, str] = {}
+        for batch in _batches(nodes):
+            for row in self.store.query(q.with_values(q.LABELS_OF, entities=[(n,) for n in batch])):
+                if self.counts(row["g"].value) is not None:
+                    out.setdefault(self.entity_id(row["e"].value), row["label"].value)
+        return out
 
     def details(self, entity_ids: Iterable[str]) -> dict[str, EntityInfo]:
         """Label, types and description of each id that exists (ids failing is_valid_id are skipped)."""
@@ -148,7 +176,14 @@ class GraphLookup:
 
     def facts_touching(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
         """Entity-to-entity facts (ontology predicates) in or out of the given entities, with their status."""
-        return self._facts(q.FACTS_TOUCHING, entity_ids, {"prefix": self._prefix})
+        ids = list(entity_ids)
+        facts = self._facts(q.FACTS_OUT, ids, {"prefix": self._prefix})
+        for triple, status in self._facts(q.FACTS_IN, ids, {"prefix": self._prefix}).items():
+            known = facts.setdefault(triple, status)
+            if known is not status:
+                known.asserted_in |= status.asserted_in
+                known.inferred = known.inferred or status.inferred
+        return facts
 
     def facts_from(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
         return self._facts(q.FACTS_FROM, entity_ids, None)

@@ -20,12 +20,24 @@ PREDICATE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,99}$")
 
 PREFIXES = f"PREFIX rdf: <{RDF}> PREFIX rdfs: <{RDFS}> PREFIX skos: <{SKOS}> PREFIX att: <{ATT}> PREFIX ont: <{ONT}> PREFIX dct: <{DCT}>\n"
 
-# Labels and alternative labels of every minted entity, with the graph that holds them.
-# ?prefix: Literal, the entity IRI prefix (substituted).
+# Labels and alternative labels of every labelled resource, with the graph that holds them (entity ids are
+# picked out in Python: a string filter here would decode every label's subject twice).
 ENTITY_LABELS = PREFIXES + """
-SELECT ?e ?label ?alt ?g ?prefix WHERE {
+SELECT ?e ?label ?alt ?g WHERE {
   { GRAPH ?g { ?e rdfs:label ?label } } UNION { GRAPH ?g { ?e skos:altLabel ?label } BIND(true AS ?alt) }
-  FILTER(STRSTARTS(STR(?e), ?prefix))
+}"""
+
+# A cheap fingerprint of the label set (counts only, no string is decoded): the label index is rebuilt when it moves.
+LABEL_COUNTS = PREFIXES + """
+SELECT (COUNT(*) AS ?n) (COUNT(DISTINCT ?e) AS ?entities) (COUNT(DISTINCT ?label) AS ?labels) (COUNT(DISTINCT ?g) AS ?graphs) WHERE {
+  { GRAPH ?g { ?e rdfs:label ?label } } UNION { GRAPH ?g { ?e skos:altLabel ?label } }
+}"""
+
+# Preferred labels of the entities in the VALUES block: an entity exists when a fact graph labels it.
+LABELS_OF = PREFIXES + """
+SELECT ?e ?label ?g WHERE {
+  VALUES ?e { %(entities)s }
+  GRAPH ?g { ?e rdfs:label ?label }
 }"""
 
 # Types, labels and descriptions of the entities in the VALUES block.
@@ -36,13 +48,20 @@ SELECT ?e ?p ?v ?g WHERE {
   FILTER(?p IN (rdf:type, rdfs:label, dct:description, rdfs:comment, skos:definition, ont:description, att:description))
 }"""
 
-# Entity-to-entity facts (ontology predicates) that touch the entities in the VALUES block, in any graph.
+# Entity-to-entity facts (ontology predicates) from and to the entities in the VALUES block, in any graph: two
+# queries, not one UNION (Oxigraph plans each simple pattern on an index; the union was several times slower).
 # ?prefix: Literal, the entity IRI prefix (substituted).
-FACTS_TOUCHING = PREFIXES + """
+FACTS_OUT = PREFIXES + """
 SELECT ?s ?p ?o ?g ?prefix WHERE {
-  VALUES ?x { %(entities)s }
-  { GRAPH ?g { ?x ?p ?o } BIND(?x AS ?s) } UNION { GRAPH ?g { ?s ?p ?x } BIND(?x AS ?o) }
-  FILTER(isIRI(?s) && isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?s), ?prefix) && STRSTARTS(STR(?o), ?prefix))
+  VALUES ?s { %(entities)s }
+  GRAPH ?g { ?s ?p ?o }
+  FILTER(isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?o), ?prefix))
+}"""
+FACTS_IN = PREFIXES + """
+SELECT ?s ?p ?o ?g ?prefix WHERE {
+  VALUES ?o { %(entities)s }
+  GRAPH ?g { ?s ?p ?o }
+  FILTER(STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?s), ?prefix))
 }"""
 
 # Outgoing entity-to-entity facts of the subjects in the VALUES block (resolving hashed relation ids).
@@ -60,11 +79,15 @@ SELECT ?s ?p ?o ?g WHERE {
   GRAPH ?g { ?s ?p ?o }
 }"""
 
-# Chunks whose text matches ?pattern (a regex Literal of plain alphanumeric keywords joined by |, substituted).
+# Chunks whose lower-cased text contains one of the keywords ?k0 … ?k7 (Literals, substituted; unused ones repeat
+# ?k0). CONTAINS, not REGEX: no pattern is compiled per row.
+CHUNK_KEYWORDS = 8
 CHUNK_SEARCH = PREFIXES + """
-SELECT ?c ?text ?doc ?start ?end ?pattern WHERE {
+SELECT ?c ?text ?doc ?start ?end ?k0 ?k1 ?k2 ?k3 ?k4 ?k5 ?k6 ?k7 WHERE {
   ?c att:text ?text .
-  FILTER(REGEX(?text, ?pattern, "i"))
+  BIND(LCASE(?text) AS ?lower)
+  FILTER(CONTAINS(?lower, ?k0) || CONTAINS(?lower, ?k1) || CONTAINS(?lower, ?k2) || CONTAINS(?lower, ?k3)
+      || CONTAINS(?lower, ?k4) || CONTAINS(?lower, ?k5) || CONTAINS(?lower, ?k6) || CONTAINS(?lower, ?k7))
   OPTIONAL { ?c att:inDocument ?doc }
   OPTIONAL { ?c att:charStart ?start }
   OPTIONAL { ?c att:charEnd ?end }

@@ -19,8 +19,8 @@ from app.vocab import ONT, is_valid_id
 HOP_DECAY = 0.5  # an entity reached over one more hop scores half as much as the one it was reached from
 GENERIC_PENALTY = 0.6
 SOURCE_WEIGHT = 0.3  # an entity found in a matching chunk counts less than one reached in one hop from the question  # relatesTo / mentions say less than a specific relation
-MAX_FRONTIER = 200  # entities expanded per hop, best first
-MAX_KEYWORDS = 8
+MIN_FRONTIER = 10  # entities expanded per hop, best first: max(MIN_FRONTIER, limit)
+MAX_KEYWORDS = q.CHUNK_KEYWORDS
 DEPTH_SHORTLIST = 3  # depths are looked up for the best limit * 3 facts only
 MAX_SOURCES = 5
 SNIPPET_CHARS = 600
@@ -66,12 +66,12 @@ class Retriever:
         sources = self._sources(request.query, request.document)
         mentioned: dict[str, float] = {}  # entities named in matching chunks: seeds, and a bonus on top of hop scores
         for source in sources:
-            for e, similarity in matcher.link(source.text).items():
-                mentioned[e] = max(mentioned.get(e, 0.0), SOURCE_WEIGHT * source.score * similarity / 100.0)
+            for e in matcher.mentions(source.text):
+                mentioned[e] = max(mentioned.get(e, 0.0), SOURCE_WEIGHT * source.score)
         for e, bonus in mentioned.items():
             scores.setdefault(e, bonus)
         hops = {e: 0 for e in scores}
-        facts = self._expand(scores, hops, request.max_hops, doc_graph)
+        facts = self._expand(scores, hops, request.max_hops, doc_graph, max(MIN_FRONTIER, request.limit))
         for e, bonus in mentioned.items():
             if hops[e] > 0 or scores[e] > bonus:
                 scores[e] = min(1.0, scores[e] + bonus)
@@ -109,10 +109,11 @@ class Retriever:
         keywords = sorted({w for w in words if w not in STOPWORDS}, key=lambda w: (-len(w), w))[:MAX_KEYWORDS]
         if not keywords:
             return []
-        pattern = Literal("|".join(keywords))  # keywords are [A-Za-z0-9] only: no regex metacharacters
+        padded = keywords + [keywords[0]] * (q.CHUNK_KEYWORDS - len(keywords))
+        subs = {f"k{i}": Literal(k) for i, k in enumerate(padded)}
         found = []
         doc_iri = self.iris.document(document) if document else None
-        for row in self.lookup.store.query(q.CHUNK_SEARCH, substitutions={"pattern": pattern}):
+        for row in self.lookup.store.query(q.CHUNK_SEARCH, substitutions=subs):
             doc = row["doc"].value if row["doc"] is not None else None
             if doc_iri and doc != doc_iri:
                 continue
@@ -133,9 +134,10 @@ class Retriever:
     # expansion and ranking -------------------------------------------------------
 
     def _expand(self, scores: dict[str, float], hops: dict[str, int], max_hops: int,
-                doc_graph: str | None) -> dict[Triple, FactStatus]:
+                doc_graph: str | None, width: int) -> dict[Triple, FactStatus]:
+        """Breadth-first over facts; each hop expands the `width` best-scored entities reached by the previous one."""
         facts: dict[Triple, FactStatus] = {}
-        frontier = sorted(scores, key=lambda e: -scores[e])[:MAX_FRONTIER]
+        frontier = sorted(scores, key=lambda e: (-scores[e], e))[:width]
         for hop in range(1, max_hops + 1):
             if not frontier:
                 break
@@ -153,7 +155,7 @@ class Retriever:
             facts.update(found)
             for e, s in reached.items():
                 scores[e], hops[e] = s, hop
-            frontier = sorted(reached, key=lambda e: -reached[e])[:MAX_FRONTIER]
+            frontier = sorted(reached, key=lambda e: (-reached[e], e))[:width]
         return {t: st for t, st in facts.items()
                 if self.lookup.entity_id(t[0]) in scores and self.lookup.entity_id(t[2]) in scores}
 

@@ -93,16 +93,17 @@ class Verifier:
     def _entities(self, refs: set[str]) -> dict[str, EntityHit]:
         """Reference -> hit: ids in one details query; the rest through the label index (one more query, only if needed)."""
         ids = {r for r in refs if is_valid_id(r)}
-        details = self.lookup.details(ids) if ids else {}
-        hits = {r: EntityHit(r, details[r].label, 1.0, None) for r in ids if r in details}
+        labels = self.lookup.labels_of(ids) if ids else {}
+        hits = {r: EntityHit(r, labels[r], 1.0, None) for r in ids if r in labels}
         missing = [r for r in refs if r not in hits and r.strip()]
         if missing:
             matcher = LabelMatcher(self.lookup.label_index())
-            for r in missing:
-                best = matcher.best(r)
-                if best is not None:
-                    entity_id, score = best
-                    hits[r] = EntityHit(entity_id, matcher.index.preferred.get(entity_id, entity_id), label_confidence(score), score)
+            matched = {r: best for r in missing if (best := matcher.best(r)) is not None}
+            # the label index may be cached: confirm the matched entities still exist (one more batched query)
+            current = self.lookup.labels_of({entity_id for entity_id, _ in matched.values()}) if matched else {}
+            for r, (entity_id, score) in matched.items():
+                if entity_id in current:
+                    hits[r] = EntityHit(entity_id, current[entity_id], label_confidence(score), score)
         return hits
 
     def _labels_of(self, status, entities: dict[str, EntityHit]) -> dict[str, str]:
@@ -110,7 +111,7 @@ class Verifier:
         missing = {self.iris.entity_id(x) for t in status for x in (t[0], t[2]) if x not in labels}
         missing.discard(None)
         if missing:
-            labels.update({info.iri: info.label for info in self.lookup.details(missing).values()})
+            labels.update({self.iris.entity(i): label for i, label in self.lookup.labels_of(missing).items()})
         return labels
 
     def _entity_report(self, c: Citation, hit: EntityHit | None) -> CitationReport:
