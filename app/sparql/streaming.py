@@ -6,6 +6,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections import deque
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import AsyncIterator, Callable
@@ -27,7 +28,8 @@ class ChunkPipe:
 
     def __init__(self, loop: asyncio.AbstractEventLoop, deadline: float, chunk_bytes: int = CHUNK_BYTES) -> None:
         self._loop = loop
-        self._queue: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
+        self._items: deque[tuple[str, object]] = deque()  # delivered on the loop, read by next()
+        self._waiter: asyncio.Future | None = None
         self._parts: list[bytes] = []
         self._size = 0
         self._chunk_bytes = chunk_bytes
@@ -57,7 +59,7 @@ class ChunkPipe:
         self._emit("last", self._take())
 
     def fail(self, exc: BaseException) -> None:
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, ("error", exc))
+        self._loop.call_soon_threadsafe(self._deliver, ("error", exc))
 
     def _take(self) -> bytes:
         data = b"".join(self._parts)
@@ -68,22 +70,40 @@ class ChunkPipe:
         while not self._slots.acquire(timeout=0.1):
             if self._aborted or time.monotonic() > self.deadline:
                 raise Aborted("the response was abandoned or its deadline passed")
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, (kind, data))
+        self._loop.call_soon_threadsafe(self._deliver, (kind, data))
 
     # reader side (event loop) ---------------------------------------------------------
 
+    def _deliver(self, item: tuple[str, object]) -> None:
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
     async def next(self) -> tuple[str, object]:
-        remaining = self.deadline - time.monotonic()
-        try:
-            item = await asyncio.wait_for(self._queue.get(), timeout=max(remaining, 0.0))
-        except (asyncio.TimeoutError, TimeoutError):
-            self.abort()
-            raise
-        self._slots.release()
-        return item
+        """The next item; TimeoutError at the deadline. A bare future and timer: no task per chunk."""
+        if not self._items:
+            self._waiter = waiter = self._loop.create_future()
+            timer = self._loop.call_later(max(self.deadline - time.monotonic(), 0.0), _expire, waiter)
+            try:
+                await waiter
+            except BaseException:
+                self.abort()
+                raise
+            finally:
+                timer.cancel()
+                self._waiter = None
+        kind, value = self._items.popleft()
+        if kind != "error":  # errors are sent without taking a slot
+            self._slots.release()
+        return kind, value
 
     def abort(self) -> None:
         self._aborted = True
+
+
+def _expire(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 @dataclass
