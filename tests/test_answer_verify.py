@@ -157,3 +157,15 @@ def test_batched_resolution_uses_a_few_queries(verifier, store, iris):
     report = verifier.verify(text)
     assert len(report.claims) == 21
     assert len(calls) <= 4 + 5  # details, status, depths, then one per trace level (max depth 5)
+
+
+def test_label_index_cache_follows_the_store(verifier, store, iris):
+    from pyoxigraph import RdfFormat
+
+    assert only_claim(verifier.verify("X <<entity:Blazegraph>>.")).citations[0].status == "not_found"
+    store.load(f'<{iris.entity("blazegraph")}> <http://www.w3.org/2000/01/rdf-schema#label> "Blazegraph" .',
+               RdfFormat.TURTLE, graph=iris.document_graph("more"))
+    hit = only_claim(verifier.verify("X <<entity:Blazegraph>>.")).citations[0]
+    assert hit.status == "label_match" and hit.iri == iris.entity("blazegraph")
+    store.drop_graph(iris.document_graph("more"))
+    assert only_claim(verifier.verify("X <<entity:Blazegraph>>.")).citations[0].status == "not_found"
