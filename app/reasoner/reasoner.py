@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 
-from app.reasoner.engine import Delta, Engine
+from app.reasoner.engine import Delta, Engine, gc_paused
 from app.reasoner.explain import Explainer
 from app.reasoner.records import RecordWriter, violation_iri
 from app.reasoner.terms import Encoded, TermDict
@@ -87,7 +87,7 @@ class Reasoner:
     # --- entry points ----------------------------------------------------------------------------------------
     def materialize(self, full: bool = False) -> ReasoningReport:
         """Bring the inferred graph up to date: from scratch when `full` or on first use, else by graph changes."""
-        with self._lock:
+        with self._lock, gc_paused():
             return self._materialize(full)
 
     def _materialize(self, full: bool) -> ReasoningReport:
@@ -110,7 +110,7 @@ class Reasoner:
 
     def refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
         """Re-read the given asserted graphs and maintain the closure incrementally (semi-naive add, DRed delete)."""
-        with self._lock:
+        with self._lock, gc_paused():
             return self._refresh(changed_graphs)
 
     def _refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
