@@ -58,6 +58,20 @@ def make_document(rng: random.Random, n: int, paragraphs: int) -> str:
     return "\n\n".join(parts)
 
 
+class CpuTimed:
+    """The real extractor, with the CPU time of its calls added up (to report the pipeline's cost without it)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.cpu = inner, inner.name, 0.0
+
+    def extract(self, text: str):
+        start = time.process_time()
+        try:
+            return self.inner.extract(text)
+        finally:
+            self.cpu += time.process_time() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=1000, help="documents to generate and ingest")
@@ -66,7 +80,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import rdflib
-    from pyoxigraph import Quad
+    from pyoxigraph import Triple
 
     from app.extract.ontology_terms import load_terms
     from app.ingest.pipeline import IngestPipeline
@@ -87,11 +101,12 @@ def main() -> None:
         store = open_store(settings)
         load_ontology(store, settings.ontology_dir, Iris(settings.base_iri))
         terms = load_terms(settings.ontology_dir)
-        pipeline = IngestPipeline(store, settings, rule_extractor(store, settings, terms), terms=terms)
+        extractor = CpuTimed(rule_extractor(store, settings, terms))
+        pipeline = IngestPipeline(store, settings, extractor, terms=terms)
 
         stages: dict[str, float] = defaultdict(float)
         chunks = triples = quarantined = failed = 0
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         for path in sorted(corpus.iterdir()):
             report = pipeline.ingest_path(path, path.name)
             if report.status != "done":
@@ -103,6 +118,7 @@ def main() -> None:
             for stage, seconds in report.timings.items():
                 stages[stage] += seconds
         wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
         load_avg = " / ".join(f"{x:.1f}" for x in os.getloadavg())
         # bulk write: every committed document quad into a fresh store, one transaction
         quads = [q for g in store.graphs() if g.startswith(pipeline.iris.document_graph_prefix) for q in store.quads(g)]
@@ -122,7 +138,7 @@ def main() -> None:
 
         dataset = rdflib.Dataset()
         converted = [(to_rdf(q.subject), to_rdf(q.predicate), to_rdf(q.object), dataset.graph(rdflib.URIRef(q.graph_name.value)))
-                     for q in quads if not isinstance(q.object, type(Quad(q.subject, q.predicate, q.subject).triple))]
+                     for q in quads if not isinstance(q.object, Triple)]  # rdflib has no RDF 1.2 triple terms
         t = time.perf_counter()
         dataset.addN(converted)
         rdflib_s = time.perf_counter() - t
@@ -133,14 +149,15 @@ def main() -> None:
     print(f"- documents: {args.docs} ({failed} failed), chunks: {chunks}, triples committed: {triples}, "
           f"items quarantined: {quarantined}")
     print(f"- wall time: {wall:.1f} s -> {chunks / wall:.1f} chunks/s, {triples / wall:,.0f} triples/s end to end")
-    print(f"- pipeline cost per chunk without the extractor call: {1000 * overhead / chunks:.2f} ms "
-          f"(target < 20 ms); with the offline rule extractor: {1000 * total_stage / chunks:.2f} ms")
+    print(f"- pipeline cost per chunk without the extractor call: {1000 * (cpu - extractor.cpu) / chunks:.2f} ms CPU "
+          f"(target < 20 ms), {1000 * overhead / chunks:.2f} ms wall; the offline rule extractor adds "
+          f"{1000 * extractor.cpu / chunks:.2f} ms CPU per chunk")
     print(f"- bulk write of the {len(quads):,} committed quads into a fresh store: bulk loader {bulk_s:.2f} s -> "
           f"{len(quads) / bulk_s:,.0f} quads/s (target >= 100k/s); one transaction (store.add, what commits use) "
           f"{len(quads) / add_s:,.0f} quads/s; peer rdflib Dataset.addN {len(converted) / rdflib_s:,.0f} quads/s "
           f"(bulk loader x{(len(quads) / bulk_s) / (len(converted) / rdflib_s):.1f})")
     print(f"- machine: {os.cpu_count()} cores, load average during the run {load_avg}")
-    print("\n| stage | total s | ms per chunk | share |\n|---|---:|---:|---:|")
+    print("\n| stage (wall clock) | total s | ms per chunk | share |\n|---|---:|---:|---:|")
     for stage, seconds in stages.items():
         print(f"| {stage} | {seconds:.2f} | {1000 * seconds / chunks:.2f} | {100 * seconds / total_stage:.1f}% |")
 
