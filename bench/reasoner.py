@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -186,8 +187,11 @@ def main() -> None:
 
 def report(results: dict, inc: dict, args) -> str:
     cmd = ".venv/bin/python bench/reasoner.py" + (" --owlrl-lubm5" if args.owlrl_lubm5 else "")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = ["## Reasoner", "", f"Command: `{cmd}` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-             f"{platform.processor() or platform.machine()}, {resource.getpagesize() and ''}shared 2-core machine).", "",
+             f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs; load average at the end: {load}). "
+             "All engines ran in the same session, one at a time, so the ratios compare like with like; absolute "
+             "times grow with the machine's load.", "",
              "Reason = closure time on parsed input (Attest: int-encoded semi-naive engine, shallowest derivation of every "
              "inferred triple kept in memory); load = parse (+ encode). Attest end-to-end = read the asserted graphs from "
              "the on-disk store, reason, write the inferred graph and one derivation record per inferred triple "
