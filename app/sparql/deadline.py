@@ -56,7 +56,7 @@ class QueryOutcome:
 
     kind: str  # solutions | triples | boolean
     payload: bytes
-    rows: int
+    rows: int  # exact when cut; else at most this many (JSON / XML results are not re-parsed to count)
     truncated: str | None  # None, "rows" or "bytes"
     boolean: bool | None = None
     media_type: str | None = None

@@ -82,17 +82,23 @@ class Worker:
         return self.store
 
     def run(self, req: dict) -> dict:
-        store = self.open(req["snapshot"])
-        results = store.query(
-            req["query"],
-            use_default_graph_as_union=req["union_default_graph"],
-            default_graph=[NamedNode(g) for g in req["default_graph"]] if req["default_graph"] else None,
-            named_graphs=[NamedNode(g) for g in req["named_graphs"]] if req["named_graphs"] else None,
-            substitutions={Variable(k): v for k, v in req["substitutions"].items()} or None,
-        )
+        results = self._query(req)
         if isinstance(results, QueryBoolean):
             return {"kind": "boolean", "value": bool(results), "rows": 1, "truncated": None, "payload": b""}
         solutions = isinstance(results, QuerySolutions)
+        wanted = _format(req["solutions_format"] if solutions else req["triples_format"], solutions)
+        if solutions and wanted is not None and not _is_wire(wanted, True):
+            # fast path: straight into the asked format when that provably stays under the row limit
+            direct = BoundedLines(sys.maxsize, req["max_bytes"])
+            try:
+                results.serialize(direct, wanted)
+            except LimitReached:
+                pass
+            payload = direct.value()
+            bound = _rows_at_most(payload, wanted)
+            if not direct.cut and bound <= req["max_rows"]:
+                return {"kind": "solutions", "rows": bound, "truncated": None, "payload": payload}
+            results = self._query(req)  # over a limit: run again on the line-per-row path to cut it exactly
         # one header line for solutions
         out = BoundedLines(req["max_rows"] + (1 if solutions else 0), req["max_bytes"])
         try:
@@ -104,11 +110,29 @@ class Worker:
             pass
         payload = out.value()
         rows = out.lines - (1 if solutions else 0)
-        wanted = _format(req["solutions_format"] if solutions else req["triples_format"], solutions)
         if wanted is not None and not _is_wire(wanted, solutions):
             payload = _convert(payload, wanted, solutions)
         return {"kind": "solutions" if solutions else "triples", "rows": max(rows, 0), "truncated": out.cut,
                 "payload": payload}
+
+    def _query(self, req: dict):
+        store = self.open(req["snapshot"])
+        return store.query(
+            req["query"],
+            use_default_graph_as_union=req["union_default_graph"],
+            default_graph=[NamedNode(g) for g in req["default_graph"]] if req["default_graph"] else None,
+            named_graphs=[NamedNode(g) for g in req["named_graphs"]] if req["named_graphs"] else None,
+            substitutions={Variable(k): v for k, v in req["substitutions"].items()} or None,
+        )
+
+
+def _rows_at_most(payload: bytes, fmt) -> int:
+    """An upper bound of the rows in serialized solutions (escaping keeps these byte patterns out of values)."""
+    if fmt == QueryResultsFormat.XML:
+        return payload.count(b"<result>") + payload.count(b"<result/>")
+    if fmt == QueryResultsFormat.JSON:
+        return payload.count(b'{"') + payload.count(b"{}")  # a row object or a term object; quotes are escaped
+    return payload.count(b"\n")  # CSV / TSV: at least one line per row
 
 
 def _format(media_type: str | None, solutions: bool):
