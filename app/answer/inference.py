@@ -13,7 +13,7 @@ from app.reasoner.records import derivation_iri
 from app.store import GraphStore
 from app.vocab import Iris
 
-MAX_TRACE_STEPS = 200  # a trace is also bounded in width: wide premise fans (cax-sco chains) are cut here
+MAX_TRACE_STEPS = 200  # a trace is also bounded in width: wide premise fans are cut here
 
 
 class Inference(Protocol):
@@ -43,49 +43,36 @@ class DerivationRecords:
         return out
 
     def traces(self, triples: list[Triple], max_depth: int) -> dict[Triple, list[TraceStep]]:
-        """Breadth-first over all roots at once: one query per level, whatever the number of citations."""
+        """All roots' proofs in one query (property path over the records), cut to `max_depth` levels here."""
+        roots = {derivation_iri(self.iris, _rdf(t)): t for t in triples}
         steps: dict[RdfTriple, TraceStep] = {}
         premises_of: dict[RdfTriple, list[RdfTriple]] = {}
-        roots = [_rdf(t) for t in triples]
-        level, seen = list(dict.fromkeys(roots)), set(roots)
-        for _ in range(max_depth):
-            if not level or len(steps) >= MAX_TRACE_STEPS:
-                break
-            found = self._steps(level)
-            level = []
-            for t, (rule, depth, premises) in found.items():
-                steps[t] = TraceStep(conclusion=_strs(t), rule=rule, depth=depth, premises=[_strs(p) for p in premises])
-                premises_of[t] = premises
-                for p in premises:
-                    if p not in seen and isinstance(p.subject, NamedNode) and isinstance(p.object, NamedNode):
-                        seen.add(p)
-                        level.append(p)
-        return {t: _walk(_rdf(t), steps, premises_of) for t in triples}
-
-    def _steps(self, level: list[RdfTriple]) -> dict[RdfTriple, tuple[str, int, list[RdfTriple]]]:
-        keys = {derivation_iri(self.iris, t): t for t in level}
-        out: dict[RdfTriple, tuple[str, int, list[RdfTriple]]] = {}
-        for batch in _batches(list(keys)):
-            for row in self.store.query(q.with_values(q.DERIVATION_STEPS, derivations=[(d,) for d in batch])):
+        for batch in _batches(list(roots)):
+            for row in self.store.query(q.with_values(q.DERIVATION_TREES, derivations=[(d,) for d in batch])):
                 if row["g"].value != self.iris.derivations_graph:
                     continue
-                t = keys[row["d"]]
-                rule, depth, premises = out.setdefault(t, (row["rule"].value, int(row["depth"].value), []))
-                if row["premise"] not in premises:
-                    premises.append(row["premise"])
-        return out
+                conclusion, premise = row["conclusion"], row["premise"]
+                if conclusion not in steps:
+                    steps[conclusion] = TraceStep(conclusion=_strs(conclusion), rule=row["rule"].value,
+                                                  depth=int(row["depth"].value), premises=[])
+                    premises_of[conclusion] = []
+                if premise not in premises_of[conclusion]:
+                    premises_of[conclusion].append(premise)
+                    steps[conclusion].premises.append(_strs(premise))
+        return {t: _walk(_rdf(t), steps, premises_of, max_depth) for t in triples}
 
 
-def _walk(root: RdfTriple, steps: dict[RdfTriple, TraceStep], premises_of: dict[RdfTriple, list[RdfTriple]]) -> list[TraceStep]:
-    """The root's step, then its inferred premises' steps, depth-first; each step once (no loops)."""
-    out, seen, todo = [], set(), [root]
-    while todo:
-        t = todo.pop()
-        if t in seen or t not in steps:
+def _walk(root: RdfTriple, steps: dict[RdfTriple, TraceStep], premises_of: dict[RdfTriple, list[RdfTriple]],
+          max_depth: int) -> list[TraceStep]:
+    """The root's step, then its derived premises' steps, depth-first, at most `max_depth` levels; each step once."""
+    out, seen, todo = [], set(), [(root, 1)]
+    while todo and len(out) < MAX_TRACE_STEPS:
+        t, level = todo.pop()
+        if t in seen or t not in steps or level > max_depth:
             continue
         seen.add(t)
         out.append(steps[t])
-        todo.extend(reversed(premises_of[t]))
+        todo.extend((p, level + 1) for p in reversed(premises_of[t]))
     return out
 
 

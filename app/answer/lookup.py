@@ -75,8 +75,10 @@ class LabelIndex:
 class GraphLookup:
     """The few SPARQL round trips an answer needs, each batched over many ids or triples."""
 
-    def __init__(self, store: GraphStore, iris: Iris) -> None:
+    def __init__(self, store: GraphStore, iris: Iris, *, owner: object | None = None) -> None:
+        """`owner`: the long-lived store behind `store` (which may be a per-request view); the label cache hangs on it."""
         self.store, self.iris = store, iris
+        self.owner = owner if owner is not None else store
         self._prefix = Literal(iris.entity_prefix)
         self._ids: dict[str, str | None] = {}  # IRI -> entity id, memoized: the same IRIs recur in every row
         self._kinds: dict[str, str | None] = {}
@@ -101,14 +103,19 @@ class GraphLookup:
         return kind
 
     def label_index(self) -> LabelIndex:
-        """Every entity label; cached per store while the label counts stay the same (and for at most LABEL_TTL_S)."""
-        fingerprint = tuple(next(iter(self.store.query(q.LABEL_COUNTS)))[v].value for v in ("n", "entities", "labels", "graphs"))
-        key = self.store
-        cached = _LABEL_CACHE.get(key)
+        """Every entity label, cached per store: keyed by its write generation when it counts writes (exact, free),
+        else by label counts (one cheap query) with a TTL as the safety net."""
+        generation = getattr(self.owner, "generation", None)
+        if isinstance(generation, int):
+            fingerprint: tuple = ("generation", generation)
+        else:
+            row = next(iter(self.store.query(q.LABEL_COUNTS)))
+            fingerprint = tuple(row[v].value for v in ("n", "entities", "labels", "graphs"))
+        cached = _LABEL_CACHE.get(self.owner)
         if cached and cached[0] == fingerprint and time.monotonic() - cached[1] < LABEL_TTL_S:
             return cached[2]
         index = self._read_labels()
-        _LABEL_CACHE[key] = (fingerprint, time.monotonic(), index)
+        _LABEL_CACHE[self.owner] = (fingerprint, time.monotonic(), index)
         return index
 
     def _read_labels(self) -> LabelIndex:

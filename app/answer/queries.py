@@ -100,12 +100,17 @@ SELECT ?d ?depth ?g WHERE {
   GRAPH ?g { ?d att:depth ?depth }
 }"""
 
-# Rule, depth and premises (RDF 1.2 triple terms) of the derivation records in the VALUES block.
-DERIVATION_STEPS = PREFIXES + """
-SELECT ?d ?rule ?depth ?premise ?g WHERE {
-  VALUES ?d { %(derivations)s }
-  GRAPH ?g { ?d att:rule ?rule ; att:depth ?depth ; att:premise ?premise }
-}"""
+# Every derivation record reachable from the roots in the VALUES block (a record's premise that is itself derived
+# leads to that premise's record), with its rule, depth, conclusion and premises: a whole proof in one query.
+# Path evaluation visits each record once, so a cyclic derivation cannot loop; the depth bound is applied in Python.
+DERIVATION_TREES = PREFIXES + """
+SELECT ?root ?d ?rule ?depth ?conclusion ?premise ?g WHERE {
+  VALUES ?root { %(derivations)s }
+  GRAPH ?g {
+    ?root (att:premise/^att:derives)* ?d .
+    ?d att:rule ?rule ; att:depth ?depth ; att:derives ?conclusion ; att:premise ?premise
+  }
+} LIMIT 20000"""
 
 # Labels of ontology properties (for readable facts).
 PROPERTY_LABELS = PREFIXES + """

@@ -24,9 +24,9 @@ class AnswerService:
     """Retrieval, answer composition and verification wired to a store, the reasoner's derivations and the LLM settings."""
 
     def __init__(self, store: GraphStore, iris: Iris, settings: Settings, inference: Inference,
-                 client: LlmClient | None = None) -> None:
+                 client: LlmClient | None = None, *, owner: object | None = None) -> None:
         self.settings = settings
-        self.lookup = GraphLookup(store, iris)
+        self.lookup = GraphLookup(store, iris, owner=owner)
         self.retriever = Retriever(self.lookup, inference, settings.context_budget_chars)
         self.verifier = Verifier(self.lookup, inference, settings.max_trace_depth)
         self._client = client

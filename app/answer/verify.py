@@ -76,8 +76,8 @@ class Verifier:
         wanted = set(spo.values()) | {hashed[c.ref] for c in citations if c.kind == "relation" and c.ref in hashed}
         status = self.lookup.status(wanted) if wanted else {}
         inferred_only = [t for t, st in status.items() if st.inferred and not st.asserted]
-        depths = self.inference.depths(inferred_only) if inferred_only else {}
         traces = self.inference.traces(inferred_only, self.max_trace_depth) if inferred_only else {}
+        depths = {t: steps[0].depth for t, steps in traces.items() if steps}  # the root's own record comes first
         labels = self._labels_of(status, entities)
 
         out = []

@@ -72,7 +72,7 @@ class VerifyRequest(BaseModel):
 
 def get_service(request: Request, iris: IrisDep, settings: SettingsDep) -> AnswerService:
     store = deadline_store(request.app.state, "answers")  # queries under the deadline, in killable workers
-    return AnswerService(store, iris, settings, reasoner_inference(store, iris, settings))
+    return AnswerService(store, iris, settings, reasoner_inference(store, iris, settings), owner=request.app.state.store)
 
 
 Service = Annotated[AnswerService, Depends(get_service)]
