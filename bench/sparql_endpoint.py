@@ -132,13 +132,36 @@ def start_oxigraph(work: Path, dump: Path, log) -> tuple[subprocess.Popen, str]:
 
 # measurement -----------------------------------------------------------------------------------------------
 
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds used so far by a process and its descendants (Linux /proc): what a request costs the server."""
+    parents, cpu = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        child = int(stat.parent.name)
+        parents[child] = int(fields[1])
+        cpu[child] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total, frontier = 0.0, [pid]
+    while frontier:
+        current = frontier.pop()
+        total += cpu.get(current, 0.0)
+        frontier += [c for c, p in parents.items() if p == current]
+    return total
+
+
 def rows(body: bytes) -> int:
     data = json.loads(body)
     return len(data["results"]["bindings"]) if "results" in data else 1
 
 
-def measure_http(urls: dict[str, str], query: str, reps: int, seconds: float) -> dict[str, list[float]]:
-    """Latencies per engine; the engines take turns request by request so drift hits both alike."""
+def measure_http(urls: dict[str, str], pids: dict[str, int], query: str, reps: int,
+                 seconds: float) -> dict[str, list[float]]:
+    """Latencies per engine; the engines take turns request by request so drift hits all alike.
+
+    Also the server CPU per request (the engines do not overlap: the client waits for each answer).
+    """
     times: dict[str, list[float]] = {name: [] for name in urls}
     counts: dict[str, int] = {}
     with httpx.Client(timeout=300) as client:
@@ -149,6 +172,7 @@ def measure_http(urls: dict[str, str], query: str, reps: int, seconds: float) ->
             counts[name] = rows(response.content)
         if len(set(counts.values())) != 1:  # all engines must return the same answer size
             raise RuntimeError(f"engines disagree on the row count: {counts}")
+        cpu_before = {name: tree_cpu_s(pid) for name, pid in pids.items()}
         started = time.monotonic()
         while len(times[next(iter(urls))]) < reps and (time.monotonic() - started < seconds or len(times[next(iter(urls))]) < 5):
             for name, url in urls.items():
@@ -156,6 +180,8 @@ def measure_http(urls: dict[str, str], query: str, reps: int, seconds: float) ->
                 response = client.get(url, params={"query": query}, headers=ACCEPT)
                 response.content  # noqa: B018  (the whole body is read)
                 times[name].append(time.perf_counter() - t)
+    for name, pid in pids.items():
+        times[f"{name}_cpu"] = [(tree_cpu_s(pid) - cpu_before[name]) / len(times[name])]
     times["rows"] = [float(next(iter(counts.values())))]
     return times
 
@@ -214,8 +240,9 @@ def ms(seconds: float) -> str:
 
 def report(results: dict, rdflib_timeout: float) -> tuple[str, dict]:
     lines = ["| query | rows | Oxigraph p50 / p95 ms | Attest p50 / p95 ms | Attest/Oxigraph | Attest threads p50 / p95 ms | "
-             "threads/Oxigraph | target | q/s Oxigraph / Attest / threads | rdflib p50 ms | rdflib/Attest |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "threads/Oxigraph | target | q/s Oxigraph / Attest / threads | server CPU ms/query Oxigraph / Attest / threads | "
+             "rdflib p50 ms | rdflib/Attest |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     summary = {k: 0 for k in ("big", "big_ok", "big_ok_threads", "small", "small_ok", "small_ok_threads",
                               "rdflib", "rdflib_ok")}
     for name, r in results.items():
@@ -241,7 +268,11 @@ def report(results: dict, rdflib_timeout: float) -> tuple[str, dict]:
         lines.append(
             f"| {name} | {int(r['rows'][0])} | {ms(o50)} / {ms(pct(o, 0.95))} | {ms(a50)} / {ms(pct(a, 0.95))} | "
             f"{mark(a50)} | {ms(t50)} / {ms(pct(t, 0.95))} | {mark(t50)} | <= {target}x | "
-            f"{len(o) / sum(o):.0f} / {len(a) / sum(a):.0f} / {len(t) / sum(t):.0f} | {rdflib_cell} | {speedup} |")
+            f"{len(o) / sum(o):.0f} / {len(a) / sum(a):.0f} / {len(t) / sum(t):.0f} | "
+            f"{ms(r['oxigraph_cpu'][0])} / {ms(r['attest_cpu'][0])} / {ms(r['threads_cpu'][0])} | {rdflib_cell} | {speedup} |")
+    small = [r for r in results.values() if statistics.median(r["oxigraph"]) <= 0.010]
+    for engine in ("attest", "threads"):
+        summary[f"{engine}_cpu_extra"] = statistics.median(r[f"{engine}_cpu"][0] - r["oxigraph_cpu"][0] for r in small)
     return "\n".join(lines), summary
 
 
@@ -270,6 +301,7 @@ def main() -> None:
         raise SystemExit(f"LUBM data missing at {LUBM}")
 
     global _RDFLIB_GRAPH
+    load_start = os.getloadavg()[0]
     work = Path(tempfile.mkdtemp(prefix="attest-bench-"))
     procs: list[subprocess.Popen] = []
     try:
@@ -280,19 +312,22 @@ def main() -> None:
             _RDFLIB_GRAPH, rdflib_load = load_rdflib(dump)  # before any thread exists: children are forked
             quads = sum(1 for _ in _RDFLIB_GRAPH.quads((None, None, None, None)))
             print(f"rdflib loaded {quads} quads in {rdflib_load:.1f} s", flush=True)
-            urls = {}
+            urls, pids = {}, {}
             for engine, in_process in (("attest", False), ("threads", True)):
                 proc, urls[engine] = start_attest(work, log, in_process=in_process)
                 procs.append(proc)
+                pids[engine] = proc.pid
             proc, urls["oxigraph"] = start_oxigraph(work, dump, log)
             procs.append(proc)
+            pids["oxigraph"] = proc.pid
             results = {}
             for name, query in queries().items():
-                timed = measure_http(urls, query, args.reps, args.seconds)
+                timed = measure_http(urls, pids, query, args.reps, args.seconds)
                 timed["rdflib"] = measure_rdflib(query, args.rdflib_reps, args.rdflib_timeout)
                 results[name] = timed
                 print(f"{name}: rows {int(timed['rows'][0])}, " + ", ".join(
-                    f"{engine} {ms(statistics.median(timed[engine]))} ms" for engine in urls) + ", rdflib "
+                    f"{engine} {ms(statistics.median(timed[engine]))} ms (cpu {ms(timed[engine + '_cpu'][0])})"
+                    for engine in urls) + ", rdflib "
                       f"{ms(statistics.median(timed['rdflib'])) if timed['rdflib'] else 'timeout'}", flush=True)
     finally:
         for proc in procs:
@@ -313,7 +348,10 @@ def main() -> None:
             f"`sparql_in_process=true` (queries in server threads). Targets met, Attest / threads: "
             f"{s['big_ok']} / {s['big_ok_threads']} of {s['big']} queries over 10 ms within 1.3x of Oxigraph, "
             f"{s['small_ok']} / {s['small_ok_threads']} of {s['small']} small queries within 2.5x; "
-            f"{s['rdflib_ok']}/{s['rdflib']} at least 20x faster than rdflib.\n")
+            f"{s['rdflib_ok']}/{s['rdflib']} at least 20x faster than rdflib. Server CPU per small query above "
+            f"Oxigraph's (median): Attest +{ms(s['attest_cpu_extra'])} ms, threads +{ms(s['threads_cpu_extra'])} ms "
+            f"(the Python HTTP stack, middleware and, for Attest, the hop to a worker process). "
+            f"Load average during the run: {load_start:.1f} at start, {os.getloadavg()[0]:.1f} at the end.\n")
     print("\n" + text)
     if args.write:
         write_results(text)
