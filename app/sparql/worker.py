@@ -59,7 +59,10 @@ class BoundedLines(io.RawIOBase):
             self.lines += 1
             self.size += end + 1 - pos
             pos = end + 1
-        self.parts.append(chunk[:pos])
+        # an earlier chunk may have ended inside a line: keep whole lines only
+        kept = b"".join([*self.parts, chunk[:pos]])
+        end = kept.rfind(b"\n") + 1
+        self.parts, self.size, self.lines = [kept[:end]], end, kept.count(b"\n", 0, end)
         self.cut = "rows" if self.lines >= self.max_lines else "bytes"
         raise LimitReached
 
