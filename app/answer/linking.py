@@ -33,7 +33,9 @@ class LabelMatcher:
 
     def __init__(self, index: LabelIndex) -> None:
         self.index = index
-        self.normalized = [normalize(label) for label in index.labels]
+        if index.normalized is None:
+            index.normalized = [normalize(label) for label in index.labels]
+        self.normalized = index.normalized
 
     def best(self, written: str) -> tuple[str, float] | None:
         """(entity id, similarity 0-100) of the label closest to `written`, or None under the cutoff."""

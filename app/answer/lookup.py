@@ -16,6 +16,7 @@ from app.vocab import ONT, RDF, RDFS, Iris, is_valid_id
 
 Triple = tuple[str, str, str]  # subject, predicate, object IRIs
 MAX_BATCH = 500  # ids per VALUES block; larger inputs are split into several queries
+_PROPERTY_LABELS: "weakref.WeakKeyDictionary[object, tuple[int, dict[str, str | None]]]" = weakref.WeakKeyDictionary()
 LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked up within this time
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
@@ -67,6 +68,7 @@ class LabelIndex:
     labels: list[str]
     ids: list[str]
     preferred: dict[str, str]
+    normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self.preferred
@@ -161,7 +163,7 @@ class GraphLookup:
         inferred_types: dict[str, list[str]] = {}
         for batch in _batches(nodes):
             query = q.with_values(q.ENTITY_DETAILS, entities=[(n,) for n in batch])
-            for row in self.store.query(query):
+            for row in self.store.query(query, substitutions={"inferred": NamedNode(self.iris.inferred_graph)}):
                 kind = self.counts(row["g"].value)
                 if kind is None:
                     continue
@@ -205,13 +207,22 @@ class GraphLookup:
         return out
 
     def property_labels(self, predicates: Iterable[str]) -> dict[str, str]:
-        nodes = [(NamedNode(p),) for p in dict.fromkeys(predicates)]
-        if not nodes:
-            return {}
-        labels: dict[str, str] = {}
-        for row in self.store.query(q.with_values(q.PROPERTY_LABELS, properties=nodes)):
-            labels.setdefault(row["p"].value, row["label"].value)
-        return labels
+        """rdfs:label of each property; remembered per store write generation (the ontology seldom changes)."""
+        generation = getattr(self.owner, "generation", None)
+        cache = _PROPERTY_LABELS.get(self.owner) if isinstance(generation, int) else None
+        if cache is None or cache[0] != generation:
+            cache = (generation, {})
+            if isinstance(generation, int):
+                _PROPERTY_LABELS[self.owner] = cache
+        wanted = list(dict.fromkeys(predicates))
+        missing = [(NamedNode(p),) for p in wanted if p not in cache[1]]
+        if missing:
+            for p, in missing:
+                cache[1][p.value] = None
+            for row in self.store.query(q.with_values(q.PROPERTY_LABELS, properties=missing)):
+                if cache[1].get(row["p"].value) is None:
+                    cache[1][row["p"].value] = row["label"].value
+        return {p: cache[1][p] for p in wanted if cache[1].get(p)}
 
     def _facts(self, query: str, entity_ids: Iterable[str], subs) -> dict[Triple, FactStatus]:
         nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]

@@ -40,12 +40,13 @@ SELECT ?e ?label ?g WHERE {
   GRAPH ?g { ?e rdfs:label ?label }
 }"""
 
-# Types, labels and descriptions of the entities in the VALUES block.
+# Asserted types, labels and descriptions of the entities in the VALUES block. ?inferred: the inferred graph
+# (substituted), left out because its superclass types would only be decoded to be dropped.
 ENTITY_DETAILS = PREFIXES + """
-SELECT ?e ?p ?v ?g WHERE {
+SELECT ?e ?p ?v ?g ?inferred WHERE {
   VALUES ?e { %(entities)s }
   GRAPH ?g { ?e ?p ?v }
-  FILTER(?p IN (rdf:type, rdfs:label, dct:description, rdfs:comment, skos:definition, ont:description, att:description))
+  FILTER(?g != ?inferred && ?p IN (rdf:type, rdfs:label, dct:description, rdfs:comment, skos:definition, ont:description, att:description))
 }"""
 
 # Entity-to-entity facts (ontology predicates) from and to the entities in the VALUES block, in any graph: two
