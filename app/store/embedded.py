@@ -13,7 +13,14 @@ from pyoxigraph import (
 from app.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
 from app.store.base import Progress, QueryResult, Term
 from app.store.rdfio import format_for_path, open_maybe_gzip, parse_quads
-from app.vocab import Iris
+from app.vocab import ATT, Iris
+
+LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging IRI -> target graph
+DEFAULT_GRAPH_MARKER = ATT + "defaultGraph"
+
+
+def _graph_marker(graph: NamedNode | DefaultGraph) -> NamedNode:
+    return NamedNode(DEFAULT_GRAPH_MARKER) if isinstance(graph, DefaultGraph) else graph
 
 GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
@@ -184,21 +191,26 @@ class EmbeddedStore:
 
     def bulk_load_file(self, path: Path, *, graph: str | None = None, base_iri: str | None = None,
                        progress: Progress | None = None) -> int:
-        """Validate the whole file first, bulk-load it into a staging graph, then add it in one update.
+        """Validate the whole file, then write it whole or not at all.
 
-        Dataset formats (N-Quads, TriG) carry their own graphs and are bulk-loaded directly after validation.
+        Triples into an empty graph take Oxigraph's bulk loader, guarded by a load marker: a crash
+        mid-load leaves the marker, and the next open drops the half-loaded graph. Anything else (a
+        graph that already has data, dataset formats) is written in one transaction.
         """
         fmt = format_for_path(path)
         count = self._validate_file(path, fmt, graph, base_iri, progress)
-        if fmt.supports_datasets and graph is None:
+        target = _graph_node(graph) if graph else DefaultGraph()
+        if fmt.supports_datasets or self._has_quads(target):
             with open_maybe_gzip(path) as stream:
-                self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri))
+                self._write(lambda: self._store.load(stream, fmt, base_iri=base_iri,
+                                                     to_graph=None if fmt.supports_datasets else target))
             return count
-        staging = NamedNode(self._new_staging_graph())
+        marker = Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO), _graph_marker(target),
+                      NamedNode(self.iris.staging_graph_prefix + "loads"))
+        self._write(lambda: self._store.add(marker))
         with open_maybe_gzip(path) as stream:
-            self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri, to_graph=staging))
-        target = f"GRAPH {_graph_node(graph)}" if graph else "DEFAULT"
-        self._write(lambda: self._store.update(f"ADD SILENT GRAPH {staging} TO {target} ; DROP SILENT GRAPH {staging}"))
+            self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri, to_graph=target))
+        self._write(lambda: self._store.remove(marker))
         return count
 
     # maintenance --------------------------------------------------------------
@@ -244,9 +256,17 @@ class EmbeddedStore:
             progress(count % 100_000)
         return count
 
+    def _has_quads(self, graph: NamedNode | DefaultGraph) -> bool:
+        return next(iter(self._store.quads_for_pattern(None, None, None, graph)), None) is not None
+
     def _drop_stale_staging(self) -> None:
-        """A staged write that a crash interrupted is discarded: it was never visible."""
+        """A staged write or bulk load that a crash interrupted is discarded: it never completed."""
         prefix = self.iris.staging_graph_prefix
+        for marker in list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)):
+            if marker.object.value == DEFAULT_GRAPH_MARKER:
+                self._store.clear_graph(DefaultGraph())
+            else:
+                self._store.remove_graph(marker.object)
         for g in list(self._store.named_graphs()):
             if isinstance(g, NamedNode) and g.value.startswith(prefix):
                 self._store.remove_graph(g)
