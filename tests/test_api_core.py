@@ -105,3 +105,23 @@ def test_without_token_only_loopback_may_write():
     require_writer(request_from("::1"), settings)
     with pytest.raises(Forbidden):
         require_writer(request_from("192.0.2.7"), settings)
+
+
+def test_ontology_reload_re_derives_what_the_edit_changed(editable_ontology):
+    """Regression: a reload swapped the TBox but left the inferred graph derived from the old one."""
+    from app.main import create_app
+
+    settings, directory = editable_ontology
+    ex = "http://example.org/"
+    with TestClient(create_app(settings)) as c:
+        data = f"<{ex}a> a <{ex}Widget> ."
+        assert c.post("/store", params={"graph": ex + "doc"}, content=data,
+                      headers={"Content-Type": "text/turtle"}).status_code in (201, 204)
+        ask = {"query": f"ASK {{ GRAPH ?g {{ <{ex}a> a <{ex}Gadget> }} }}"}
+        c.post("/reason")
+        assert c.get("/sparql", params=ask, headers={"Accept": "application/sparql-results+json"}).json()["boolean"] is False
+        (directory / "zz-widgets.ttl").write_text(
+            f"<{ex}Widget> <http://www.w3.org/2000/01/rdf-schema#subClassOf> <{ex}Gadget> .\n")
+        r = c.post("/ontology/reload")
+        assert r.status_code == 200 and "reasoning" in r.json()
+        assert c.get("/sparql", params=ask, headers={"Accept": "application/sparql-results+json"}).json()["boolean"] is True

@@ -74,3 +74,22 @@ def test_query_errors_and_bound_values(store):
 def test_second_writer_gets_a_clear_error(settings, iris, store):
     with pytest.raises(StoreError, match="cannot open store"):
         EmbeddedStore(settings.store_path, iris)
+
+
+def test_bulk_write_interrupted_inside_the_guard_is_rolled_back_on_open(settings, iris):
+    path = settings.store_path
+    s = EmbeddedStore(path, iris)
+    s.add([q("keep", "p", "1", G2)])
+    with pytest.raises(RuntimeError):
+        with s.bulk_write_guard([G1, ""]):
+            s.raw.bulk_extend([q("a", "p", "1", G1), q("b", "p", "2")])
+            raise RuntimeError("the process dies here")
+    s.close()
+    reopened = EmbeddedStore(path, iris)
+    assert reopened.graph_sizes() == {G2: 1}
+    with reopened.bulk_write_guard([G1]):
+        reopened.raw.bulk_extend([q("a", "p", "1", G1)])
+    reopened.close()
+    again = EmbeddedStore(path, iris)
+    assert again.graph_sizes() == {G1: 1, G2: 1}
+    again.close()

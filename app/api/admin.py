@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from app.api.deps import IrisDep, SettingsDep, StoreDep, Writer
+from app.api.reasoning import get_reasoner
 from app.ontology import load_ontology
 
 router = APIRouter(tags=["operations"])
 
 
 @router.post("/ontology/reload", dependencies=[Writer])
-def reload_ontology(store: StoreDep, settings: SettingsDep, iris: IrisDep) -> dict[str, object]:
-    """Swap the ontology graph for ontology/*.ttl atomically; a broken file answers 422 and changes nothing."""
+def reload_ontology(request: Request, store: StoreDep, settings: SettingsDep, iris: IrisDep) -> dict[str, object]:
+    """Swap the ontology graph for ontology/*.ttl atomically, then re-derive what the edit changed.
+
+    A broken file answers 422 and changes nothing.
+    """
     report = load_ontology(store, settings.ontology_dir, iris)
-    return {"status": "reloaded", "files": report.files, "triples": report.triples}
+    body: dict[str, object] = {"status": "reloaded", "files": report.files, "triples": report.triples}
+    if settings.reason_after_ingest:
+        body["reasoning"] = get_reasoner(request).refresh([iris.ontology_graph]).to_dict()
+    return body
 
 
 @router.get("/stats")

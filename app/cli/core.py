@@ -142,9 +142,15 @@ def ontology_check(ctx: typer.Context) -> None:
 def ontology_reload(ctx: typer.Context) -> None:
     """Swap the ontology graph for the files' content atomically (a broken file changes nothing)."""
     settings = settings_of(ctx)
+    iris = Iris(settings.base_iri)
     store = open_store(settings)
     try:
-        report = load_ontology(store, settings.ontology_dir, Iris(settings.base_iri))
+        report = load_ontology(store, settings.ontology_dir, iris)
+        typer.echo(f"ontology reloaded: {len(report.files)} files, {report.triples} triples")
+        if settings.reason_after_ingest:
+            from app.reasoner import Reasoner
+
+            reasoning = Reasoner(store, iris, settings).materialize()
+            typer.echo(f"re-derived: {reasoning.inferred} inferred triples, {len(reasoning.violations)} inconsistencies")
     finally:
         store.close()
-    typer.echo(f"ontology reloaded: {len(report.files)} files, {report.triples} triples")

@@ -171,11 +171,14 @@ class Reasoner:
             for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
                 self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
         else:
-            for node in (writer.inferred, writer.derivations):
-                raw.remove_graph(node)
             lines, objects = writer.split(e.inferred())
-            raw.bulk_load("".join(lines).encode(), RdfFormat.N_QUADS)
-            raw.bulk_extend(objects + violation_quads)
+            # a crash inside the guard leaves a marker: the next open empties both graphs, and the
+            # next run (always full in a new process) re-derives them
+            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
+                for node in (writer.inferred, writer.derivations):
+                    raw.remove_graph(node)
+                raw.bulk_load("".join(lines).encode(), RdfFormat.N_QUADS)
+                raw.bulk_extend(objects + violation_quads)
         self._violations_written = set(e.violations)
 
     def _write_changes(self, touched: set[Encoded]) -> None:

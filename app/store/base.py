@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO, Callable, Iterable, Mapping, Protocol, Union
+from typing import IO, Callable, ContextManager, Iterable, Mapping, Protocol, Union
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, RdfFormat
 
@@ -53,6 +53,9 @@ class GraphStore(Protocol):
     def bulk_load_file(self, path: Path, *, graph: str | None = None, base_iri: str | None = None,
                        progress: Progress | None = None) -> int:
         """Load a large file: validated in a first pass, then written with the bulk loader."""
+
+    def bulk_write_guard(self, graphs: list[str]) -> ContextManager[None]:
+        """Around non-transactional bulk writes: after a crash inside it, those graphs come back empty."""
 
     def quads(self, graph: str | None = None) -> Iterable[Quad]: ...
 

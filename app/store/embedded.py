@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterable, Mapping
+from typing import IO, Iterable, Iterator, Mapping
 
 from pyoxigraph import (
     DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable,
@@ -205,13 +206,24 @@ class EmbeddedStore:
                 self._write(lambda: self._store.load(stream, fmt, base_iri=base_iri,
                                                      to_graph=None if fmt.supports_datasets else target))
             return count
-        marker = Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO), _graph_marker(target),
-                      NamedNode(self.iris.staging_graph_prefix + "loads"))
-        self._write(lambda: self._store.add(marker))
-        with open_maybe_gzip(path) as stream:
+        with self.bulk_write_guard([graph or ""]), open_maybe_gzip(path) as stream:
             self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri, to_graph=target))
-        self._write(lambda: self._store.remove(marker))
         return count
+
+    @contextmanager
+    def bulk_write_guard(self, graphs: list[str]) -> Iterator[None]:
+        """Make non-transactional writes (bulk loads) into `graphs` all-or-nothing across crashes.
+
+        A durable marker names the graphs while the block runs; when a crash leaves it behind, the
+        next open empties those graphs ('' is the default graph), so no half-written graph survives.
+        """
+        staging = NamedNode(self.iris.staging_graph_prefix + "loads")
+        markers = [Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO),
+                        _graph_marker(_graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
+        self._write(lambda: self._store.extend(markers))
+        yield
+        self._store.flush()  # the bulk data is durable before the markers go
+        self._write(lambda: [self._store.remove(m) for m in markers])
 
     # maintenance --------------------------------------------------------------
 
