@@ -143,3 +143,41 @@ def test_the_memo_skips_only_nodes_whose_signature_passed_before():
     # and a bad confidence on an otherwise known entity is caught too
     worse = entity("oxigraph", "TripleStore", confidence="7") + entity("rust", "Language")
     assert [f.path for f in memo_gate.gate(worse).quarantined] == [ATT + "confidence"]
+
+
+def chunk(n: int, start: int, end: int, digest: str) -> list[Quad]:
+    iri, doc = f"{B}chunk/{n}", f"{B}document/{n}"
+    return [q(doc, RDF + "type", ONT + "Document"), q(doc, ATT + "contentHash", Literal(digest * 3)),
+            q(iri, RDF + "type", ONT + "Chunk"), q(iri, ATT + "inDocument", doc),
+            q(iri, ATT + "contentHash", Literal(digest)),
+            q(iri, ATT + "charStart", Literal(str(start), datatype=NamedNode(XSD + "integer"))),
+            q(iri, ATT + "charEnd", Literal(str(end), datatype=NamedNode(XSD + "integer")))]
+
+
+def test_the_memo_abstracts_literals_to_the_outcomes_of_their_tests():
+    memo_gate = ShaclGate.from_dirs(REPO / "shapes", REPO / "ontology")
+    assert memo_gate.gate(chunk(1, 10, 900, "a" * 64)).kept == chunk(1, 10, 900, "a" * 64)
+    # new offsets and a new hash, same outcomes of every test on them: nothing left for pyshacl
+    doc = memo_gate.memo.index(chunk(2, 900, 1800, "b" * 64), memo_gate._unshaped)
+    assert memo_gate.memo.novel(doc) == []
+    # each test's outcome is part of the signature: start not below end, a negative start, a short hash
+    for bad, path in [(chunk(3, 50, 50, "c" * 64), ATT + "charStart"), (chunk(4, -5, 10, "d" * 64), ATT + "charStart"),
+                      (chunk(5, 0, 10, "e" * 5), ATT + "contentHash")]:
+        assert path in [f.path for f in memo_gate.gate(bad).quarantined]
+    # a value of another datatype is a new signature too
+    odd = [x if x.predicate.value != ATT + "charEnd" else q(x.subject.value, x.predicate.value, Literal("10"))
+           for x in chunk(6, 0, 10, "f" * 64)]
+    assert ATT + "charEnd" in [f.path for f in memo_gate.gate(odd).quarantined]
+
+
+def test_the_memo_judges_values_of_per_value_property_shapes_one_by_one():
+    memo_gate = ShaclGate.from_dirs(REPO / "shapes", REPO / "ontology")
+    uses = lambda *names: [q(B + "entity/oxigraph", ONT + "uses", B + "entity/" + n) for n in names]  # noqa: E731
+    known = entity("oxigraph", "TripleStore") + entity("rust", "Language") + entity("sparql", "Concept")
+    assert not memo_gate.gate(known + uses("rust")).findings
+    assert not memo_gate.gate(known + uses("sparql")).findings
+    doc = memo_gate.memo.index(known + uses("rust", "sparql"), memo_gate._unshaped)
+    assert memo_gate.memo.novel(doc) == []  # a new mix of values that each passed before
+    # a value of a new kind in the mix is validated, and only it is taken out
+    mixed = known + entity("alice", "Person") + uses("rust", "alice")
+    assert [(f.path, f.value) for f in memo_gate.gate(mixed).quarantined] == [(ONT + "uses", B + "entity/alice")]

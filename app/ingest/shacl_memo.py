@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import rdflib
 from pyoxigraph import Literal, NamedNode, Quad
+from pyshacl.constraints.core.string_based_constraints import StringBasedConstraintBase
+from pyshacl.rdfutil.compare import compare_literal
 from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH
 
 from app.vocab import RDF
@@ -25,6 +27,15 @@ _FAR_REACHING = {SH.targetNode, SH.targetObjectsOf, SH.hasValue, SH["in"], SH.eq
                  SH.qualifiedValueShape, SH.node, SH.closed, SH.sparql, SH.select, SH.ask}
 _NESTING = (SH.property, SH["or"], SH["and"], SH["not"], SH.xone, RDFNS.first, RDFNS.rest)
 _STRING_CONSTRAINTS = (SH.pattern, SH.minLength, SH.maxLength)
+_LENGTHS = (SH.minLength, SH.maxLength)
+_BOUNDS = (SH.minInclusive, SH.minExclusive, SH.maxInclusive, SH.maxExclusive)
+_PAIRS = (SH.lessThan, SH.lessThanOrEquals)
+# parameters that judge each value node on its own: a property shape using only these passes iff each value does
+_PER_VALUE = {SH.path, SH["class"], SH.nodeKind, SH.datatype, SH["or"], SH["and"], SH["not"], SH.xone, SH.minLength,
+              SH.maxLength, SH.pattern, SH.flags, SH.languageIn, *_BOUNDS, SH.message, SH.name, SH.description,
+              SH.severity, SH.order, SH.group, RDFNS.first, RDFNS.rest, RDFNS.type}
+# constraints that read a literal's lexical form in a way its outcomes below do not capture: values kept verbatim
+_VERBATIM_LITERAL = (SH.pattern, SH.flags)
 
 
 @dataclass
@@ -33,6 +44,11 @@ class TopShape:
     classes: set[str]  # sh:targetClass
     subjects_of: set[str]  # sh:targetSubjectsOf
     reads: set[str]  # predicates on its paths (sh:path, sh:lessThan, ...)
+    # literal values of these predicates enter signatures as the outcomes of the value tests on them
+    # (lengths, range bounds) instead of verbatim: a new content hash or offset passes like the last one did
+    tests: dict[str, tuple] = field(default_factory=dict)
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (path, other) of sh:lessThan(OrEquals)
+    elementwise: set[str] = field(default_factory=set)  # predicates whose values are judged one by one
 
 
 @dataclass
@@ -50,6 +66,7 @@ class ShapeMemo:
     def __init__(self, shapes: rdflib.Graph, hierarchy: list[tuple], relevant: set[str] | None) -> None:
         self.shapes = shapes
         self.passed: set[tuple] = set()
+        self._outcomes: dict[tuple, tuple] = {}
         self.enabled = relevant is not None and self._one_hop_only()
         if not self.enabled:
             return
@@ -99,8 +116,39 @@ class ShapeMemo:
         for part in self._reachable(node):
             for p in (SH.path, SH.lessThan, SH.lessThanOrEquals):
                 reads.update(str(v) for v in self.shapes.objects(part, p))
-        return TopShape(node, {str(c) for c in self.shapes.objects(node, SH.targetClass)},
-                        {str(p) for p in self.shapes.objects(node, SH.targetSubjectsOf)}, reads)
+        top = TopShape(node, {str(c) for c in self.shapes.objects(node, SH.targetClass)},
+                       {str(p) for p in self.shapes.objects(node, SH.targetSubjectsOf)}, reads)
+        verbatim: set[str] = set()
+        for part in self._reachable(node):
+            path = self.shapes.value(part, SH.path)
+            if path is None:
+                continue
+            inner = self._reachable(part)
+            lengths = tuple(sorted((str(c), v.value) for n in inner for c in _LENGTHS for v in self.shapes.objects(n, c)))
+            bounds = tuple(sorted(((str(c), v) for n in inner for c in _BOUNDS for v in self.shapes.objects(n, c)),
+                                 key=lambda cb: (cb[0], str(cb[1]))))
+            if any(self.shapes.value(n, c) is not None for n in inner for c in _VERBATIM_LITERAL):
+                verbatim.add(str(path))
+            prior = top.tests.get(str(path), ((), ()))
+            top.tests[str(path)] = (prior[0] + lengths, prior[1] + bounds)
+            top.pairs.extend((str(path), str(o)) for c in _PAIRS for o in self.shapes.objects(part, c))
+        for p in verbatim:
+            top.tests.pop(p, None)
+        direct = set(self.shapes.objects(node, SH.property))
+        by_path: dict[str, list] = {}
+        for part in self._reachable(node):
+            path = self.shapes.value(part, SH.path)
+            if path is not None:
+                by_path.setdefault(str(path), []).append(part)
+        paired = {p for pair in top.pairs for p in pair}
+        for path, parts in by_path.items():
+            if path not in paired and all(part in direct and self._per_value_only(part) for part in parts):
+                top.elementwise.add(path)
+        return top
+
+    def _per_value_only(self, part) -> bool:
+        return all(p in _PER_VALUE or not str(p).startswith(str(SH)) for n in self._reachable(part)
+                   for p in self.shapes.predicates(n, None))
 
     def _verbatim(self) -> set[str]:
         """Predicates whose IRI values some constraint reads as a string (kept as IRIs in signatures)."""
@@ -145,14 +193,30 @@ class ShapeMemo:
             for i, shape in enumerate(self.top):
                 if not (shape.classes & classes or shape.subjects_of & predicates):
                     continue
-                values = tuple(sorted(self._value(q, doc.types) for q in star if q.predicate.value in shape.reads))
-                keys.append((i, type(node).__name__, types, values))
+                values = tuple(sorted(self._value(q, doc.types, shape) for q in star
+                                      if q.predicate.value in shape.reads and q.predicate.value not in shape.elementwise))
+                pairs = tuple(_pair_outcomes(star, p, other) for p, other in shape.pairs)
+                keys.append((i, type(node).__name__, types, values, pairs))
+                if shape.elementwise:  # each distinct value is its own key: known values in a new mix pass as before
+                    keys.extend({(i, "value", self._value(q, doc.types, shape)) for q in star
+                                 if q.predicate.value in shape.elementwise})
             doc.keys[node] = keys
         return doc
 
-    def _value(self, q: Quad, types: dict) -> tuple:
+    def _value(self, q: Quad, types: dict, shape: TopShape) -> tuple:
         o = q.object
-        if isinstance(o, Literal) or q.predicate.value in self.verbatim:
+        if isinstance(o, Literal):
+            tests = shape.tests.get(q.predicate.value)
+            if tests is None:
+                return q.predicate.value, str(o)
+            key = (o, q.predicate.value, id(tests))
+            outcomes = self._outcomes.get(key)
+            if outcomes is None:  # offsets, confidences and labels repeat across documents
+                if len(self._outcomes) > 200_000:
+                    self._outcomes.clear()
+                outcomes = self._outcomes[key] = (q.predicate.value, "Literal", *_literal_outcomes(o, *tests))
+            return outcomes
+        if q.predicate.value in self.verbatim:
             return q.predicate.value, str(o)
         return q.predicate.value, type(o).__name__, tuple(sorted(types.get(o, ())))
 
@@ -183,3 +247,46 @@ class ShapeMemo:
         for n in nodes:
             if str(n.value) not in failed:
                 self.passed.update(doc.keys[n])
+
+
+def _literal_outcomes(o: Literal, lengths: tuple, bounds: tuple) -> tuple:
+    """What pyshacl's checks of a literal depend on: datatype, language, well-formedness, the Python type of
+    its value (sh:datatype), its length against each sh:min/maxLength, its order against each range bound."""
+    from app.ingest.shacl_gate import to_rdf  # the gate's converter (and its term cache); imported late: no cycle
+
+    v = to_rdf(o)
+    text = StringBasedConstraintBase.value_node_to_string(v)
+    outcomes = [(c, n, len(text) >= n if c.endswith("minLength") else len(text) <= n) for c, n in lengths]
+    for c, bound in bounds:
+        try:
+            outcomes.append((c, str(bound), compare_literal(v, bound)))
+        except (TypeError, NotImplementedError):
+            outcomes.append((c, str(bound), "incomparable"))
+    return (str(v.datatype), v.language, getattr(v, "ill_typed", None), type(v.value).__name__, tuple(outcomes))
+
+
+def _pair_outcomes(star: list[Quad], path: str, other: str) -> tuple:
+    """sh:lessThan / sh:lessThanOrEquals outcome of every (value, other value) pair, as pyshacl compares them."""
+    from app.ingest.shacl_gate import to_rdf
+
+    def comparable(term):
+        v = to_rdf(term)
+        if isinstance(v, rdflib.URIRef):
+            return "str", str(v)
+        if isinstance(v, rdflib.Literal) and isinstance(v.value, str):
+            return "str", v.value
+        return type(v).__name__, v
+
+    left = [comparable(q.object) for q in star if q.predicate.value == path]
+    right = [comparable(q.object) for q in star if q.predicate.value == other]
+    out = []
+    for lk, lv in left:
+        for rk, rv in right:
+            if lk == "BNode" or rk == "BNode" or (lk == "str") != (rk == "str"):
+                out.append((lk, rk))
+                continue
+            try:
+                out.append((lv < rv, lv <= rv))
+            except TypeError:
+                out.append("incomparable")
+    return tuple(sorted(out, key=repr))
