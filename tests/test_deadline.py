@@ -223,3 +223,43 @@ def test_workers_outlive_the_request_thread_that_started_them(executor):
     time.sleep(0.5)
     assert executor.pool.idle and all(worker.alive() for worker in executor.pool.idle)
     assert list(executor.query(POINT))[0]["o"].value == "value 42"
+
+
+def test_event_loop_path_kills_at_the_deadline_and_matches_the_blocking_path(executor):
+    import asyncio
+
+    async def scenario():
+        await executor.execute_async(SMALL)  # first call: no idle worker yet, so it takes the blocking path
+        fast = await executor.execute_async(POINT, solutions_format=QueryResultsFormat.JSON)
+        assert fast.payload == executor.execute(POINT, solutions_format=QueryResultsFormat.JSON).payload
+        pids = [w.proc.pid for w in executor.pool.idle]
+        started = time.monotonic()
+        with pytest.raises(QueryTimeout):
+            await executor.execute_async(RUNAWAY, timeout=1.0)
+        assert time.monotonic() - started < 2.5
+        gone_by = time.monotonic() + 3
+        while all(_pid_alive(pid) for pid in pids) and time.monotonic() < gone_by:
+            await asyncio.sleep(0.05)
+        assert not all(_pid_alive(pid) for pid in pids)  # the worker that ran it was killed
+        return await executor.execute_async(POINT)
+
+    assert list(asyncio.run(scenario()).to_result())[0]["o"].value == "value 42"
+
+
+def test_a_cancelled_request_never_leaves_its_reply_for_the_next_query(executor):
+    # regression guard for the event-loop path: a client that goes away mid-query must not hand the worker,
+    # with the old query's reply still coming, to the next request
+    import asyncio
+
+    async def scenario():
+        await executor.execute_async(SMALL)
+        await executor.execute_async(SMALL)  # now an idle worker and a current snapshot: the loop path
+        slow = asyncio.ensure_future(executor.execute_async(RUNAWAY, timeout=30))
+        await asyncio.sleep(0.3)
+        slow.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await slow
+        return [await executor.execute_async(POINT) for _ in range(4)]
+
+    for outcome in asyncio.run(scenario()):
+        assert list(outcome.to_result())[0]["o"].value == "value 42"

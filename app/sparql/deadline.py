@@ -13,7 +13,10 @@ files, so a write need not change any size.)
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ctypes
+import functools
 import logging
 import os
 import pickle
@@ -111,6 +114,18 @@ class Snapshots:
                 self._refresh(getattr(self.store, "generation", None))
             self.in_use[self.current] = self.in_use.get(self.current, 0) + 1
             return self.current
+
+    def try_acquire(self, wanted: int | None) -> Path | None:
+        """acquire() when the current snapshot already holds `wanted` and nobody is taking one; else None."""
+        if not self.lock.acquire(blocking=False):
+            return None
+        try:
+            if self.current is None or wanted is None or self.generation is None or self.generation < wanted:
+                return None
+            self.in_use[self.current] = self.in_use.get(self.current, 0) + 1
+            return self.current
+        finally:
+            self.lock.release()
 
     def release(self, path: Path, still_open: set[Path]) -> None:
         with self.lock:
@@ -253,6 +268,19 @@ class WorkerPool:
             metrics.query_workers.set(len(self.busy) + len(self.idle))
         return worker
 
+    def try_acquire(self) -> WorkerProcess | None:
+        """An idle live worker at once, or None (the caller then takes the blocking path)."""
+        with self.cond:
+            while self.idle and not self.closed:
+                worker = self.idle.pop()
+                if worker.alive():
+                    self.busy.add(worker)
+                    return worker
+                worker.kill()
+                metrics.worker_restarts.inc()
+                self.cond.notify()
+            return None
+
     def release(self, worker: WorkerProcess, *, dead: bool = False) -> None:
         with self.cond:
             self.busy.discard(worker)
@@ -312,25 +340,44 @@ class QueryExecutor:
         self.pool = WorkerPool(settings.query_workers)
         self.snapshots = Snapshots(store, settings.data_dir / "snapshots")
 
-    def execute(
-        self,
-        query: str,
-        *,
-        timeout: float | None = None,
-        default_graph: list[str] | None = None,
-        named_graphs: list[str] | None = None,
-        union_default_graph: bool | None = None,
-        substitutions: Mapping[str, Term] | None = None,
-        solutions_format: QueryResultsFormat | None = None,
-        triples_format: RdfFormat | None = None,
-        max_rows: int | None = None,
-        source: str = "sparql",
-        min_generation: int | None = None,
-    ) -> QueryOutcome:
+    def execute(self, query: str, *, timeout: float | None = None, source: str = "sparql",
+                min_generation: int | None = None, **options) -> QueryOutcome:
         """Run `query` within `timeout` seconds (default settings.query_timeout_s); 503 past it, 429 when saturated.
 
         The query sees every write acknowledged before this call (or before `min_generation` was read).
+        Options: default_graph, named_graphs, union_default_graph, substitutions, solutions_format,
+        triples_format, max_rows (see _request).
         """
+        request, timeout, wanted = self._request(query, timeout, min_generation, **options)
+        started = time.monotonic()
+        with self._counted(source, started):
+            reply = self._run(request, timeout, started, source, wanted)
+        return self._outcome(request, reply)
+
+    async def execute_async(self, query: str, *, timeout: float | None = None, source: str = "sparql",
+                            min_generation: int | None = None, threads=None, **options) -> QueryOutcome:
+        """execute() for the event loop: with an idle worker and a current snapshot the request goes down the
+        pipe and the reply is awaited on the loop (no thread hop: handing a request to a thread and back cost
+        more than the query on small lookups); otherwise the blocking path runs in `threads` (an Executor; the loop's default when None)."""
+        request, timeout, wanted = self._request(query, timeout, min_generation, **options)
+        started = time.monotonic()
+        worker = self.pool.try_acquire()
+        snapshot = self.snapshots.try_acquire(wanted) if worker is not None else None
+        if snapshot is None:
+            if worker is not None:
+                self.pool.release(worker)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(threads, functools.partial(
+                self.execute, query, timeout=timeout, source=source, min_generation=wanted, **options))
+        with self._counted(source, started):
+            reply = await self._exchange_async(worker, snapshot, request, timeout, started, source)
+        return self._outcome(request, reply)
+
+    def _request(self, query: str, timeout: float | None, min_generation: int | None, *,
+                 default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
+                 union_default_graph: bool | None = None, substitutions: Mapping[str, Term] | None = None,
+                 solutions_format: QueryResultsFormat | None = None, triples_format: RdfFormat | None = None,
+                 max_rows: int | None = None) -> tuple[dict, float, int | None]:
         if min_generation is None:
             min_generation = getattr(self.store, "generation", None)
         settings = self.settings
@@ -352,10 +399,13 @@ class QueryExecutor:
             "max_rows": min(max_rows or settings.max_result_rows, settings.max_result_rows),
             "max_bytes": settings.max_result_bytes,
         }
-        started = time.monotonic()
+        return request, timeout, min_generation
+
+    @contextlib.contextmanager
+    def _counted(self, source: str, started: float):
         outcome = "error"
         try:
-            reply = self._run(request, timeout, started, source, min_generation)
+            yield
             outcome = "ok"
         except QueryTimeout:
             outcome = "timeout"
@@ -366,6 +416,16 @@ class QueryExecutor:
         finally:
             metrics.queries.labels(source, outcome).inc()
             metrics.query_latency.labels(source).observe(time.monotonic() - started)
+
+    @staticmethod
+    def _outcome(request: dict, reply: dict) -> QueryOutcome:
+        if "error" in reply:
+            kind, message = reply["error"], reply["message"]
+            if kind == "syntax":
+                raise SparqlSyntaxError(f"invalid SPARQL query: {message}")
+            if kind == "bad_request":
+                raise BadRequest(f"query cannot run: {message}")
+            raise StoreError(f"query failed: {message}")
         if reply["truncated"]:
             metrics.query_truncations.labels(reply["truncated"]).inc()
         media_type = None
@@ -383,43 +443,84 @@ class QueryExecutor:
     def _run(self, request: dict, timeout: float, started: float, source: str, wanted: int | None) -> dict:
         worker = self.pool.acquire(min(QUEUE_WAIT_S, timeout))
         snapshot = None
-        dead = False
+        pending = False  # a request was sent and its reply not read: the worker cannot serve another
         try:
             snapshot = self.snapshots.acquire(wanted)
-            request["snapshot"] = str(snapshot)
-            worker.snapshot = snapshot
+            pending = True
+            self._send(worker, snapshot, request)
+            left = timeout - (time.monotonic() - started)
             try:
-                worker.requests.send_bytes(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
-                left = timeout - (time.monotonic() - started)
                 if left <= 0 or not worker.replies.poll(left):
-                    dead = True
-                    worker.kill(wait=False)  # SIGKILL: the query's CPU work ends with the process
-                    metrics.worker_restarts.inc()
-                    metrics.query_timeouts.labels(source).inc()
-                    raise QueryTimeout(
-                        f"query stopped at its deadline of {timeout:g} s; narrow it, add a LIMIT, or ask for a "
-                        f"longer timeout (at most {self.settings.max_query_timeout_s:g} s)", timeout=timeout)
+                    self._timed_out(worker, timeout, source)
                 reply = pickle.loads(worker.replies.recv_bytes())
             except (EOFError, OSError) as exc:
-                dead = True
-                worker.kill()
-                metrics.worker_restarts.inc()
-                # a worker dies mid-query when the query outgrew its memory (allocation failure aborts it)
-                raise QueryResourcesExceeded(
-                    f"the query was stopped: it needed more memory than the {WORKER_MEMORY_BYTES // 1024**2} MiB a "
-                    f"query worker may use (exit status {worker.proc.returncode}); narrow it or add a LIMIT") from exc
+                self._died(worker, exc)
+            pending = False
         finally:
-            self.pool.release(worker, dead=dead)
-            if snapshot is not None:
-                self.snapshots.release(snapshot, self.pool.open_snapshots())
-        if "error" in reply:
-            kind, message = reply["error"], reply["message"]
-            if kind == "syntax":
-                raise SparqlSyntaxError(f"invalid SPARQL query: {message}")
-            if kind == "bad_request":
-                raise BadRequest(f"query cannot run: {message}")
-            raise StoreError(f"query failed: {message}")
+            self._release(worker, snapshot, pending or worker.replies.closed)
         return reply
+
+    async def _exchange_async(self, worker: WorkerProcess, snapshot: Path, request: dict, timeout: float,
+                              started: float, source: str) -> dict:
+        pending = True
+        try:
+            self._send(worker, snapshot, request)
+            loop = asyncio.get_running_loop()
+            readable = loop.create_future()
+            fd = worker.replies.fileno()
+            loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+            try:
+                await asyncio.wait_for(readable, max(timeout - (time.monotonic() - started), 0))
+                late = False
+            except asyncio.TimeoutError:
+                late = True
+            finally:
+                loop.remove_reader(fd)  # before a kill closes the descriptor
+            if late:
+                self._timed_out(worker, timeout, source)
+            try:
+                # the worker writes its whole reply at once, after the query finished: this read does not wait on it
+                reply = pickle.loads(worker.replies.recv_bytes())
+            except (EOFError, OSError) as exc:
+                self._died(worker, exc)
+            pending = False
+        finally:
+            # cancelled (client gone) mid-query: the worker is killed, never reused with a reply pending
+            if pending and not worker.replies.closed:
+                worker.kill(wait=False)
+            self._release(worker, snapshot, pending or worker.replies.closed)
+        return reply
+
+    @staticmethod
+    def _send(worker: WorkerProcess, snapshot: Path, request: dict) -> None:
+        request["snapshot"] = str(snapshot)
+        worker.snapshot = snapshot
+        try:
+            worker.requests.send_bytes(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as exc:
+            QueryExecutor._died(worker, exc)
+
+    def _timed_out(self, worker: WorkerProcess, timeout: float, source: str) -> None:
+        worker.kill(wait=False)  # SIGKILL: the query's CPU work ends with the process
+        metrics.worker_restarts.inc()
+        metrics.query_timeouts.labels(source).inc()
+        raise QueryTimeout(
+            f"query stopped at its deadline of {timeout:g} s; narrow it, add a LIMIT, or ask for a "
+            f"longer timeout (at most {self.settings.max_query_timeout_s:g} s)", timeout=timeout)
+
+    @staticmethod
+    def _died(worker: WorkerProcess, exc: BaseException) -> None:
+        worker.kill()
+        metrics.worker_restarts.inc()
+        # a worker dies mid-query when the query outgrew its memory (allocation failure aborts it)
+        raise QueryResourcesExceeded(
+            f"the query was stopped: it needed more memory than the {WORKER_MEMORY_BYTES // 1024**2} MiB a "
+            f"query worker may use (exit status {worker.proc.returncode}); narrow it or add a LIMIT") from exc
+
+    def _release(self, worker: WorkerProcess, snapshot: Path | None, dead: bool) -> None:
+        self.pool.release(worker, dead=dead)
+        if snapshot is not None:
+            self.snapshots.release(snapshot, self.pool.open_snapshots())
 
     def close(self) -> None:
         self.pool.close()

@@ -166,16 +166,13 @@ class WorkerPoolExecutor:
             query = f"BASE {NamedNode(base_iri)} {query}"
         union = self.union_default_graph and not dataset.explicit and not has_dataset_clause(query)
 
-        def run():
-            return self.deadline_executor.execute(
-                query, timeout=timeout, source="sparql",
-                default_graph=list(dataset.default_graphs) or None, named_graphs=list(dataset.named_graphs) or None,
-                union_default_graph=union,
-                solutions_format=results_format.native if results_format else None,
-                triples_format=graph_format.native if graph_format else None,
-            )
-
-        outcome = await asyncio.get_running_loop().run_in_executor(self.threaded.pool, run)
+        outcome = await self.deadline_executor.execute_async(
+            query, timeout=timeout, source="sparql", threads=self.threaded.pool,
+            default_graph=list(dataset.default_graphs) or None, named_graphs=list(dataset.named_graphs) or None,
+            union_default_graph=union,
+            solutions_format=results_format.native if results_format else None,
+            triples_format=graph_format.native if graph_format else None,
+        )
         if outcome.kind == "boolean":
             fmt = negotiate(accept, "boolean")
             body = outcome.to_result().serialize(format=fmt.native)
