@@ -263,3 +263,18 @@ def test_a_cancelled_request_never_leaves_its_reply_for_the_next_query(executor)
 
     for outcome in asyncio.run(scenario()):
         assert list(outcome.to_result())[0]["o"].value == "value 42"
+
+
+def test_a_large_reply_is_read_whole_under_uvloop(executor):
+    # uvicorn runs uvloop, which makes a descriptor it watches non-blocking: a reply bigger than the pipe's buffer
+    # was then read half-written and reported as a dead worker (503) - found by bench/sparql_endpoint.py's q14
+    uvloop = pytest.importorskip("uvloop")
+    everything = "SELECT ?s ?o WHERE { ?s <http://example.org/p> ?o }"
+
+    async def scenario():
+        await executor.execute_async(SMALL)
+        await executor.execute_async(SMALL)
+        return [await executor.execute_async(everything, solutions_format=QueryResultsFormat.JSON) for _ in range(5)]
+
+    for outcome in uvloop.run(scenario()):
+        assert outcome.payload.count(b'"o":') == 3000 and not outcome.truncated

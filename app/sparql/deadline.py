@@ -476,6 +476,7 @@ class QueryExecutor:
                 late = True
             finally:
                 loop.remove_reader(fd)  # before a kill closes the descriptor
+                os.set_blocking(fd, True)  # uvloop makes a watched descriptor non-blocking; the reply is read whole
             if late:
                 self._timed_out(worker, timeout, source)
             try:
