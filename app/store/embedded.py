@@ -7,9 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Mapping
 
-from pyoxigraph import (
-    DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable,
-)
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
 from app.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
 from app.store.base import Progress, QueryResult, Term
@@ -18,11 +16,6 @@ from app.vocab import ATT, Iris
 
 LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging IRI -> target graph
 DEFAULT_GRAPH_MARKER = ATT + "defaultGraph"
-
-
-def _graph_marker(graph: NamedNode | DefaultGraph) -> NamedNode:
-    return NamedNode(DEFAULT_GRAPH_MARKER) if isinstance(graph, DefaultGraph) else graph
-
 GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
@@ -32,6 +25,10 @@ def _graph_node(graph: str) -> NamedNode:
         return NamedNode(graph)
     except ValueError as exc:
         raise NotFound(f"'{graph}' is not a valid graph IRI", graph=graph) from exc
+
+
+def _graph_marker(graph: NamedNode | DefaultGraph) -> NamedNode:
+    return NamedNode(DEFAULT_GRAPH_MARKER) if isinstance(graph, DefaultGraph) else graph
 
 
 def _in_graph(quads: Iterable[Quad], graph: NamedNode) -> Iterable[Quad]:
