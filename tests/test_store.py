@@ -9,6 +9,7 @@ from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
 
 from app.errors import NotFound, RdfSyntaxError, SparqlSyntaxError, StoreError
 from app.store import EmbeddedStore
+from app.vocab import ATT
 
 G1, G2 = "http://example.org/g1", "http://example.org/g2"
 EX = "http://example.org/"
@@ -47,7 +48,7 @@ def test_staged_write_left_by_a_crash_is_discarded_on_open(settings, iris):
     reopened.close()
 
 
-def test_bulk_load_validates_before_writing(store, tmp_path):
+def test_bulk_load_is_all_or_nothing(store, tmp_path):
     good = tmp_path / "ok.nt.gz"
     with gzip.open(good, "wt") as f:
         f.write("".join(f"<{EX}s{i}> <{EX}p> \"{i}\" .\n" for i in range(1000)))
@@ -83,7 +84,12 @@ def test_bulk_write_interrupted_inside_the_guard_is_rolled_back_on_open(settings
     with pytest.raises(RuntimeError):
         with s.bulk_write_guard([G1, ""]):
             s.raw.bulk_extend([q("a", "p", "1", G1), q("b", "p", "2")])
-            raise RuntimeError("the process dies here")
+            raise RuntimeError("the write fails half-way")
+    assert s.graph_sizes() == {G2: 1}
+    # a crash instead: the marker is durable before the bulk write, and the next open rolls back
+    s.raw.extend([Quad(NamedNode(iris.staging_graph_prefix + "x"), NamedNode(ATT + "loadingInto"), NamedNode(G1),
+                       NamedNode(iris.staging_graph_prefix + "loads"))])
+    s.raw.bulk_extend([q("a", "p", "1", G1)])
     s.close()
     reopened = EmbeddedStore(path, iris)
     assert reopened.graph_sizes() == {G2: 1}

@@ -47,13 +47,13 @@ def load(
     files: Annotated[list[Path], typer.Argument(help="RDF files: .ttl .nt .nq .trig .rdf/.owl .jsonld (optionally .gz)", exists=True, dir_okay=False)],
     graph: Annotated[Optional[str], typer.Option("--graph", "-g", help="Named graph for triples (default: the default graph)")] = None,
 ) -> None:
-    """Load RDF files; each file is validated first and written whole or not at all."""
+    """Load RDF files; each is written whole or not at all (a syntax error names file:line:column)."""
     for path in files:
         format_for_path(path)  # unknown extensions fail before anything is written
     store = open_store(settings_of(ctx))
     try:
         for path in files:
-            with tqdm(total=None, unit=" quads", desc=path.name, disable=not sys.stderr.isatty()) as bar:
+            with tqdm(total=None if path.suffix == ".gz" else path.stat().st_size, unit="B", unit_scale=True, desc=path.name, disable=not sys.stderr.isatty()) as bar:
                 count = store.bulk_load_file(path, graph=graph, progress=bar.update)
             typer.echo(f"{path}: {count} quads loaded" + (f" into <{graph}>" if graph else ""))
     finally:

@@ -11,7 +11,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
 from app.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
 from app.store.base import Progress, QueryResult, Term
-from app.store.rdfio import format_for_path, open_maybe_gzip, parse_quads
+from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads
 from app.vocab import ATT, Iris
 
 LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging IRI -> target graph
@@ -25,6 +25,19 @@ def _graph_node(graph: str) -> NamedNode:
         return NamedNode(graph)
     except ValueError as exc:
         raise NotFound(f"'{graph}' is not a valid graph IRI", graph=graph) from exc
+
+
+class _ProgressReader:
+    """A binary stream that reports the bytes read through it (bulk loads give no progress of their own)."""
+
+    def __init__(self, stream: IO[bytes], progress: Progress | None) -> None:
+        self._stream, self._progress = stream, progress
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        if self._progress and data:
+            self._progress(len(data))
+        return data
 
 
 def _graph_marker(graph: NamedNode | DefaultGraph) -> NamedNode:
@@ -189,36 +202,46 @@ class EmbeddedStore:
 
     def bulk_load_file(self, path: Path, *, graph: str | None = None, base_iri: str | None = None,
                        progress: Progress | None = None) -> int:
-        """Validate the whole file, then write it whole or not at all.
+        """Load a file whole or not at all; returns the number of quads it added. Progress is in bytes read.
 
-        Triples into an empty graph take Oxigraph's bulk loader, guarded by a load marker: a crash
-        mid-load leaves the marker, and the next open drops the half-loaded graph. Anything else (a
-        graph that already has data, dataset formats) is written in one transaction.
+        Triples into an empty graph take Oxigraph's bulk loader under bulk_write_guard, which empties the
+        graph again on a syntax error (at once) or a crash (on the next open). Anything else (a graph that already
+        has data, dataset formats) is parsed and written in one transaction.
         """
         fmt = format_for_path(path)
-        count = self._validate_file(path, fmt, graph, base_iri, progress)
         target = _graph_node(graph) if graph else DefaultGraph()
-        if fmt.supports_datasets or self._has_quads(target):
-            with open_maybe_gzip(path) as stream:
-                self._write(lambda: self._store.load(stream, fmt, base_iri=base_iri,
-                                                     to_graph=None if fmt.supports_datasets else target))
-            return count
-        with self.bulk_write_guard([graph or ""]), open_maybe_gzip(path) as stream:
-            self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri, to_graph=target))
-        return count
+        bulk = not fmt.supports_datasets and not self._has_quads(target)
+        before = 0 if bulk else self._size(None if fmt.supports_datasets else target)
+        with open_maybe_gzip(path) as raw_stream:
+            stream = _ProgressReader(raw_stream, progress)
+            try:
+                if bulk:
+                    with self.bulk_write_guard([graph or ""]):
+                        self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri, to_graph=target))
+                else:
+                    self._write(lambda: self._store.load(stream, fmt, base_iri=base_iri,
+                                                         to_graph=None if fmt.supports_datasets else target))
+            except SyntaxError as exc:
+                raise located(exc, str(path)) from exc
+        return self._size(None if fmt.supports_datasets else target) - before
 
     @contextmanager
     def bulk_write_guard(self, graphs: list[str]) -> Iterator[None]:
-        """Make non-transactional writes (bulk loads) into `graphs` all-or-nothing across crashes.
+        """Make non-transactional writes (bulk loads) into `graphs` all-or-nothing, even across crashes.
 
-        A durable marker names the graphs while the block runs; when a crash leaves it behind, the
-        next open empties those graphs ('' is the default graph), so no half-written graph survives.
+        A durable marker names the graphs while the block runs. An exception inside the block empties
+        them at once; a crash leaves the marker behind, and the next open empties them ('' is the default
+        graph). Callers guard only graphs they are about to fill from scratch.
         """
         staging = NamedNode(self.iris.staging_graph_prefix + "loads")
         markers = [Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO),
                         _graph_marker(_graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
         self._write(lambda: self._store.extend(markers))
-        yield
+        try:
+            yield
+        except BaseException:
+            self._roll_back(markers)
+            raise
         self._store.flush()  # the bulk data is durable before the markers go
         self._write(lambda: [self._store.remove(m) for m in markers])
 
@@ -254,28 +277,28 @@ class EmbeddedStore:
     def _new_staging_graph(self) -> str:
         return f"{self.iris.staging_graph_prefix}{uuid.uuid4().hex}"
 
-    def _validate_file(self, path: Path, fmt: RdfFormat, graph: str | None, base_iri: str | None,
-                       progress: Progress | None) -> int:
-        count = 0
-        with open_maybe_gzip(path) as stream:
-            for count, _ in enumerate(parse_quads(stream, fmt, graph=graph, base_iri=base_iri, source=str(path)), 1):
-                if progress and count % 100_000 == 0:
-                    progress(100_000)
-        if progress:
-            progress(count % 100_000)
-        return count
+    def _size(self, graph: NamedNode | DefaultGraph | None) -> int:
+        """Quads in one graph, or in the whole store when `graph` is None."""
+        if graph is None:
+            return len(self._store)
+        return sum(1 for _ in self._store.quads_for_pattern(None, None, None, graph))
 
     def _has_quads(self, graph: NamedNode | DefaultGraph) -> bool:
         return next(iter(self._store.quads_for_pattern(None, None, None, graph)), None) is not None
 
-    def _drop_stale_staging(self) -> None:
-        """A staged write or bulk load that a crash interrupted is discarded: it never completed."""
-        prefix = self.iris.staging_graph_prefix
-        for marker in list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)):
+    def _roll_back(self, markers: list[Quad]) -> None:
+        """Empty the graphs that unfinished bulk writes name, then drop their markers."""
+        for marker in markers:
             if marker.object.value == DEFAULT_GRAPH_MARKER:
                 self._store.clear_graph(DefaultGraph())
             else:
                 self._store.remove_graph(marker.object)
+            self._store.remove(marker)
+
+    def _drop_stale_staging(self) -> None:
+        """A staged write or bulk load that a crash interrupted is discarded: it never completed."""
+        prefix = self.iris.staging_graph_prefix
+        self._roll_back(list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)))
         for g in list(self._store.named_graphs()):
             if isinstance(g, NamedNode) and g.value.startswith(prefix):
                 self._store.remove_graph(g)
