@@ -54,7 +54,7 @@ def load(
     try:
         for path in files:
             with tqdm(total=None if path.suffix == ".gz" else path.stat().st_size, unit="B", unit_scale=True, desc=path.name, disable=not sys.stderr.isatty()) as bar:
-                count = store.bulk_load_file(path, graph=graph, progress=bar.update)
+                count = store.bulk_load_file(path, graph=graph, progress=None if bar.disable else bar.update)
             typer.echo(f"{path}: {count} quads loaded" + (f" into <{graph}>" if graph else ""))
     finally:
         store.close()

@@ -214,10 +214,12 @@ class EmbeddedStore:
         before = 0 if bulk else self._size(None if fmt.supports_datasets else target)
         with open_maybe_gzip(path) as raw_stream:
             stream = _ProgressReader(raw_stream, progress)
+            # a plain file without a progress bar goes to Oxigraph by path: it reads and parses in parallel
+            source = {"path": str(path)} if progress is None and path.suffix != ".gz" else {"input": stream}
             try:
                 if bulk:
                     with self.bulk_write_guard([graph or ""]):
-                        self._write(lambda: self._store.bulk_load(stream, fmt, base_iri=base_iri, to_graph=target))
+                        self._write(lambda: self._store.bulk_load(format=fmt, base_iri=base_iri, to_graph=target, **source))
                 else:
                     self._write(lambda: self._store.load(stream, fmt, base_iri=base_iri,
                                                          to_graph=None if fmt.supports_datasets else target))
@@ -281,7 +283,11 @@ class EmbeddedStore:
         """Quads in one graph, or in the whole store when `graph` is None."""
         if graph is None:
             return len(self._store)
-        return sum(1 for _ in self._store.quads_for_pattern(None, None, None, graph))
+        if isinstance(graph, DefaultGraph):
+            rows = self._store.query(DEFAULT_GRAPH_SIZE)
+        else:
+            rows = self._store.query(GRAPH_SIZES, substitutions={Variable("g"): graph})
+        return next((int(row["n"].value) for row in rows), 0)
 
     def _has_quads(self, graph: NamedNode | DefaultGraph) -> bool:
         return next(iter(self._store.quads_for_pattern(None, None, None, graph)), None) is not None
