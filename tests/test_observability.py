@@ -105,3 +105,16 @@ def test_cors_allows_only_listed_origins(settings):
 def test_no_cors_headers_without_an_allow_list(client):
     reply = client.get("/health", headers={"Origin": "https://analyst.example.org"})
     assert "access-control-allow-origin" not in reply.headers
+
+
+def test_reasoning_is_measured_whoever_asks_for_it(client):
+    """Regression: only ingest-triggered reasoning reached the reasoning metrics, not POST /reason."""
+    def count() -> float:
+        for line in client.get("/metrics").text.splitlines():
+            if line.startswith("attest_reasoning_duration_seconds_count"):
+                return float(line.split()[-1])
+        return 0.0
+
+    before = count()
+    assert client.post("/reason").status_code == 200
+    assert count() == before + 1

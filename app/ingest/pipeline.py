@@ -285,11 +285,10 @@ class IngestPipeline:
     def _reason(self, change: str, graph: str) -> None:
         if self.reasoner is None:
             return
-        with metrics.reasoning_seconds.time():
-            if change == "replaced":
-                self.reasoner.on_graph_replaced(graph)
-            else:
-                self.reasoner.on_graph_removed(graph)
+        if change == "replaced":
+            self.reasoner.on_graph_replaced(graph)
+        else:
+            self.reasoner.on_graph_removed(graph)
 
 
 def _chunks_of(findings, iris: Iris) -> set[str]:

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 
+from app import metrics
 from app.reasoner.engine import Delta, Engine, gc_paused
 from app.reasoner.explain import Explainer
 from app.reasoner.records import RecordWriter, violation_iri
@@ -210,6 +211,8 @@ class Reasoner:
         assert e is not None
         now = time.perf_counter()
         inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0)
+        metrics.reasoning_seconds.observe(now - start)
+        metrics.inferred_triples.inc(inferred_now)
         writer = RecordWriter(e, self.iris)
         return ReasoningReport(
             mode=mode, asserted=len(e.support), inferred=len(e.depth) - len(e.support),
