@@ -15,8 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.fakes.fixtures"]  # fake_llm, llm_settings: the fake OpenAI-compatible server
 
 
-@pytest.fixture
-def shared_data() -> Path:
+def shared_data_dir() -> Path:
     """../shared/data: fails under CI=true when missing, skips with a message elsewhere."""
     path = REPO.parent / "shared" / "data"
     if not path.is_dir():
@@ -24,6 +23,11 @@ def shared_data() -> Path:
             pytest.fail(f"shared data set missing at {path} (CI must have ../shared/data)")
         pytest.skip(f"shared data set not present at {path}; it lives beside the repository in ../shared/data")
     return path
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    return shared_data_dir()
 
 
 @pytest.fixture

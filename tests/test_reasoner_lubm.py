@@ -30,16 +30,10 @@ def reference_counts(lubm) -> dict[int, int]:
 @pytest.fixture(scope="module")
 def lubm1_store(tmp_path_factory):
     """LUBM(1) loaded into an embedded store and materialized once for the module."""
-    import os
-    from pathlib import Path
-
     from app.vocab import Iris
+    from tests.conftest import shared_data_dir
 
-    data = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "lubm"
-    if not data.is_dir():  # the shared_data fixture's rule, for a module-scoped fixture
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"shared data set missing at {data} (CI must have ../shared/data)")
-        pytest.skip(f"shared data set not present at {data}; it lives beside the repository in ../shared/data")
+    data = shared_data_dir() / "lubm"  # the shared_data fixture's rule, for a module-scoped fixture
     iris = Iris("https://w3id.org/attest/")
     store = EmbeddedStore(tmp_path_factory.mktemp("lubm") / "store", iris)
     # the native bulk loader: the store's own validated loading is tested elsewhere and twice as slow
