@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VENDOR := app/static/vendor/yasgui.min.js
 
-.PHONY: install chromium demo serve test test-fast bench clean
+.PHONY: install chromium demo serve test bench clean
 
 install: $(STAMP) $(VENDOR)
 
@@ -29,7 +29,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: install
-	$(BIN)/attest ingest demo/
+	$(BIN)/attest ingest demo/corpus/
 	$(BIN)/attest serve
 
 serve: install

@@ -70,9 +70,8 @@ def build(settings, shared: Path) -> dict[str, float]:
         t = time.perf_counter()
         terms = load_terms(settings.ontology_dir)
         pipeline = IngestPipeline(store, settings, rule_extractor(store, settings, terms), terms=terms)
-        for path in sorted((REPO / "demo").iterdir()):
-            if path.name != "README.md":
-                pipeline.ingest_path(path)
+        for path in sorted((REPO / "demo" / "corpus").iterdir()):
+            pipeline.ingest_path(path)
         times["ingest demo corpus"] = time.perf_counter() - t
         t = time.perf_counter()
         Reasoner(store, iris, settings).materialize(full=True)
