@@ -54,7 +54,7 @@ def _write_big_file(path: Path, n: int) -> None:
 def test_kill_9_during_bulk_load_leaves_all_or_nothing(tmp_path):
     from app.store import open_store
 
-    n = 40_000
+    n = 300_000  # large enough that the bulk load, not the CLI's start-up, fills most of the run
     big = tmp_path / "big.nt"
     _write_big_file(big, n)
     cmd = [sys.executable, "-m", "app.cli", "load", str(big), "--graph", GRAPH]
@@ -65,7 +65,7 @@ def test_kill_9_during_bulk_load_leaves_all_or_nothing(tmp_path):
     full_run_s = time.monotonic() - started
     assert first.returncode == 0, first.stderr
     outcomes = []
-    for fraction in (0.75, 0.92):  # past the CLI start-up: in the validation pass, the bulk load or the final ADD
+    for fraction in (0.6, 0.85):  # past the CLI start-up, inside the bulk load
         store = open_store(settings)
         store.drop_graph(GRAPH)  # each round starts from an empty graph
         store.close()
