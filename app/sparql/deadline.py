@@ -9,6 +9,8 @@ nobody writes. A query always sees every write acknowledged before it started: t
 current snapshot was taken, and a new snapshot is taken when the snapshot is older. Queries that wait while a
 snapshot is taken share the next one, so a stream of writes costs a snapshot per wave of queries. (The store directory's file sizes cannot serve: RocksDB recycles WAL
 files, so a write need not change any size.)
+Once writes go quiet the live store is compacted (app/sparql/compaction.py) and the next query takes a
+snapshot of the compacted files: a checkpoint turns unflushed writes into level-0 files that slow every seek.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from app import metrics
 from app.errors import (
     BadRequest, Overloaded, PayloadTooLarge, QueryResourcesExceeded, QueryTimeout, SparqlSyntaxError, StoreError,
 )
+from app.sparql.compaction import Compactor
 from app.store.base import QueryResult, Term
 
 log = logging.getLogger(__name__)
@@ -126,6 +129,11 @@ class Snapshots:
             return self.current
         finally:
             self.lock.release()
+
+    def stale(self) -> None:
+        """The live store was compacted: the next query takes a fresh snapshot, which links the compacted files."""
+        with self.lock:
+            self.generation = None
 
     def release(self, path: Path, still_open: set[Path]) -> None:
         with self.lock:
@@ -339,6 +347,7 @@ class QueryExecutor:
         self.settings = settings
         self.pool = WorkerPool(settings.query_workers)
         self.snapshots = Snapshots(store, settings.data_dir / "snapshots")
+        self.compactor = Compactor(store, self.snapshots.stale)
 
     def execute(self, query: str, *, timeout: float | None = None, source: str = "sparql",
                 min_generation: int | None = None, **options) -> QueryOutcome:
@@ -524,6 +533,7 @@ class QueryExecutor:
             self.snapshots.release(snapshot, self.pool.open_snapshots())
 
     def close(self) -> None:
+        self.compactor.close()
         self.pool.close()
         self.snapshots.close()
 

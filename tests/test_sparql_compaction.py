@@ -1,0 +1,83 @@
+"""Store compaction for the query snapshots: after writes go quiet the live store is compacted, the next query
+reads a fresh snapshot of it, and a steady stream of writes postpones the compaction."""
+
+from __future__ import annotations
+
+import time
+
+from pyoxigraph import Literal, NamedNode, Quad
+
+from app.sparql import compaction
+from app.sparql.compaction import Compactor
+from app.sparql.deadline import QueryExecutor
+
+COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+
+def _quads(n: int, start: int = 0) -> list[Quad]:
+    return [Quad(NamedNode(f"http://example.org/e/{i}"), NamedNode("http://example.org/p"), Literal(f"value {i}"))
+            for i in range(start, start + n)]
+
+
+def _level0_heavy(store) -> int:
+    """Four flushed batches (level-0 files in every index); returns the store's table file count."""
+    for batch in range(4):
+        store.add(_quads(500, start=batch * 500))
+        store.raw.flush()
+    return len(list(store.path.glob("*.sst")))
+
+
+def _wait(predicate, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return predicate()
+
+
+def test_a_quiet_store_is_compacted_once_per_burst_of_writes(store):
+    before = _level0_heavy(store)
+    calls = []
+    compactor = Compactor(store, lambda: calls.append(store.generation), quiet_s=0.3, poll_s=0.05)
+    try:
+        assert _wait(lambda: compactor.compactions == 1)
+        assert len(list(store.path.glob("*.sst"))) < before
+        time.sleep(0.6)
+        assert compactor.compactions == 1 and len(calls) == 1  # no writes since: nothing to do
+        store.add(_quads(1, start=9000))
+        assert _wait(lambda: compactor.compactions == 2)
+        assert calls[-1] == store.generation
+    finally:
+        compactor.close()
+    assert len(store.raw) == 2001  # compaction changes the files, not the data
+
+
+def test_writes_that_keep_coming_postpone_the_compaction(store):
+    compactor = Compactor(store, lambda: None, quiet_s=0.4, poll_s=0.05)
+    try:
+        until = time.monotonic() + 1.2
+        i = 0
+        while time.monotonic() < until:
+            store.add(_quads(1, start=i))
+            i += 1
+            time.sleep(0.05)
+        assert compactor.compactions == 0
+        assert _wait(lambda: compactor.compactions == 1)
+    finally:
+        compactor.close()
+
+
+def test_queries_move_to_a_snapshot_of_the_compacted_store(store, settings, monkeypatch):
+    monkeypatch.setattr(compaction, "QUIET_S", 0.3)
+    monkeypatch.setattr(compaction, "POLL_S", 0.05)
+    _level0_heavy(store)
+    executor = QueryExecutor(store, settings.model_copy(update={"query_workers": 1}))
+    try:
+        assert int(next(iter(executor.query(COUNT)))["n"].value) == 2000
+        first = executor.snapshots.current
+        assert _wait(lambda: executor.compactor.compactions == 1)
+        assert int(next(iter(executor.query(COUNT)))["n"].value) == 2000
+        assert executor.snapshots.current != first
+        executor.query(COUNT)  # the worker now reads the new snapshot: the old one is deleted
+        assert not first.exists()
+    finally:
+        executor.close()
