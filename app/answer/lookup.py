@@ -11,12 +11,13 @@ from typing import Iterable
 from pyoxigraph import Literal, NamedNode
 
 from app.answer import queries as q
+from app.answer.memo import Memo
 from app.store import GraphStore
 from app.vocab import ONT, RDF, RDFS, Iris, is_valid_id
 
 Triple = tuple[str, str, str]  # subject, predicate, object IRIs
+Quad = tuple[str, str, str, str]  # subject, predicate, object, graph IRIs
 MAX_BATCH = 500  # ids per VALUES block; larger inputs are split into several queries
-_PROPERTY_LABELS: "weakref.WeakKeyDictionary[object, tuple[int, dict[str, str | None]]]" = weakref.WeakKeyDictionary()
 LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked up within this time
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
@@ -69,13 +70,15 @@ class LabelIndex:
     ids: list[str]
     preferred: dict[str, str]
     normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
+    phrases: dict[str, dict[tuple[str, ...], set[str]]] | None = None  # first word -> label's words -> ids; likewise
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self.preferred
 
 
 class GraphLookup:
-    """The few SPARQL round trips an answer needs, each batched over many ids or triples."""
+    """The few SPARQL round trips an answer needs, each batched over many ids or triples; what an entity or a triple
+    resolves to is remembered until the store's next write (app/answer/memo.py), so only unseen ones are queried."""
 
     def __init__(self, store: GraphStore, iris: Iris, *, owner: object | None = None) -> None:
         """`owner`: the long-lived store behind `store` (which may be a per-request view); the label cache hangs on it."""
@@ -84,6 +87,7 @@ class GraphLookup:
         self._prefix = Literal(iris.entity_prefix)
         self._ids: dict[str, str | None] = {}  # IRI -> entity id, memoized: the same IRIs recur in every row
         self._kinds: dict[str, str | None] = {}
+        self.memo = Memo(self.owner)
 
     def entity_id(self, iri: str) -> str | None:
         entity_id = self._ids.get(iri, "")
@@ -148,21 +152,27 @@ class GraphLookup:
 
     def labels_of(self, entity_ids: Iterable[str]) -> dict[str, str]:
         """Entity id -> preferred label for each id that exists (the light check /verify needs)."""
-        nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]
+        found = self.memo.many("label", (i for i in entity_ids if is_valid_id(i)), self._read_labels_of)
+        return {i: label for i, label in found.items() if label is not None}
+
+    def _read_labels_of(self, entity_ids: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
-        for batch in _batches(nodes):
-            for row in self.store.query(q.with_values(q.LABELS_OF, entities=[(n,) for n in batch])):
+        for batch in _batches(self._nodes(entity_ids)):
+            for row in self.store.query(q.with_values(q.LABELS_OF, entities=batch)):
                 if self.counts(row["g"].value) is not None:
                     out.setdefault(self.entity_id(row["e"].value), row["label"].value)
         return out
 
     def details(self, entity_ids: Iterable[str]) -> dict[str, EntityInfo]:
-        """Label, types and description of each id that exists (ids failing is_valid_id are skipped)."""
-        nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]
+        """Label, types and description of each id that exists (ids failing is_valid_id are skipped); shared, read-only."""
+        found = self.memo.many("details", (i for i in entity_ids if i is not None and is_valid_id(i)), self._read_details)
+        return {i: info for i, info in found.items() if info is not None}
+
+    def _read_details(self, entity_ids: list[str]) -> dict[str, EntityInfo]:
         out: dict[str, EntityInfo] = {}
         inferred_types: dict[str, list[str]] = {}
-        for batch in _batches(nodes):
-            query = q.with_values(q.ENTITY_DETAILS, entities=[(n,) for n in batch])
+        for batch in _batches(self._nodes(entity_ids)):
+            query = q.with_values(q.ENTITY_DETAILS, entities=batch)
             for row in self.store.query(query, substitutions={"inferred": NamedNode(self.iris.inferred_graph)}):
                 kind = self.counts(row["g"].value)
                 if kind is None:
@@ -185,62 +195,91 @@ class GraphLookup:
 
     def facts_touching(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
         """Entity-to-entity facts (ontology predicates) in or out of the given entities, with their status."""
-        ids = list(entity_ids)
-        facts = self._facts(q.FACTS_OUT, ids, {"prefix": self._prefix})
-        for triple, status in self._facts(q.FACTS_IN, ids, {"prefix": self._prefix}).items():
-            known = facts.setdefault(triple, status)
-            if known is not status:
-                known.asserted_in |= status.asserted_in
-                known.inferred = known.inferred or status.inferred
-        return facts
+        found = self.memo.many("touching", (i for i in entity_ids if is_valid_id(i)), self._read_touching)
+        return self._statuses(quad for quads in found.values() for quad in quads or ())
+
+    def _read_touching(self, entity_ids: list[str]) -> dict[str, list[Quad]]:
+        """Each entity's quads: a quad between two of them is both one's and the other's."""
+        out: dict[str, set[Quad]] = {i: set() for i in entity_ids}
+        for batch in _batches(self._nodes(entity_ids)):
+            query = q.with_values(q.FACTS_TOUCHING, entities=batch)
+            for row in self.store.query(query, substitutions={"prefix": self._prefix}):
+                quad = (row["s"].value, row["p"].value, row["o"].value, row["g"].value)
+                if self.counts(quad[3]) is None:
+                    continue
+                for end in (quad[0], quad[2]):
+                    if (entity_id := self.entity_id(end)) in out:
+                        out[entity_id].add(quad)
+        return {i: sorted(quads) for i, quads in out.items()}
 
     def facts_from(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
-        return self._facts(q.FACTS_FROM, entity_ids, None)
+        """Entity-to-entity facts (ontology predicates) out of the given subjects (resolving hashed relation ids)."""
+        found = self.memo.many("from", (i for i in entity_ids if is_valid_id(i)), self._read_from)
+        return self._statuses(quad for quads in found.values() for quad in quads or ())
+
+    def _read_from(self, entity_ids: list[str]) -> dict[str, list[Quad]]:
+        out: dict[str, list[Quad]] = {i: [] for i in entity_ids}
+        for batch in _batches(self._nodes(entity_ids)):
+            for row in self.store.query(q.with_values(q.FACTS_FROM, entities=batch)):
+                if self.counts(row["g"].value) is not None:
+                    out[self.entity_id(row["s"].value)].append(
+                        (row["s"].value, row["p"].value, row["o"].value, row["g"].value))
+        return out
 
     def status(self, triples: Iterable[Triple]) -> dict[Triple, FactStatus]:
         """Where each triple is held; a triple held nowhere is absent from the result."""
-        rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in dict.fromkeys(triples)]
-        out: dict[Triple, FactStatus] = {}
+        found = self.memo.many("status", triples, self._read_graphs)
+        return self._statuses((*t, g) for t, graphs in found.items() for g in graphs or ())
+
+    def _read_graphs(self, triples: list[Triple]) -> dict[Triple, list[str]]:
+        rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in triples]
+        out: dict[Triple, list[str]] = {}
         for batch in _batches(rows):
             for row in self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch)):
-                self._record(out, (row["s"].value, row["p"].value, row["o"].value), row["g"].value)
+                if self.counts(row["g"].value) is not None:
+                    out.setdefault((row["s"].value, row["p"].value, row["o"].value), []).append(row["g"].value)
+        return out
+
+    def chunk_spans(self, chunks: list[str]) -> dict[str, tuple[str | None, int | None, int | None]]:
+        """(document IRI, start, end) of each chunk IRI, each part None when the chunk does not say."""
+        return self.memo.many("span", chunks, self._read_spans)
+
+    def _read_spans(self, chunks: list[str]) -> dict[str, tuple[str | None, int | None, int | None]]:
+        out = {}
+        for batch in _batches([(NamedNode(c),) for c in chunks]):
+            for row in self.store.query(q.with_values(q.CHUNK_SPANS, chunks=batch)):
+                doc, start, end = row["doc"], row["start"], row["end"]
+                out.setdefault(row["c"].value, (doc.value if doc is not None else None,
+                                                int(start.value) if start is not None else None,
+                                                int(end.value) if end is not None else None))
         return out
 
     def property_labels(self, predicates: Iterable[str]) -> dict[str, str]:
-        """rdfs:label of each property; remembered per store write generation (the ontology seldom changes)."""
-        generation = getattr(self.owner, "generation", None)
-        cache = _PROPERTY_LABELS.get(self.owner) if isinstance(generation, int) else None
-        if cache is None or cache[0] != generation:
-            cache = (generation, {})
-            if isinstance(generation, int):
-                _PROPERTY_LABELS[self.owner] = cache
-        wanted = list(dict.fromkeys(predicates))
-        missing = [(NamedNode(p),) for p in wanted if p not in cache[1]]
-        if missing:
-            for p, in missing:
-                cache[1][p.value] = None
-            for row in self.store.query(q.with_values(q.PROPERTY_LABELS, properties=missing)):
-                if cache[1].get(row["p"].value) is None:
-                    cache[1][row["p"].value] = row["label"].value
-        return {p: cache[1][p] for p in wanted if cache[1].get(p)}
+        """rdfs:label of each property that has one."""
+        found = self.memo.many("property label", predicates, self._read_property_labels)
+        return {p: label for p, label in found.items() if label is not None}
 
-    def _facts(self, query: str, entity_ids: Iterable[str], subs) -> dict[Triple, FactStatus]:
-        nodes = [NamedNode(self.iris.entity(i)) for i in dict.fromkeys(entity_ids) if is_valid_id(i)]
-        out: dict[Triple, FactStatus] = {}
-        for batch in _batches(nodes):
-            for row in self.store.query(q.with_values(query, entities=[(n,) for n in batch]), substitutions=subs):
-                self._record(out, (row["s"].value, row["p"].value, row["o"].value), row["g"].value)
+    def _read_property_labels(self, predicates: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for batch in _batches([(NamedNode(p),) for p in predicates]):
+            for row in self.store.query(q.with_values(q.PROPERTY_LABELS, properties=batch)):
+                out.setdefault(row["p"].value, row["label"].value)
         return out
 
-    def _record(self, out: dict[Triple, FactStatus], triple: Triple, graph: str) -> None:
-        kind = self.counts(graph)
-        if kind is None:
-            return
-        status = out.setdefault(triple, FactStatus())
-        if kind == "inferred":
-            status.inferred = True
-        else:
-            status.asserted_in.add(graph)
+    def _nodes(self, entity_ids: list[str]) -> list[tuple[NamedNode]]:
+        """VALUES rows of entity IRIs (callers pass ids that passed is_valid_id)."""
+        return [(NamedNode(self.iris.entity(i)),) for i in entity_ids]
+
+    def _statuses(self, quads: Iterable[Quad]) -> dict[Triple, FactStatus]:
+        """Status of each triple from the graphs that hold it (system graphs were dropped when the quads were read)."""
+        out: dict[Triple, FactStatus] = {}
+        for s, p, o, g in quads:
+            status = out.setdefault((s, p, o), FactStatus())
+            if self.counts(g) == "inferred":
+                status.inferred = True
+            else:
+                status.asserted_in.add(g)
+        return out
 
 
 def _batches(items: list, size: int = MAX_BATCH):

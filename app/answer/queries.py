@@ -49,20 +49,18 @@ SELECT ?e ?p ?v ?g ?inferred WHERE {
   FILTER(?g != ?inferred && ?p IN (rdf:type, rdfs:label, dct:description, rdfs:comment, skos:definition, ont:description, att:description))
 }"""
 
-# Entity-to-entity facts (ontology predicates) from and to the entities in the VALUES block, in any graph: two
-# queries, not one UNION (Oxigraph plans each simple pattern on an index; the union was several times slower).
-# ?prefix: Literal, the entity IRI prefix (substituted).
-FACTS_OUT = PREFIXES + """
+# Entity-to-entity facts (ontology predicates) from and to the entities in the VALUES blocks, in any graph: one
+# round trip, each branch with its own VALUES so that Oxigraph plans it as a lookup per entity. ?prefix: Literal,
+# the entity IRI prefix (substituted).
+FACTS_TOUCHING = PREFIXES + """
 SELECT ?s ?p ?o ?g ?prefix WHERE {
-  VALUES ?s { %(entities)s }
-  GRAPH ?g { ?s ?p ?o }
-  FILTER(isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?o), ?prefix))
-}"""
-FACTS_IN = PREFIXES + """
-SELECT ?s ?p ?o ?g ?prefix WHERE {
-  VALUES ?o { %(entities)s }
-  GRAPH ?g { ?s ?p ?o }
-  FILTER(STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?s), ?prefix))
+  { VALUES ?s { %(entities)s }
+    GRAPH ?g { ?s ?p ?o }
+    FILTER(isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?o), ?prefix)) }
+  UNION
+  { VALUES ?o { %(entities)s }
+    GRAPH ?g { ?s ?p ?o }
+    FILTER(STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?s), ?prefix)) }
 }"""
 
 # Outgoing entity-to-entity facts of the subjects in the VALUES block (resolving hashed relation ids).
@@ -81,14 +79,21 @@ SELECT ?s ?p ?o ?g WHERE {
 }"""
 
 # Chunks whose lower-cased text contains one of the keywords ?k0 … ?k7 (Literals, substituted; unused ones repeat
-# ?k0). CONTAINS, not REGEX: no pattern is compiled per row.
+# ?k0). CONTAINS, not REGEX: no pattern is compiled per row. Spans are read for the best chunks only (CHUNK_SPANS):
+# OPTIONALs for them here made the search three times slower. CHUNK_SEARCH_IN: only chunks of the document ?doc.
 CHUNK_KEYWORDS = 8
-CHUNK_SEARCH = PREFIXES + """
-SELECT ?c ?text ?doc ?start ?end ?k0 ?k1 ?k2 ?k3 ?k4 ?k5 ?k6 ?k7 WHERE {
-  ?c att:text ?text .
+_CHUNK_SEARCH = PREFIXES + """
+SELECT ?c ?text ?doc ?k0 ?k1 ?k2 ?k3 ?k4 ?k5 ?k6 ?k7 WHERE {
+  ?c att:text ?text . %s
   BIND(LCASE(?text) AS ?lower)
   FILTER(CONTAINS(?lower, ?k0) || CONTAINS(?lower, ?k1) || CONTAINS(?lower, ?k2) || CONTAINS(?lower, ?k3)
       || CONTAINS(?lower, ?k4) || CONTAINS(?lower, ?k5) || CONTAINS(?lower, ?k6) || CONTAINS(?lower, ?k7))
+}"""
+CHUNK_SEARCH = _CHUNK_SEARCH % ""
+CHUNK_SEARCH_IN = _CHUNK_SEARCH % "?c att:inDocument ?doc ."
+CHUNK_SPANS = PREFIXES + """
+SELECT ?c ?doc ?start ?end WHERE {
+  VALUES ?c { %(chunks)s }
   OPTIONAL { ?c att:inDocument ?doc }
   OPTIONAL { ?c att:charStart ?start }
   OPTIONAL { ?c att:charEnd ?end }

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
-from pyoxigraph import Literal
+from pyoxigraph import Literal, NamedNode
 
 from app.answer import queries as q
 from app.answer.citations import entity_marker, relation_marker
@@ -111,24 +112,22 @@ class Retriever:
             return []
         padded = keywords + [keywords[0]] * (q.CHUNK_KEYWORDS - len(keywords))
         subs = {f"k{i}": Literal(k) for i, k in enumerate(padded)}
+        if document:
+            subs["doc"] = NamedNode(self.iris.document(document))
         found = []
-        doc_iri = self.iris.document(document) if document else None
-        for row in self.lookup.store.query(q.CHUNK_SEARCH, substitutions=subs):
-            doc = row["doc"].value if row["doc"] is not None else None
-            if doc_iri and doc != doc_iri:
-                continue
+        for row in self.lookup.store.query(q.CHUNK_SEARCH_IN if document else q.CHUNK_SEARCH, substitutions=subs):
             text = row["text"].value
             lowered = text.casefold()
             score = sum(1 for k in keywords if k in lowered) / len(keywords)
-            found.append((score, row["c"].value, doc, row["start"], row["end"], text))
+            found.append((score, row["c"].value, text))
         found.sort(key=lambda f: (-f[0], f[1]))
+        best = found[:MAX_SOURCES]
+        spans = self.lookup.chunk_spans([chunk for _, chunk, _ in best])
         out = []
-        for score, chunk, doc, start, end, text in found[:MAX_SOURCES]:
-            snippet = sanitize(text[:SNIPPET_CHARS]).text
-            out.append(ContextSource(chunk=chunk, document=doc.rsplit("/", 1)[-1] if doc else None,
-                                     start=int(start.value) if start is not None else None,
-                                     end=int(end.value) if end is not None else None,
-                                     text=snippet, score=round(score, 4)))
+        for score, chunk, text in best:
+            doc, start, end = spans.get(chunk) or (None, None, None)
+            out.append(ContextSource(chunk=chunk, document=doc.rsplit("/", 1)[-1] if doc else None, start=start, end=end,
+                                     text=_snippet(text[:SNIPPET_CHARS]), score=round(score, 4)))
         return out
 
     # expansion and ranking -------------------------------------------------------
@@ -180,10 +179,10 @@ class Retriever:
         candidates.sort(key=lambda f: (-f.score, f.depth, f.triple))
         shortlist = candidates[:limit * DEPTH_SHORTLIST]
         inferred = [f.triple for f in shortlist if not f.status.asserted]
-        depths = self.inference.depths(inferred) if inferred else {}
+        depths = self.lookup.memo.many("depth", inferred, self.inference.depths)
         for f in shortlist:
             if not f.status.asserted:
-                f.depth = depths.get(f.triple, 1)
+                f.depth = depths[f.triple] if depths[f.triple] is not None else 1
                 f.score = f.score / _weight(f.triple[1], False, 1) * _weight(f.triple[1], False, f.depth)
         shortlist.sort(key=lambda f: (-f.score, f.depth, f.triple))
         return shortlist
@@ -231,5 +230,11 @@ def _label(details, entity_id: str) -> str:
     return info.label if info else entity_id
 
 
+@functools.lru_cache(maxsize=4096)  # labels and descriptions recur in every context that shows their entity
 def _clean(text: str) -> str:
     return sanitize(text).text.replace("\n", " ")
+
+
+@functools.lru_cache(maxsize=1024)
+def _snippet(text: str) -> str:
+    return sanitize(text).text

@@ -76,7 +76,8 @@ class Verifier:
         wanted = set(spo.values()) | {hashed[c.ref] for c in citations if c.kind == "relation" and c.ref in hashed}
         status = self.lookup.status(wanted) if wanted else {}
         inferred_only = [t for t, st in status.items() if st.inferred and not st.asserted]
-        traces = self.inference.traces(inferred_only, self.max_trace_depth) if inferred_only else {}
+        traces = self.lookup.memo.many(f"trace {self.max_trace_depth}", inferred_only,
+                                       lambda ts: self.inference.traces(ts, self.max_trace_depth))
         depths = {t: steps[0].depth for t, steps in traces.items() if steps}  # the root's own record comes first
         labels = self._labels_of(status, entities)
 
@@ -135,7 +136,7 @@ class Verifier:
             return CitationReport(**base, status="asserted", triple=list(triple), label=words, depth=0,
                                   confidence=min(1.0, part_confidence))
         depth = depths.get(triple, self.max_trace_depth)
-        trace = traces.get(triple, [])
+        trace = traces.get(triple) or []
         confidence = round(max(0.0, 1.0 - 0.1 * depth), 4)
         return CitationReport(**base, status="inferred", triple=list(triple), label=words, depth=depth,
                               confidence=min(confidence, part_confidence), trace=trace)
