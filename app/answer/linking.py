@@ -36,6 +36,14 @@ class LabelMatcher:
         if index.normalized is None:
             index.normalized = [normalize(label) for label in index.labels]
         self.normalized = index.normalized
+        if index.phrases is None:
+            phrases: dict[str, dict[tuple[str, ...], set[str]]] = {}  # first word -> label's words -> entity ids
+            for label, entity_id in zip(self.normalized, index.ids):
+                if len(label) >= MIN_MENTION:
+                    words = tuple(label.split(" "))
+                    phrases.setdefault(words[0], {}).setdefault(words, set()).add(entity_id)
+            index.phrases = phrases
+        self.phrases = index.phrases
 
     def best(self, written: str) -> tuple[str, float] | None:
         """(entity id, similarity 0-100) of the label closest to `written`, or None under the cutoff."""
@@ -52,9 +60,13 @@ class LabelMatcher:
 
     def mentions(self, text: str) -> set[str]:
         """Entities whose label occurs in `text` as whole words (exact after normalization): cheap, for source snippets."""
-        padded = f" {' '.join(normalize(w) for w in WORD.findall(text))} "
-        return {self.index.ids[i] for i, label in enumerate(self.normalized)
-                if len(label) >= MIN_MENTION and f" {label} " in padded}
+        words = normalize(" ".join(WORD.findall(text))).split(" ")
+        found: set[str] = set()
+        for i, word in enumerate(words):
+            for label, ids in self.phrases.get(word, {}).items():
+                if len(label) == 1 or tuple(words[i:i + len(label)]) == label:
+                    found |= ids
+        return found
 
     def link(self, question: str) -> dict[str, float]:
         """Entities named in a question: entity id -> best similarity (0-100) of any n-gram to one of its labels."""
