@@ -9,9 +9,9 @@ from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
 
 from app.errors import NotFound, RdfSyntaxError, SparqlSyntaxError, StoreError
 from app.store import EmbeddedStore
-from app.vocab import ATT
+from app.vocab import ATT, XSD
 
-G1, G2 = "http://example.org/g1", "http://example.org/g2"
+G1, G2, G3 = "http://example.org/g1", "http://example.org/g2", "http://example.org/g3"
 EX = "http://example.org/"
 
 
@@ -99,3 +99,38 @@ def test_bulk_write_interrupted_inside_the_guard_is_rolled_back_on_open(settings
     again = EmbeddedStore(path, iris)
     assert again.graph_sizes() == {G1: 1, G2: 1}
     again.close()
+
+
+def test_bulk_write_guard_finish_update_is_atomic_with_the_release(tmp_path, iris):
+    s = EmbeddedStore(tmp_path / "store", iris)
+    s.add([q("keep", "p", "1", G2)])
+    staging = iris.staging_graph_prefix + "batch"
+    with s.bulk_write_guard([G1, staging], finish=f"ADD GRAPH <{staging}> TO GRAPH <{G2}> ; DROP GRAPH <{staging}>"):
+        assert s.bulk_add([q("a", "p", "1", G1), q("b", "p", "2", staging)]) == 2
+    assert s.graph_sizes() == {G1: 1, G2: 2}
+    assert not list(s.quads(iris.staging_graph_prefix + "loads"))  # markers released
+    # a finishing update that fails rolls the whole guarded write back; the shared graph keeps its content
+    with pytest.raises(StoreError):
+        with s.bulk_write_guard([G3, staging], finish=f"ADD GRAPH <{staging}> TO GRAPH <{G2}> ; LOAD <file:///nowhere>"):
+            s.bulk_add([q("c", "p", "3", G3), q("d", "p", "4", staging)])
+    assert s.graph_sizes() == {G1: 1, G2: 2}
+    assert not list(s.quads(iris.staging_graph_prefix + "loads"))
+    s.close()
+
+
+def test_quad_data_round_trips_hostile_literals_and_triple_terms():
+    from pyoxigraph import Store, Triple
+
+    from app.store.rdfio import quad_data
+
+    g = NamedNode(G1)
+    nasty = ['a "quoted" } ; DROP ALL', "line\nbreak\\ and tab\t", "\u00e9\u4e2d\U0001F600", ""]
+    quads = [Quad(NamedNode(EX + f"s{i}"), NamedNode(EX + "p"), Literal(text), g) for i, text in enumerate(nasty)]
+    quads.append(Quad(NamedNode(EX + "r"), NamedNode(EX + "q"),
+                      Triple(NamedNode(EX + "a"), NamedNode(EX + "b"), Literal("x", language="en")), g))
+    quads.append(Quad(NamedNode(EX + "n"), NamedNode(EX + "v"), Literal("0.5", datatype=NamedNode(XSD + "decimal")), g))
+    s = Store()
+    s.update(quad_data("INSERT DATA", quads))
+    assert set(s) == set(quads)
+    s.update(quad_data("DELETE DATA", quads[:2]))
+    assert set(s) == set(quads[2:])

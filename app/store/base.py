@@ -54,8 +54,13 @@ class GraphStore(Protocol):
                        progress: Progress | None = None) -> int:
         """Load a large file: validated in a first pass, then written with the bulk loader."""
 
-    def bulk_write_guard(self, graphs: list[str]) -> ContextManager[None]:
-        """Around non-transactional bulk writes: after a crash inside it, those graphs come back empty."""
+    def bulk_add(self, quads: Iterable[Quad]) -> int:
+        """Add quads at bulk-load speed without a transaction; only inside bulk_write_guard for their graphs."""
+
+    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> ContextManager[None]:
+        """Around non-transactional bulk writes: after a crash inside it, those graphs come back empty.
+
+        `finish` (a SPARQL update) runs atomically with the guard's release."""
 
     def quads(self, graph: str | None = None) -> Iterable[Quad]: ...
 

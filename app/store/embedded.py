@@ -11,7 +11,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
 from app.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
 from app.store.base import Progress, QueryResult, Term
-from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads
+from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, quad_data
 from app.vocab import ATT, Iris
 
 LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging IRI -> target graph
@@ -176,6 +176,12 @@ class EmbeddedStore:
         self._write(lambda: self._store.extend(batch))
         return len(batch)
 
+    def bulk_add(self, quads: Iterable[Quad]) -> int:
+        """Add quads with Oxigraph's bulk loader (no transaction): only inside bulk_write_guard for their graphs."""
+        batch = list(quads)
+        self._write(lambda: self._store.bulk_extend(batch))
+        return len(batch)
+
     def replace_graph(self, graph: str, quads: Iterable[Quad]) -> int:
         """Write the new content into a staging graph, then MOVE it over `graph` in one update."""
         target = _graph_node(graph)
@@ -228,24 +234,27 @@ class EmbeddedStore:
         return self._size(None if fmt.supports_datasets else target) - before
 
     @contextmanager
-    def bulk_write_guard(self, graphs: list[str]) -> Iterator[None]:
+    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator[None]:
         """Make non-transactional writes (bulk loads) into `graphs` all-or-nothing, even across crashes.
 
         A durable marker names the graphs while the block runs. An exception inside the block empties
         them at once; a crash leaves the marker behind, and the next open empties them ('' is the default
-        graph). Callers guard only graphs they are about to fill from scratch.
+        graph). Callers guard only graphs they are about to fill from scratch. `finish`, a SPARQL update,
+        runs in the same transaction that drops the markers (e.g. merging a guarded staging graph into a
+        shared one), so it happens exactly when the guarded writes become permanent.
         """
         staging = NamedNode(self.iris.staging_graph_prefix + "loads")
         markers = [Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO),
                         _graph_marker(_graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
         self._write(lambda: self._store.extend(markers))
+        drop_markers = quad_data("DELETE DATA", markers)
         try:
             yield
+            self._store.flush()  # the bulk data is durable before the markers go
+            self._write(lambda: self._store.update(f"{finish} ;\n{drop_markers}" if finish else drop_markers))
         except BaseException:
             self._roll_back(markers)
             raise
-        self._store.flush()  # the bulk data is durable before the markers go
-        self._write(lambda: [self._store.remove(m) for m in markers])
 
     # maintenance --------------------------------------------------------------
 

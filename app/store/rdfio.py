@@ -1,13 +1,13 @@
-"""RDF formats: guess from file names and media types, parse with located syntax errors."""
+"""RDF formats: guess from file names and media types, parse with located syntax errors, quads as update text."""
 
 from __future__ import annotations
 
 import gzip
 import re
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple, parse
 
 from app.errors import RdfSyntaxError, UnsupportedFormat
 
@@ -74,3 +74,17 @@ def parse_quads(
         raise located(exc, source) from exc
     except ValueError as exc:
         raise RdfSyntaxError(f"{source or 'input'}: {exc}", source=source) from exc
+
+
+def sparql_term(term) -> str:
+    """A term in SPARQL syntax (N-Triples form; RDF 1.2 triple terms as <<( s p o )>>), escaped by Oxigraph."""
+    if isinstance(term, Triple):
+        return f"<<( {sparql_term(term.subject)} {sparql_term(term.predicate)} {sparql_term(term.object)} )>>"
+    return str(term)
+
+
+def quad_data(operation: str, quads: Iterable[Quad]) -> str:
+    """An INSERT DATA or DELETE DATA update of these quads (named graphs), built from terms, never from raw text."""
+    body = " ".join(f"GRAPH {q.graph_name} {{ {sparql_term(q.subject)} {sparql_term(q.predicate)} "
+                    f"{sparql_term(q.object)} }}" for q in quads)
+    return f"{operation} {{ {body} }}"
