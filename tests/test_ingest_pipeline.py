@@ -233,3 +233,47 @@ def test_a_moved_unchanged_chunk_gets_spans_in_the_new_text(store, llm_settings,
           ?m a att:Mention ; att:surfaceForm ?form ; att:charStart ?start ; att:charEnd ?end }} }}"""))
     assert {m["form"].value for m in spans} == {"Oxigraph", "RocksDB", "Wikidata"}
     assert all(new_text[int(m["start"].value):int(m["end"].value)] == m["form"].value for m in spans)
+
+
+def test_batched_ingest_commits_new_documents_together_with_their_quarantine(store, llm_settings, iris, fake_llm):
+    pipeline = llm_pipeline(store, llm_settings)
+    fake_llm.reply(extraction(
+        [entity("Oxigraph", "TripleStore"), entity("RocksDB", "Database"), entity("Tim Berners-Lee", "Person")],
+        [relation("Oxigraph", "uses", "RocksDB"), relation("Oxigraph", "uses", "Tim Berners-Lee")]))
+    fake_llm.reply(extraction([entity("Apache Jena", "Framework"), entity("TDB", "Database")],
+                              [relation("Apache Jena", "uses", "TDB")]))
+    fake_llm.reply(extraction([entity("Oxigraph", "TripleStore"), entity("Sled", "Database")],
+                              [relation("Oxigraph", "uses", "Sled")]))
+    committed: list[int] = []
+    with pipeline.batched(max_quads=10_000, on_commit=committed.append):
+        a = pipeline.ingest(doc("a.txt", OXIGRAPH_V1))
+        b = pipeline.ingest(doc("b.txt", "Apache Jena is a framework. Apache Jena uses TDB."))
+        assert not store.has_graph(iris.document_graph(a.doc_id))  # pending: nothing written yet
+        assert pipeline.ingest(doc("a.txt", OXIGRAPH_V1)).outcome == "unchanged"  # the same file again sees the first
+        assert committed == [2]  # seeing it meant writing the pending batch
+        c = pipeline.ingest(doc("c.txt", OXIGRAPH_V2))
+    assert committed == [2, 1]
+    assert pipeline.registry.get(c.doc_id).state == "done"
+    for report in (a, b):
+        assert pipeline.registry.get(report.doc_id).state == "done"
+        assert store.has_graph(iris.document_graph(report.doc_id))
+    assert labels_in(store, iris.document_graph(b.doc_id)) >= {"Apache Jena", "TDB"}
+    rows = list(store.query(f"""PREFIX att: <{ATT}> SELECT ?item WHERE {{ GRAPH <{iris.quarantine_graph}> {{
+        ?item a att:QuarantinedItem ; att:fromDocument <{iris.document(a.doc_id)}> }} }}"""))
+    assert len(rows) == 1 and len(a.quarantined) == 1
+    assert not [g for g in store.graphs() if g.startswith(iris.staging_graph_prefix)]
+    assert all(v.conforms for v in validate_store(store, llm_settings))
+
+
+def test_batches_flush_when_full_and_batching_can_be_off(store, settings, iris):
+    pipeline = offline_pipeline(store, settings)
+    committed: list[int] = []
+    texts = [f"Stardog{i} is a triple store. Stardog{i} uses RocksDB." for i in range(4)]
+    with pipeline.batched(max_quads=1, on_commit=committed.append):  # every document fills a batch
+        reports = [pipeline.ingest(doc(f"s{i}.txt", t)) for i, t in enumerate(texts)]
+        assert all(store.has_graph(iris.document_graph(r.doc_id)) for r in reports)
+    assert committed == [1, 1, 1, 1]
+    with pipeline.batched(max_quads=0, on_commit=committed.append):  # off: one transaction per document
+        extra = pipeline.ingest(doc("t.txt", "Virtuoso is a triple store."))
+        assert store.has_graph(iris.document_graph(extra.doc_id))
+    assert committed == [1, 1, 1, 1]

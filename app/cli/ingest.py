@@ -47,7 +47,15 @@ def ingest(
         reports: list[DocumentReport] = []
         if retry_failed:
             reports.extend(session.pipeline.retry_failed())
-        with tqdm(files, unit="doc", desc="ingest", disable=not sys.stderr.isatty()) as bar:
+        quiet = not sys.stderr.isatty()
+
+        def committed(n: int) -> None:
+            if quiet:
+                typer.echo(f"committed {n} document(s)", err=True)
+
+        # new documents are committed in batches by the bulk loader, each batch all or nothing
+        with session.pipeline.batched(settings.ingest_batch_quads, committed), \
+                tqdm(files, unit="doc", desc="ingest", disable=quiet) as bar:
             for path, source in bar:
                 report = session.pipeline.ingest_path(path, source)
                 reports.append(report)

@@ -6,6 +6,8 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from app.errors import AttestError, ExtractionError, NotFound
 from app.extract.models import Extraction, Extractor
 from app.extract.ontology_terms import OntologyTerms, load_terms
 from app.extract.validate import ExtractionValidator
+from app.ingest.batch import CommitBatch
 from app.ingest.chunk import Chunk, CleanText, chunk_text, clean, content_hash, mention_span
 from app.ingest.load import LoadedDocument, load_bytes, load_path
 from app.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
@@ -27,6 +30,7 @@ from app.store import GraphStore
 from app.vocab import ATT, ONT, Iris, is_valid_id
 
 STAGES = ("load", "chunk", "extract", "validate", "resolve", "map", "shacl", "write")
+STORED_REPORT = ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "extractor")
 
 
 def document_id(source: str) -> str:
@@ -73,6 +77,8 @@ class IngestPipeline:
         self.registry = StatusRegistry(store, self.iris)
         self.reasoner = reasoner
         self._index: EntityIndex | None = None
+        self._batch: CommitBatch | None = None
+        self._on_commit: Callable[[int], None] | None = None
         self._lock = threading.RLock()  # one document is committed at a time (read-modify-write of shared graphs)
 
     @property
@@ -82,6 +88,23 @@ class IngestPipeline:
         return self._index
 
     # entry points --------------------------------------------------------------------
+
+    @contextmanager
+    def batched(self, max_quads: int, on_commit: Callable[[int], None] | None = None) -> Iterator[None]:
+        """Inside the block, new documents are committed together by the bulk loader every `max_quads` quads
+        and at the end (for `attest ingest` of many files): a crash loses the pending batch whole, never half.
+        `on_commit` hears how many documents each batch made permanent; max_quads 0 turns batching off."""
+        if max_quads <= 0:
+            yield
+            return
+        with self._lock:
+            self._batch = CommitBatch(self.store, self.iris, max_quads)
+            self._on_commit = on_commit
+            try:
+                yield
+            finally:
+                self._settle()
+                self._batch = self._on_commit = None
 
     def ingest_path(self, path: Path, source: str | None = None) -> DocumentReport:
         source = source or path.name
@@ -104,6 +127,8 @@ class IngestPipeline:
         timings = dict.fromkeys(STAGES, 0.0)
         timings["load"] = load_s
         with self._lock:
+            if self._batch is not None and doc_id in self._batch:
+                self._settle()  # the same document twice in one batch: the second run must see the first
             prior = self.registry.get(doc_id)
             if prior is not None and prior.state == "done" and prior.content_hash == chash:
                 return DocumentReport(doc.source, "unchanged", doc_id, "done", chunks=len(prior.chunks),
@@ -124,6 +149,7 @@ class IngestPipeline:
 
     def retry_failed(self) -> list[DocumentReport]:
         """Re-extract the failed chunks of every failed document (done chunks reuse their stored extraction)."""
+        self._settle()
         reports = []
         for summary in self.registry.list():
             if summary["status"] in ("failed", "pending"):
@@ -133,6 +159,7 @@ class IngestPipeline:
     def rebuild(self, doc_id: str, *, outcome: str = "rebuilt") -> DocumentReport:
         """Run a stored document through the pipeline again from its stored chunks (retry, unmerge)."""
         with self._lock:
+            self._settle()
             status = self.registry.get(doc_id)
             if status is None:
                 raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
@@ -144,6 +171,7 @@ class IngestPipeline:
         if not is_valid_id(doc_id):
             raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
         with self._lock:
+            self._settle()
             graphs = [self.iris.document_graph(doc_id), self.iris.status_graph(doc_id)]
             if not any(self.store.has_graph(g) for g in graphs):
                 return False
@@ -190,8 +218,7 @@ class IngestPipeline:
                              f"{report.failed_chunks[0]['message']}"
             status.report = {"failed_chunks": report.failed_chunks}
             status.updated = now().isoformat()
-            commit(self.store, self.iris, status.id, document=None, status=self.registry.quads(status), quarantine=[],
-                   fresh=fresh)
+            self._commit(status.id, document=None, status=self.registry.quads(status), quarantine=[], fresh=fresh)
             report.outcome, report.status, report.message = "failed", "failed", status.message
             return report
 
@@ -255,14 +282,31 @@ class IngestPipeline:
                                and q.subject.value.startswith(self.iris.entity_prefix)
                                and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
         status.state, status.message, status.updated = "done", "", now().isoformat()
-        status.report = {k: v for k, v in report.to_dict().items()
-                         if k in ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "extractor")}
-        commit(self.store, self.iris, status.id, document=gated.kept, status=self.registry.quads(status),
-               quarantine=quarantine, fresh=fresh)
+        status.report = {k: getattr(report, k) for k in STORED_REPORT}
+        self._commit(status.id, document=gated.kept, status=self.registry.quads(status), quarantine=quarantine,
+                     fresh=fresh)
         timings["write"] = time.perf_counter() - t
         report.status = "done"
-        self._reason("replaced", self.iris.document_graph(status.id))
         return report
+
+    def _commit(self, doc_id: str, *, document: list | None, status: list, quarantine: list, fresh: bool) -> None:
+        if self._batch is not None and fresh:
+            self._batch.add(doc_id, document=document or [], status=status, quarantine=quarantine)
+            if self._batch.full:
+                self._settle()
+            return
+        commit(self.store, self.iris, doc_id, document=document, status=status, quarantine=quarantine, fresh=fresh)
+        if document is not None:
+            self._reason("replaced", self.iris.document_graph(doc_id))
+
+    def _settle(self) -> None:
+        """Write the pending batch, if any, and reason over what it added."""
+        if self._batch is not None:
+            graphs = self._batch.flush()
+            if graphs and self._on_commit is not None:
+                self._on_commit(len(graphs))
+            if graphs and self.reasoner is not None:
+                self.reasoner.refresh(graphs)
 
     def _extract(self, texts: list[str]) -> list[Extraction | ExtractionError]:
         if not texts:
