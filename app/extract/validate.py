@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction
@@ -69,6 +70,19 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", clean_name(name)).casefold()
 
 
+@lru_cache(maxsize=65_536)  # names and descriptions repeat across chunks and documents
+def text_problem(what: str, text: str, limit: int) -> str | None:
+    if len(text) > limit:
+        return f"{what} longer than {limit} characters"
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in text):
+        return f"{what} contains control characters"
+    if kinds := injection_kinds(text):
+        return f"suspicious content in {what} ({', '.join(sorted(kinds))})"
+    if PAYLOAD.search(text):
+        return f"suspicious content in {what} (query or markup payload)"
+    return None
+
+
 class ExtractionValidator:
     """Checks one chunk's Extraction against the ontology and the safety rules."""
 
@@ -101,16 +115,6 @@ class ExtractionValidator:
             return f"confidence {confidence:g} below threshold {self.threshold:g}"
         return None
 
-    def _text_problem(self, what: str, text: str, limit: int) -> str | None:
-        if len(text) > limit:
-            return f"{what} longer than {limit} characters"
-        if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in text):
-            return f"{what} contains control characters"
-        if kinds := injection_kinds(text):
-            return f"suspicious content in {what} ({', '.join(sorted(kinds))})"
-        if PAYLOAD.search(text):
-            return f"suspicious content in {what} (query or markup payload)"
-        return None
 
     def _entities(self, items: list[ExtractedEntity], rejected: list[Rejection]) -> list[ExtractedEntity]:
         kept: dict[str, ExtractedEntity] = {}
@@ -119,9 +123,9 @@ class ExtractionValidator:
             type_name = self.terms.normalize_type(entity.type)
             if not name:
                 reason = "empty or whitespace-only name"
-            elif problem := self._text_problem("name", name, self.max_name_chars):
+            elif problem := text_problem("name", name, self.max_name_chars):
                 reason = problem
-            elif problem := self._text_problem("description", entity.description, self.max_description_chars):
+            elif problem := text_problem("description", entity.description, self.max_description_chars):
                 reason = problem
             elif problem := self._confidence_problem(entity.confidence):
                 reason = problem

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 
 from pyoxigraph import Literal, NamedNode, Quad, Triple
 
@@ -29,10 +30,12 @@ INTEGER = NamedNode(XSD + "integer")
 DATETIME = NamedNode(XSD + "dateTime")
 
 
+@cache
 def att(name: str) -> NamedNode:
     return NamedNode(ATT + name)
 
 
+@cache
 def prov(name: str) -> NamedNode:
     return NamedNode(PROV + name)
 

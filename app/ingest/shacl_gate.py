@@ -15,7 +15,7 @@ from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH as SHNS
 
 from app.errors import OntologyError
 from app.ingest.rdf_map import REIFIES, att
-from app.ingest.shacl_memo import ShapeMemo
+from app.ingest.shacl_memo import DocumentIndex, ShapeMemo
 from app.vocab import ATT, RDF, SH, XSD
 
 MAX_PASSES = 3  # removing an item can expose another violation (a relation to a quarantined entity); re-check
@@ -127,8 +127,9 @@ class ShaclGate:
         kept = list(quads)
         findings: list[Finding] = []
         focus: list[str] | None = None
+        doc = None
         for _ in range(MAX_PASSES):
-            conforms, report = self._check(kept, focus)
+            conforms, report, doc = self._check(kept, focus, doc)
             if conforms:
                 break
             new = self.findings(report)
@@ -143,7 +144,7 @@ class ShaclGate:
             if not focus:
                 break
         else:
-            conforms, _ = self._check(kept, focus)
+            conforms, _, _ = self._check(kept, focus, doc)
             if not conforms:  # still failing: keep nothing rather than commit a graph that violates the shapes
                 rest = Finding("", None, None, "document still violates the shapes after quarantining items",
                                None, None, SH + "Violation", removed=[Triple(q.subject, q.predicate, q.object) for q in kept])
@@ -151,16 +152,18 @@ class ShaclGate:
                 kept = []
         return GateResult(kept, findings)
 
-    def _check(self, quads: list[Quad], focus: list[str] | None) -> tuple[bool, rdflib.Graph | None]:
-        """pyshacl on what needs it: with the memo, only nodes with a new signature; else `focus` (or all)."""
+    def _check(self, quads: list[Quad], focus: list[str] | None,
+               previous: DocumentIndex | None) -> tuple[bool, rdflib.Graph | None, DocumentIndex | None]:
+        """pyshacl on what needs it: with the memo, only nodes with a new signature; else `focus` (or all).
+        Also returns the memo's index of `quads`, which the next pass over the same document reuses."""
         if not self.memo.enabled:
-            return self.validate_graph(to_rdflib(quads, self.relevant), focus)
-        doc = self.memo.index(quads, self._unshaped)
+            return *self.validate_graph(to_rdflib(quads, self.relevant), focus), None
+        doc = self.memo.index(quads, self._unshaped, previous)
         novel = self.memo.novel(doc)
         if not novel:
-            return True, None  # every node passed the shapes before with the same signature
+            return True, None, doc  # every node passed the shapes before with the same signature
         if not all(isinstance(n, NamedNode) for n in novel):  # blank nodes cannot be named as focus nodes
-            return self.validate_graph(to_rdflib(quads, self.relevant), None)
+            return *self.validate_graph(to_rdflib(quads, self.relevant), None), doc
         conforms, report = True, rdflib.Graph(bind_namespaces="none")
         for shapes, nodes in self.memo.groups(doc, novel).items():  # nodes the same shapes target, checked together
             ok, part = self.validate_graph(to_rdflib(self.memo.subgraph(doc, nodes), None), [n.value for n in nodes],
@@ -168,10 +171,10 @@ class ShaclGate:
             conforms = conforms and ok
             report += part
         self.memo.remember(doc, novel, {str(f) for f in report.objects(None, SHNS.focusNode)})
-        return conforms, report
+        return conforms, report, doc
 
-    def _unshaped(self, q: Quad) -> bool:
-        return q.predicate == REIFIES or (self.relevant is not None and q.predicate.value not in self.relevant)
+    def _unshaped(self, predicate: str) -> bool:
+        return predicate == REIFIES.value or (self.relevant is not None and predicate not in self.relevant)
 
     def findings(self, report: rdflib.Graph) -> list[Finding]:
         out = []
@@ -195,37 +198,44 @@ class ShaclGate:
 
     def _remove(self, quads: list[Quad], violations: list[Finding]) -> list[Quad]:
         """Drop each violation's item: a triple (property results) or a node with every triple it is in."""
-        removed_by: dict[Triple, Finding] = {}
+        rows = [(q.subject, q.predicate, q.object) for q in quads]  # each pyoxigraph accessor builds a new object
+        by_subject: dict = {}
+        by_object: dict = {}
+        for i, (s, _, o) in enumerate(rows):
+            by_subject.setdefault(s, []).append(i)
+            by_object.setdefault(o, []).append(i)
+        removed_by: dict[int, Finding] = {}  # row number -> the violation that removes it
         for f in violations:
             focus, path, value, shape = f.raw
             focus_o = to_oxi(focus)
+            star = by_subject.get(focus_o, [])
             if isinstance(path, rdflib.URIRef) and value is not None:
-                doomed = [q for q in quads if q.subject == focus_o and q.predicate.value == str(path) and q.object == to_oxi(value)]
+                path_iri, value_o = str(path), to_oxi(value)
+                doomed = [i for i in star if rows[i][1].value == path_iri and rows[i][2] == value_o]
             elif shape in self.subject_targets and path is None:
                 preds = self.subject_targets[shape]
-                doomed = [q for q in quads if q.subject == focus_o and q.predicate.value in preds]
+                doomed = [i for i in star if rows[i][1].value in preds]
             else:
-                doomed = [q for q in quads if q.subject == focus_o or q.object == focus_o]
-            if not doomed:  # e.g. a minCount result: the node is incomplete, so the node goes
-                doomed = [q for q in quads if q.subject == focus_o or q.object == focus_o]
-            for q in doomed:
-                removed_by.setdefault(Triple(q.subject, q.predicate, q.object), f)
+                doomed = []
+            if not doomed:  # a node result, or e.g. a minCount result (the node is incomplete): the node goes
+                doomed = star + by_object.get(focus_o, [])
+            for i in doomed:
+                removed_by.setdefault(i, f)
         # reifiers of removed triples and mentions of removed nodes go with them
+        removed_triples = {Triple(*rows[i]): f for i, f in removed_by.items()}
         dead_nodes: dict[object, Finding] = {}
-        for q in quads:
-            t = Triple(q.subject, q.predicate, q.object)
-            if q.predicate == REIFIES and q.object in removed_by:
-                dead_nodes.setdefault(q.subject, removed_by[q.object])
-            elif q.predicate == DENOTES and t in removed_by:
-                dead_nodes.setdefault(q.subject, removed_by[t])
+        for i, (s, p, o) in enumerate(rows):
+            if p == REIFIES and o in removed_triples:
+                dead_nodes.setdefault(s, removed_triples[o])
+            elif p == DENOTES and i in removed_by:
+                dead_nodes.setdefault(s, removed_by[i])
         kept = []
-        for q in quads:
-            t = Triple(q.subject, q.predicate, q.object)
-            owner = removed_by.get(t) or dead_nodes.get(q.subject)
+        for i, (q, (s, p, o)) in enumerate(zip(quads, rows)):
+            owner = removed_by.get(i) or dead_nodes.get(s)
             if owner is None:
                 kept.append(q)
             else:
-                owner.removed.append(t)
+                owner.removed.append(Triple(s, p, o))
         return kept
 
 

@@ -49,6 +49,7 @@ class TopShape:
     tests: dict[str, tuple] = field(default_factory=dict)
     pairs: list[tuple[str, str]] = field(default_factory=list)  # (path, other) of sh:lessThan(OrEquals)
     elementwise: set[str] = field(default_factory=set)  # predicates whose values are judged one by one
+    signed: set[str] = field(default_factory=set)  # reads - elementwise: values that enter the node's signature
 
 
 @dataclass
@@ -144,6 +145,7 @@ class ShapeMemo:
         for path, parts in by_path.items():
             if path not in paired and all(part in direct and self._per_value_only(part) for part in parts):
                 top.elementwise.add(path)
+        top.signed = top.reads - top.elementwise
         return top
 
     def _per_value_only(self, part) -> bool:
@@ -176,49 +178,61 @@ class ShapeMemo:
 
     # per document ----------------------------------------------------------------------
 
-    def index(self, quads: list[Quad], skip) -> DocumentIndex:
-        """Stars and signatures of every subject in the document (quads for which `skip` is true left out)."""
+    def index(self, quads: list[Quad], skip, previous: DocumentIndex | None = None) -> DocumentIndex:
+        """Stars and signatures of every subject in the document (quads whose predicate IRI `skip`s left out).
+
+        `previous`, the index of the same document before items were quarantined, lends the signatures of
+        nodes whose triples and whose neighbours' types did not change."""
         doc = DocumentIndex()
+        edges: dict = {}  # subject -> [(predicate IRI, quad)]: pyoxigraph builds a new object on every accessor
         for q in quads:
-            if skip(q):
+            p = q.predicate.value
+            if skip(p):
                 continue
-            doc.stars.setdefault(q.subject, []).append(q)
-            if q.predicate.value == _TYPE:
-                doc.types.setdefault(q.subject, []).append(q.object.value)
-        for node, star in doc.stars.items():
+            s = q.subject
+            doc.stars.setdefault(s, []).append(q)
+            edges.setdefault(s, []).append((p, q))
+            if p == _TYPE:
+                doc.types.setdefault(s, []).append(q.object.value)
+        retyped = set() if previous is None else {
+            n for n in previous.types.keys() | doc.types.keys() if previous.types.get(n) != doc.types.get(n)}
+        for node, star in edges.items():
+            if previous is not None and node in previous.keys and doc.stars[node] == previous.stars.get(node) and \
+                    not (retyped and any(q.object in retyped for q in doc.stars[node])):
+                doc.keys[node] = previous.keys[node]
+                continue
             types = tuple(sorted(doc.types.get(node, ())))
             classes = self._classes(types)
-            predicates = {q.predicate.value for q in star}
+            predicates = {p for p, _ in star}
             keys = []
             for i, shape in enumerate(self.top):
                 if not (shape.classes & classes or shape.subjects_of & predicates):
                     continue
-                values = tuple(sorted(self._value(q, doc.types, shape) for q in star
-                                      if q.predicate.value in shape.reads and q.predicate.value not in shape.elementwise))
-                pairs = tuple(_pair_outcomes(star, p, other) for p, other in shape.pairs)
+                values = tuple(sorted(self._value(p, q, doc.types, shape) for p, q in star if p in shape.signed))
+                pairs = tuple(_pair_outcomes(doc.stars[node], p, other) for p, other in shape.pairs)
                 keys.append((i, type(node).__name__, types, values, pairs))
                 if shape.elementwise:  # each distinct value is its own key: known values in a new mix pass as before
-                    keys.extend({(i, "value", self._value(q, doc.types, shape)) for q in star
-                                 if q.predicate.value in shape.elementwise})
+                    keys.extend({(i, "value", self._value(p, q, doc.types, shape)) for p, q in star
+                                 if p in shape.elementwise})
             doc.keys[node] = keys
         return doc
 
-    def _value(self, q: Quad, types: dict, shape: TopShape) -> tuple:
+    def _value(self, p: str, q: Quad, types: dict, shape: TopShape) -> tuple:
         o = q.object
         if isinstance(o, Literal):
-            tests = shape.tests.get(q.predicate.value)
+            tests = shape.tests.get(p)
             if tests is None:
-                return q.predicate.value, str(o)
-            key = (o, q.predicate.value, id(tests))
+                return p, str(o)
+            key = (o, p, id(tests))
             outcomes = self._outcomes.get(key)
             if outcomes is None:  # offsets, confidences and labels repeat across documents
                 if len(self._outcomes) > 200_000:
                     self._outcomes.clear()
-                outcomes = self._outcomes[key] = (q.predicate.value, "Literal", *_literal_outcomes(o, *tests))
+                outcomes = self._outcomes[key] = (p, "Literal", *_literal_outcomes(o, *tests))
             return outcomes
-        if q.predicate.value in self.verbatim:
-            return q.predicate.value, str(o)
-        return q.predicate.value, type(o).__name__, tuple(sorted(types.get(o, ())))
+        if p in self.verbatim:
+            return p, str(o)
+        return p, type(o).__name__, tuple(sorted(types.get(o, ())))
 
     def novel(self, doc: DocumentIndex) -> list:
         return [n for n, keys in doc.keys.items() if any(k not in self.passed for k in keys)]
