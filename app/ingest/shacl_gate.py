@@ -15,6 +15,7 @@ from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH as SHNS
 
 from app.errors import OntologyError
 from app.ingest.rdf_map import REIFIES, att
+from app.ingest.shacl_failures import FailureMemo
 from app.ingest.shacl_memo import DocumentIndex, ShapeMemo
 from app.vocab import ATT, RDF, SH, XSD
 
@@ -81,6 +82,7 @@ class ShaclGate:
             self.subject_targets.setdefault(shape, set()).add(str(p))
         self.relevant = self._relevant_predicates()
         self.memo = ShapeMemo(shapes, self.hierarchy, self.relevant)
+        self.failures = FailureMemo(self.memo)
         self._shapes_graph = ShapesGraph(self.shapes)
         _ = self._shapes_graph.shapes  # harvest every shape now, so any subset can be named later (use_shapes)
         self._lock = threading.Lock()  # pyshacl's harvested shapes are shared; validate one graph at a time
@@ -165,12 +167,31 @@ class ShaclGate:
         if not all(isinstance(n, NamedNode) for n in novel):  # blank nodes cannot be named as focus nodes
             return *self.validate_graph(to_rdflib(quads, self.relevant), None), doc
         conforms, report = True, rdflib.Graph(bind_namespaces="none")
-        for shapes, nodes in self.memo.groups(doc, novel).items():  # nodes the same shapes target, checked together
+        pending: dict[tuple[int, ...], list[NamedNode]] = {}  # shapes still to check -> the nodes to check them on
+        unsettled = {n: self.memo.unsettled(doc, n) for n in novel}
+        for n, shapes in unsettled.items():
+            todo = []
+            for i, keys in shapes.items():
+                if self.failures.replay(doc, n, i, keys, report):
+                    conforms = False
+                else:
+                    todo.append(i)
+            if todo:
+                pending.setdefault(tuple(todo), []).append(n)
+        for todo, nodes in pending.items():  # pyshacl checks exactly these nodes against exactly these shapes
             ok, part = self.validate_graph(to_rdflib(self.memo.subgraph(doc, nodes), None), [n.value for n in nodes],
-                                           list(shapes))
+                                           [str(self.memo.top[i].node) for i in todo])
             conforms = conforms and ok
             report += part
-        self.memo.remember(doc, novel, {str(f) for f in report.objects(None, SHNS.focusNode)})
+            for n in nodes:
+                results = self.failures.results_by_shape(part, n)
+                if results is None:  # a result not traceable to one shape: remember nothing about this node
+                    continue
+                for i in todo:
+                    if i in results:
+                        self.failures.remember(doc, n, i, unsettled[n][i], part, results[i])
+                    else:
+                        self.memo.remember(unsettled[n][i])
         return conforms, report, doc
 
     def _unshaped(self, predicate: str) -> bool:

@@ -78,6 +78,11 @@ class ShapeMemo:
         self._parents = parents
         self._ancestors: dict[str, frozenset[str]] = {}
         self.top = [self._top(node) for node in self._targeted_shapes()]
+        owners: dict = {}
+        for i, top in enumerate(self.top):
+            for part in self._reachable(top.node):
+                owners.setdefault(part, set()).add(i)
+        self._owner = {part: next(iter(ids)) for part, ids in owners.items() if len(ids) == 1}
         if not all(isinstance(t.node, rdflib.URIRef) for t in self.top):
             self.enabled = False  # blank-node shapes cannot be named to pyshacl (use_shapes)
         self.verbatim = self._verbatim()
@@ -230,6 +235,10 @@ class ShapeMemo:
                     self._outcomes.clear()
                 outcomes = self._outcomes[key] = (p, "Literal", *_literal_outcomes(o, *tests))
             return outcomes
+        return self.iri_value(p, o, types)
+
+    def iri_value(self, p: str, o, types: dict) -> tuple:
+        """The signature of a non-literal value: its kind and types (or the IRI itself where a shape reads it)."""
         if p in self.verbatim:
             return p, str(o)
         return p, type(o).__name__, tuple(sorted(types.get(o, ())))
@@ -237,13 +246,16 @@ class ShapeMemo:
     def novel(self, doc: DocumentIndex) -> list:
         return [n for n, keys in doc.keys.items() if any(k not in self.passed for k in keys)]
 
-    def groups(self, doc: DocumentIndex, nodes: list) -> dict[tuple[str, ...], list]:
-        """Nodes by the exact set of shapes that target them (what pyshacl would select by sh:target*)."""
-        out: dict[tuple[str, ...], list] = {}
-        for n in nodes:
-            shapes = tuple(sorted({str(self.top[k[0]].node) for k in doc.keys[n]}))
-            out.setdefault(shapes, []).append(n)
-        return out
+    def unsettled(self, doc: DocumentIndex, node) -> dict[int, frozenset]:
+        """The node's keys, by the index of the top shape they belong to, for the shapes it has not passed."""
+        by_shape: dict[int, set] = {}
+        for k in doc.keys[node]:
+            by_shape.setdefault(k[0], set()).add(k)
+        return {i: frozenset(keys) for i, keys in by_shape.items() if not keys <= self.passed}
+
+    def top_shape_of(self, source) -> int | None:
+        """The top shape a result's sh:sourceShape belongs to (None when it is not exactly one)."""
+        return self._owner.get(source)
 
     def subgraph(self, doc: DocumentIndex, nodes: list) -> list[Quad]:
         """The nodes' own triples and the rdf:type triples of everything they point at."""
@@ -255,12 +267,11 @@ class ShapeMemo:
                     out.extend(t for t in doc.stars.get(q.object, ()) if t.predicate.value == _TYPE)
         return list(dict.fromkeys(out))
 
-    def remember(self, doc: DocumentIndex, nodes: list, failed: set[str]) -> None:
+    def remember(self, keys: frozenset) -> None:
+        """Keys of a (shape, node) pair that passed."""
         if len(self.passed) > 500_000:
             self.passed.clear()
-        for n in nodes:
-            if str(n.value) not in failed:
-                self.passed.update(doc.keys[n])
+        self.passed.update(keys)
 
 
 def _literal_outcomes(o: Literal, lengths: tuple, bounds: tuple) -> tuple:
