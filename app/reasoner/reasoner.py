@@ -15,6 +15,7 @@ from app.reasoner.explain import Explainer
 from app.reasoner.records import RecordWriter, violation_iri
 from app.reasoner.terms import Encoded, TermDict
 from app.store.base import GraphStore
+from app.store.parallel import bytes_parts, load_bytes_parts
 from app.vocab import Iris
 
 DEFAULT = ""  # key of the store's default graph among the asserted sources
@@ -178,7 +179,7 @@ class Reasoner:
             with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
                 for node in (writer.inferred, writer.derivations):
                     raw.remove_graph(node)
-                raw.bulk_load("".join(lines).encode(), RdfFormat.N_QUADS)
+                load_bytes_parts(raw, bytes_parts("".join(lines).encode()), RdfFormat.N_QUADS)
                 raw.bulk_extend(objects + violation_quads)
         self._violations_written = set(e.violations)
 

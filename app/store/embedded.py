@@ -11,6 +11,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
 from app.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
 from app.store.base import Progress, QueryResult, Term
+from app.store.parallel import file_parts, load_file_parts
 from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, quad_data
 from app.vocab import ATT, Iris
 
@@ -211,19 +212,24 @@ class EmbeddedStore:
         """Load a file whole or not at all; returns the number of quads it added. Progress is in bytes read.
 
         Triples into an empty graph take Oxigraph's bulk loader under bulk_write_guard, which empties the
-        graph again on a syntax error (at once) or a crash (on the next open). Anything else (a graph that already
-        has data, dataset formats) is parsed and written in one transaction.
+        graph again on a syntax error (at once) or a crash (on the next open); a large N-Triples file without
+        blank nodes is cut at line ends and loaded by one loader per core (parallel.py). Anything else (a graph
+        that already has data, dataset formats) is parsed and written in one transaction.
         """
         fmt = format_for_path(path)
         target = _graph_node(graph) if graph else DefaultGraph()
         bulk = not fmt.supports_datasets and not self._has_quads(target)
         before = 0 if bulk else self._size(None if fmt.supports_datasets else target)
+        parts = file_parts(path, fmt) if bulk else None
         with open_maybe_gzip(path) as raw_stream:
             stream = _ProgressReader(raw_stream, progress)
-            # a plain file without a progress bar goes to Oxigraph by path: it reads and parses in parallel
             source = {"path": str(path)} if progress is None and path.suffix != ".gz" else {"input": stream}
             try:
-                if bulk:
+                if parts:  # one bulk loader per core, each on its own lines of the file
+                    with self.bulk_write_guard([graph or ""]):
+                        self._write(lambda: load_file_parts(self._store, path, parts, fmt, to_graph=target,
+                                                            progress=progress))
+                elif bulk:
                     with self.bulk_write_guard([graph or ""]):
                         self._write(lambda: self._store.bulk_load(format=fmt, base_iri=base_iri, to_graph=target, **source))
                 else:

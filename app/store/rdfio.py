@@ -48,11 +48,13 @@ def open_maybe_gzip(path: Path) -> IO[bytes]:
     return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
 
 
-def located(exc: SyntaxError, source: str | None) -> RdfSyntaxError:
-    """Turn a pyoxigraph SyntaxError into an RdfSyntaxError with line and column."""
+def located(exc: SyntaxError, source: str | None, *, line_offset: int = 0) -> RdfSyntaxError:
+    """Turn a pyoxigraph SyntaxError into an RdfSyntaxError with line and column (`line_offset`: lines before
+    the parsed part of the source)."""
     message = re.sub(r"^Parser error (at|between) line \d+ column \d+( and line \d+ column \d+)?: ", "", str(exc.msg))
-    where = f"{source}:{exc.lineno}:{exc.offset}" if exc.lineno else (source or "input")
-    return RdfSyntaxError(f"{where}: {message}", source=source, line=exc.lineno, column=exc.offset)
+    line = exc.lineno + line_offset if exc.lineno else None
+    where = f"{source}:{line}:{exc.offset}" if line else (source or "input")
+    return RdfSyntaxError(f"{where}: {message}", source=source, line=line, column=exc.offset)
 
 
 def parse_quads(
