@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyoxigraph import Quad, RdfFormat
+import rdflib
+from pyoxigraph import Quad, RdfFormat, serialize
+from rdflib.compare import isomorphic
 
 from app.errors import OntologyError, RdfSyntaxError
 from app.store import GraphStore
@@ -50,8 +52,24 @@ def check_ontology(directory: Path, iris: Iris) -> OntologyReport:
 
 
 def load_ontology(store: GraphStore, directory: Path, iris: Iris) -> OntologyReport:
-    """Replace the ontology graph with the files' content in one atomic write; a broken file changes nothing."""
+    """Replace the ontology graph with the files' content in one atomic write; a broken file changes nothing.
+
+    An unchanged ontology is not written again: a restart then leaves the store (and its compacted files) alone.
+    """
     report = check_ontology(directory, iris)
     quads, _ = read_ontology(directory, iris.ontology_graph)
-    store.replace_graph(iris.ontology_graph, quads)
+    if not holds_exactly(store, iris.ontology_graph, quads):
+        store.replace_graph(iris.ontology_graph, quads)
     return report
+
+
+def holds_exactly(store: GraphStore, graph: str, quads: list[Quad]) -> bool:
+    """Whether `graph` holds exactly these quads, up to blank node labels (the parser renames them every time)."""
+    stored = list(store.quads(graph))
+    if len(stored) != len(set(quads)):
+        return False
+    return isomorphic(_as_rdflib(stored), _as_rdflib(quads))
+
+
+def _as_rdflib(quads: list[Quad]) -> rdflib.Graph:
+    return rdflib.Graph().parse(data=serialize([q.triple for q in quads], format=RdfFormat.N_TRIPLES), format="nt")

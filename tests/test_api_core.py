@@ -125,3 +125,21 @@ def test_ontology_reload_re_derives_what_the_edit_changed(editable_ontology):
         r = c.post("/ontology/reload")
         assert r.status_code == 200 and "reasoning" in r.json()
         assert c.get("/sparql", params=ask, headers={"Accept": "application/sparql-results+json"}).json()["boolean"] is True
+
+
+def test_an_unchanged_ontology_is_not_written_again(editable_ontology, iris):
+    from app.ontology import load_ontology
+    from app.store import EmbeddedStore
+
+    settings, directory = editable_ontology
+    store = EmbeddedStore(settings.store_path, iris)
+    load_ontology(store, directory, iris)
+    generation = store.generation
+    load_ontology(store, directory, iris)  # a restart: same files, blank nodes parsed under new labels
+    assert store.generation == generation
+    first = sorted(directory.glob("*.ttl"))[0]
+    first.write_text(first.read_text(encoding="utf-8").replace('"@en', ' (edited)"@en', 1), encoding="utf-8")
+    load_ontology(store, directory, iris)  # same number of triples, one label changed
+    assert store.generation > generation
+    assert any("(edited)" in q.object.value for q in store.quads(iris.ontology_graph) if hasattr(q.object, "language"))
+    store.close()

@@ -81,3 +81,16 @@ def test_queries_move_to_a_snapshot_of_the_compacted_store(store, settings, monk
         assert not first.exists()
     finally:
         executor.close()
+
+
+def test_compactions_take_at_most_a_tenth_of_the_time(store, monkeypatch):
+    monkeypatch.setattr(compaction, "MAX_DUTY", 0.0001)  # a compaction of t seconds holds the next back 10,000 t
+    _level0_heavy(store)
+    compactor = Compactor(store, lambda: None, quiet_s=0.1, poll_s=0.02)
+    try:
+        assert _wait(lambda: compactor.compactions == 1)
+        store.add(_quads(1, start=9000))
+        time.sleep(0.5)
+        assert compactor.compactions == 1  # quiet again, but still inside the first compaction's hold-back
+    finally:
+        compactor.close()
