@@ -61,17 +61,18 @@ def make_document(rng: random.Random, n: int, paragraphs: int) -> str:
 
 
 class CpuTimed:
-    """The real extractor, with the CPU time of its calls added up (to report the pipeline's cost without it)."""
+    """The real extractor, with the CPU time of its calls added up (to report the pipeline's cost without it).
+    Thread time: the extractor runs on the calling thread, and the store's background threads must not count here."""
 
     def __init__(self, inner) -> None:
         self.inner, self.name, self.cpu = inner, inner.name, 0.0
 
     def extract(self, text: str):
-        start = time.process_time()
+        start = time.thread_time()
         try:
             return self.inner.extract(text)
         finally:
-            self.cpu += time.process_time() - start
+            self.cpu += time.thread_time() - start
 
 
 def write_generated_triples(path: Path, n: int, rng: random.Random) -> int:
@@ -144,7 +145,7 @@ def main() -> None:
 
         stages: dict[str, float] = defaultdict(float)
         chunks = triples = quarantined = failed = 0
-        start, cpu_start = time.perf_counter(), time.process_time()
+        start, cpu_start, thread_start = time.perf_counter(), time.process_time(), time.thread_time()
         with pipeline.batched(settings.ingest_batch_quads):  # as `attest ingest` commits many new documents
             for path in sorted(corpus.iterdir()):
                 report = pipeline.ingest_path(path, path.name)
@@ -160,6 +161,7 @@ def main() -> None:
         stages["write"] += time.perf_counter() - batch_start  # the last batch is written on leaving the block
         wall = time.perf_counter() - start
         cpu = time.process_time() - cpu_start
+        thread_cpu = time.thread_time() - thread_start
         load_avg = " / ".join(f"{x:.1f}" for x in os.getloadavg())
         # bulk write: every committed document quad into a fresh store, one transaction
         quads = [q for g in store.graphs() if g.startswith(pipeline.iris.document_graph_prefix) for q in store.quads(g)]
@@ -192,9 +194,11 @@ def main() -> None:
     print(f"- documents: {args.docs} ({failed} failed), chunks: {chunks}, triples committed: {triples}, "
           f"items quarantined: {quarantined}")
     print(f"- wall time: {wall:.1f} s -> {chunks / wall:.1f} chunks/s, {triples / wall:,.0f} triples/s end to end")
-    print(f"- pipeline cost per chunk without the extractor call: {1000 * (cpu - extractor.cpu) / chunks:.2f} ms CPU "
-          f"(target < 20 ms), {1000 * overhead / chunks:.2f} ms wall; the offline rule extractor adds "
-          f"{1000 * extractor.cpu / chunks:.2f} ms CPU per chunk")
+    print(f"- pipeline cost per chunk without the extractor call (target < 20 ms): {1000 * overhead / chunks:.2f} ms "
+          f"wall, {1000 * (thread_cpu - extractor.cpu) / chunks:.2f} ms CPU on the pipeline's thread, "
+          f"{1000 * (cpu - extractor.cpu) / chunks:.2f} ms CPU of the whole process (adds the bulk loader's and "
+          f"RocksDB's background threads); the offline rule extractor adds {1000 * extractor.cpu / chunks:.2f} ms CPU "
+          f"per chunk")
     print(f"- bulk write through the store's bulk path (bulk_load_file: the bulk loader under the crash marker) of "
           f"{bulk_n:,} generated triples: {bulk_file_s:.2f} s -> **{bulk_n / bulk_file_s:,.0f} triples/s** "
           f"(target >= 100k/s)")
