@@ -10,7 +10,7 @@ from pyoxigraph import NamedNode, RdfFormat, Store
 from app.errors import RdfSyntaxError
 from app.store import EmbeddedStore
 from app.store import parallel
-from app.store.parallel import bytes_parts, file_parts
+from app.store.parallel import file_parts
 
 EX = "http://example.org/"
 G = "http://example.org/g"
@@ -69,9 +69,3 @@ def test_a_syntax_error_in_a_late_part_names_its_line_and_loads_nothing(tmp_path
     assert err.value.line == 3501 and f"{path}:3501:" in err.value.message
     assert store.graph_sizes() == {}
     store.close()
-
-
-def test_bytes_are_cut_at_line_ends(small_parts):
-    data = ntriples(3000).encode()
-    parts = bytes_parts(data, count=3)
-    assert len(parts) == 3 and b"".join(parts) == data and all(p.endswith(b"\n") for p in parts)

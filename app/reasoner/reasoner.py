@@ -15,7 +15,7 @@ from app.reasoner.explain import Explainer
 from app.reasoner.records import RecordWriter, violation_iri
 from app.reasoner.terms import Encoded, TermDict
 from app.store.base import GraphStore
-from app.store.parallel import bytes_parts, load_bytes_parts
+from app.store.parallel import loader_count, run_loads
 from app.vocab import Iris
 
 DEFAULT = ""  # key of the store's default graph among the asserted sources
@@ -179,8 +179,10 @@ class Reasoner:
             with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
                 for node in (writer.inferred, writer.derivations):
                     raw.remove_graph(node)
-                load_bytes_parts(raw, bytes_parts("".join(lines).encode()), RdfFormat.N_QUADS)
-                raw.bulk_extend(objects + violation_quads)
+                step = -(-len(lines) // loader_count()) or 1
+                parts = ("".join(lines[i:i + step]).encode() for i in range(0, len(lines), step))
+                run_loads([*(lambda part=part: raw.bulk_load(part, RdfFormat.N_QUADS) for part in parts),
+                           lambda: raw.bulk_extend(objects + violation_quads)])
         self._violations_written = set(e.violations)
 
     def _write_changes(self, touched: set[Encoded]) -> None:

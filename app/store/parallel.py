@@ -67,20 +67,6 @@ def _line_of(path: Path, offset: int) -> int:
     return lines
 
 
-def bytes_parts(data: bytes, count: int | None = None) -> list[bytes]:
-    """In-memory line-based RDF cut at line ends into about `count` parts."""
-    count = max(1, min(count or loader_count(), len(data) // MIN_PART_BYTES))
-    parts, start = [], 0
-    for k in range(1, count):
-        cut = data.find(b"\n", max(start, k * len(data) // count)) + 1
-        if cut <= 0:
-            break
-        parts.append(data[start:cut])
-        start = cut
-    parts.append(data[start:])
-    return [p for p in parts if p]
-
-
 def load_file_parts(store: Store, path: Path, parts: list[Part], fmt: RdfFormat, *,
                     to_graph: NamedNode | DefaultGraph | None, progress: Progress | None = None) -> None:
     """Bulk-load the parts of the file, as many at once as there are loaders; a syntax error is located in the
@@ -104,9 +90,9 @@ def load_file_parts(store: Store, path: Path, parts: list[Part], fmt: RdfFormat,
         raise exc
 
 
-def load_bytes_parts(store: Store, parts: list[bytes], fmt: RdfFormat, *,
-                     to_graph: NamedNode | DefaultGraph | None = None) -> None:
-    errors = _run_all([lambda p=p: store.bulk_load(p, fmt, to_graph=to_graph) for p in parts])
+def run_loads(jobs: list[Callable[[], None]]) -> None:
+    """Run bulk-load jobs side by side; the first job's error, if any, is raised here."""
+    errors = _run_all(jobs)
     if errors:
         raise errors[0][1]
 
