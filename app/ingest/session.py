@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 from app.extract.models import Extractor
@@ -44,12 +43,9 @@ def make_reasoner(store: GraphStore, settings: Settings):
     """The OWL 2 RL reasoner when reasoning after ingest is on (None otherwise)."""
     if not settings.reason_after_ingest:
         return None
-    try:
-        module = importlib.import_module("app.reasoner")
-        reasoner_class = module.Reasoner
-    except (ImportError, AttributeError):  # the reasoner package exposes no Reasoner yet: ingest without it
-        return None
-    return reasoner_class(store, Iris(settings.base_iri), settings)
+    from app.reasoner import Reasoner  # imported on use: commands that never reason do not load the engine
+
+    return Reasoner(store, Iris(settings.base_iri), settings)
 
 
 def open_session(store: GraphStore, settings: Settings, *, offline: bool = False, reason: bool = True) -> Session:
