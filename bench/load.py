@@ -78,7 +78,7 @@ def reader(url: str, rec: Recorder, stop: float, seed: int, entity_ids: list[str
                 timed(rec, "sparql", lambda: http.get("/sparql", params={"query": rnd.choice(READS)},
                                                       headers={"Accept": "application/sparql-results+json"}))
             elif roll < 0.55:
-                # neighbours of a known entity (entity-by-label is left out: it takes seconds on a few 10k triples)
+                # neighbours of a known entity
                 timed(rec, "named_query", lambda: http.get("/queries/neighbours",
                                                            params={"entity": rnd.choice(entity_ids)},
                                                            headers={"Accept": "application/sparql-results+json"}))
