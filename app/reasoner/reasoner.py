@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
@@ -15,11 +15,12 @@ from app.reasoner.explain import Explainer
 from app.reasoner.records import RecordWriter, violation_iri
 from app.reasoner.terms import Encoded, TermDict
 from app.store.base import GraphStore
-from app.store.parallel import loader_count, run_loads
+from app.store.parallel import Loaders
 from app.vocab import Iris
 
 DEFAULT = ""  # key of the store's default graph among the asserted sources
 BULK_THRESHOLD = 20_000  # above this many changed triples a full rewrite of the two graphs is cheaper
+RECORD_SLICE = 15_000  # inferred triples written out per bulk load (≈ 100k quads, 20 MB of N-Quads)
 
 
 @dataclass
@@ -173,16 +174,18 @@ class Reasoner:
             for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
                 self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
         else:
-            lines, objects = writer.split(e.inferred())
             # a crash inside the guard leaves a marker: the next open empties both graphs, and the
             # next run (always full in a new process) re-derives them
             with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
                 for node in (writer.inferred, writer.derivations):
                     raw.remove_graph(node)
-                step = -(-len(lines) // loader_count()) or 1
-                parts = ("".join(lines[i:i + step]).encode() for i in range(0, len(lines), step))
-                run_loads([*(lambda part=part: raw.bulk_load(part, RdfFormat.N_QUADS) for part in parts),
-                           lambda: raw.bulk_extend(objects + violation_quads)])
+                objects: list[Quad] = []
+                with Loaders() as loaders:  # each slice's records load while the next slice's are written out
+                    for triples in _slices(e.inferred(), RECORD_SLICE):
+                        lines, blank = writer.split(triples)
+                        objects += blank
+                        loaders.submit(raw.bulk_load, "".join(lines).encode(), RdfFormat.N_QUADS)
+                    loaders.submit(raw.bulk_extend, objects + violation_quads)
         self._violations_written = set(e.violations)
 
     def _write_changes(self, touched: set[Encoded]) -> None:
@@ -226,3 +229,14 @@ class Reasoner:
 
 
 __all__ = ["Reasoner", "ReasoningReport", "Delta"]
+
+
+def _slices(items: Iterable, size: int) -> Iterator[list]:
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -8,7 +8,7 @@ at any line end, and only without blank nodes: a blank node label means the same
 from __future__ import annotations
 
 import os
-import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -72,52 +72,41 @@ def load_file_parts(store: Store, path: Path, parts: list[Part], fmt: RdfFormat,
     """Bulk-load the parts of the file, as many at once as there are loaders; a syntax error is located in the
     whole file. Each part is read into memory first (Python stream callbacks would serialize the loaders)."""
 
-    def loader(part: Part) -> Callable[[], None]:
-        def run() -> None:
-            with path.open("rb") as f:
-                f.seek(part.start)
-                data = f.read(part.end - part.start)
+    def load(part: Part) -> None:
+        with path.open("rb") as f:
+            f.seek(part.start)
+            data = f.read(part.end - part.start)
+        try:
             store.bulk_load(data, fmt, to_graph=to_graph)
-            if progress:
-                progress(len(data))
-        return run
+        except SyntaxError as exc:
+            raise located(exc, str(path), line_offset=_line_of(path, part.start) - 1) from exc
+        if progress:
+            progress(len(data))
 
-    errors = _run_all([loader(p) for p in parts])
-    if errors:
-        index, exc = errors[0]
-        if isinstance(exc, SyntaxError):
-            raise located(exc, str(path), line_offset=_line_of(path, parts[index].start) - 1) from exc
-        raise exc
+    with Loaders() as loaders:
+        for part in parts:
+            loaders.submit(load, part)
 
 
-def run_loads(jobs: list[Callable[[], None]]) -> None:
-    """Run bulk-load jobs side by side; the first job's error, if any, is raised here."""
-    errors = _run_all(jobs)
-    if errors:
-        raise errors[0][1]
+class Loaders:
+    """Bulk-load jobs run on loader_count() threads while the caller prepares the next ones (the loaders release
+    the GIL). Leaving the block waits for every job and raises the error of the first one that failed."""
 
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(loader_count(), thread_name_prefix="bulk-load")
+        self._jobs: list[Future] = []
 
-def _run_all(jobs: list[Callable[[], None]]) -> list[tuple[int, BaseException]]:
-    """Run the jobs on loader_count() threads (the loaders release the GIL); the errors, first job first."""
-    errors: list[tuple[int, BaseException]] = []
-    todo = list(enumerate(jobs))
-    lock = threading.Lock()
+    def submit(self, job: Callable[..., object], *args) -> None:
+        self._jobs.append(self._pool.submit(job, *args))
 
-    def worker() -> None:
-        while True:
-            with lock:
-                if not todo or errors:
-                    return
-                i, job = todo.pop(0)
-            try:
-                job()
-            except BaseException as exc:  # handed to the calling thread
-                with lock:
-                    errors.append((i, exc))
+    def __enter__(self) -> "Loaders":
+        return self
 
-    threads = [threading.Thread(target=worker, name=f"bulk-load-{n}") for n in range(min(loader_count(), len(jobs)))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return sorted(errors, key=lambda e: e[0])
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            for job in self._jobs:
+                job.cancel()
+        self._pool.shutdown(wait=True)
+        if exc_type is None:
+            for job in self._jobs:
+                job.result()
