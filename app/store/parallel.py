@@ -1,4 +1,4 @@
-"""Parallel bulk loads: line-based RDF cut at line ends, each part by its own Oxigraph bulk loader thread.
+"""Parallel bulk loads: line-based RDF cut at line ends and loaded by one Oxigraph bulk loader thread per core.
 
 One Oxigraph bulk loader keeps about one core busy; several loaders into the same store run side by side
 (each writes its own sorted files and RocksDB ingests them atomically). Only N-Triples and N-Quads can be cut
@@ -25,7 +25,9 @@ _SCAN_BLOCK = 16 << 20
 
 
 def loader_count() -> int:
-    return max(1, min(os.cpu_count() or 1, 8))
+    """Cores this process may run on (not the host's count), at most 8."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, 8))
 
 
 @dataclass(frozen=True)
