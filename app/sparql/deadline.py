@@ -247,13 +247,9 @@ class WorkerPool:
             while True:
                 if self.closed:
                     raise StoreError("the query executor is shut down")
-                while self.idle:
-                    worker = self.idle.pop()
-                    if worker.alive():
-                        self.busy.add(worker)
-                        return worker
-                    worker.kill()
-                    metrics.worker_restarts.inc()
+                worker = self._take_idle()
+                if worker is not None:
+                    return worker
                 if len(self.busy) + self.starting < self.size:
                     self.starting += 1
                     break
@@ -279,15 +275,19 @@ class WorkerPool:
     def try_acquire(self) -> WorkerProcess | None:
         """An idle live worker at once, or None (the caller then takes the blocking path)."""
         with self.cond:
-            while self.idle and not self.closed:
-                worker = self.idle.pop()
-                if worker.alive():
-                    self.busy.add(worker)
-                    return worker
-                worker.kill()
-                metrics.worker_restarts.inc()
-                self.cond.notify()
-            return None
+            return None if self.closed else self._take_idle()
+
+    def _take_idle(self) -> WorkerProcess | None:
+        """A live idle worker, now busy, or None; dead idle workers met on the way are dropped (cond held)."""
+        while self.idle:
+            worker = self.idle.pop()
+            if worker.alive():
+                self.busy.add(worker)
+                return worker
+            worker.kill()
+            metrics.worker_restarts.inc()
+            self.cond.notify()  # its slot is free: a waiter may start a worker in it
+        return None
 
     def release(self, worker: WorkerProcess, *, dead: bool = False) -> None:
         with self.cond:
