@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
 from app import metrics
 from app.reasoner.engine import Delta, Engine, gc_paused
@@ -179,13 +179,12 @@ class Reasoner:
             with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
                 for node in (writer.inferred, writer.derivations):
                     raw.remove_graph(node)
-                objects: list[Quad] = []
                 with Loaders() as loaders:  # each slice's records load while the next slice's are written out
                     for triples in _slices(e.inferred(), RECORD_SLICE):
-                        lines, blank = writer.split(triples)
-                        objects += blank
-                        loaders.submit(raw.bulk_load, "".join(lines).encode(), RdfFormat.N_QUADS)
-                    loaders.submit(raw.bulk_extend, objects + violation_quads)
+                        plain, with_blanks = writer.split(triples)
+                        loaders.submit(raw.bulk_load, "".join(plain).encode(), RdfFormat.N_QUADS)
+                        loaders.submit(_extend_parsed, raw, "".join(with_blanks))
+                    loaders.submit(raw.bulk_extend, violation_quads)
         self._violations_written = set(e.violations)
 
     def _write_changes(self, touched: set[Encoded]) -> None:
@@ -229,6 +228,11 @@ class Reasoner:
 
 
 __all__ = ["Reasoner", "ReasoningReport", "Delta"]
+
+
+def _extend_parsed(store, nquads: str) -> None:
+    """Load N-Quads that mention blank nodes: `parse` keeps their labels, the bulk loader would not."""
+    store.bulk_extend(parse(nquads, RdfFormat.N_QUADS))
 
 
 def _slices(items: Iterable, size: int) -> Iterator[list]:

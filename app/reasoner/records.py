@@ -2,14 +2,16 @@
 
 Vocabulary (att: = https://w3id.org/attest/vocab#), one record per inferred triple, in Iris.derivations_graph:
 
-    <{base}derivation/{key}> a att:Derivation ;
+    <{base}derivation/{key}>
         att:derives  <<( s p o )>> ;          # the inferred triple (it is also in Iris.inferred_graph)
         att:rule     "prp-trp" ;              # W3C OWL 2 RL rule name (tables 4-9)
         att:depth    2 ;                      # xsd:integer, 1 + deepest premise (asserted = 0), shallowest kept
         att:premise  <<( s1 p1 o1 )>> , ... . # the premise triples of that derivation
     <{base}violation/{key}> a att:Violation ; att:rule "cax-dw" ; att:premise <<( ... )>> , ... .
 
-{key} is a hash of the triple (or of rule + premises), so a record is found and replaced without a query.
+A derivation is not typed: att:derives (domain att:Derivation) already says what it is, and a type would add one
+quad in seven to the largest write of a full run. {key} is a hash of the triple (or of rule + premises), so a
+record is found and replaced without a query.
 Example: SELECT ?rule ?depth WHERE { GRAPH ?g { ?d att:derives <<( ex:a ex:p ex:b )>> ; att:rule ?rule ;
 att:depth ?depth } }.
 """
@@ -25,7 +27,6 @@ from app.reasoner.engine import Engine, Premises
 from app.reasoner.terms import Encoded
 from app.vocab import ATT, RDF, XSD, Iris
 
-DERIVATION = NamedNode(ATT + "Derivation")
 VIOLATION = NamedNode(ATT + "Violation")
 DERIVES = NamedNode(ATT + "derives")
 RULE = NamedNode(ATT + "rule")
@@ -84,7 +85,6 @@ class RecordWriter:
         g = self.derivations
         node = derivation_iri(self.iris, tr)
         yield Quad(tr.subject, tr.predicate, tr.object, self.inferred)
-        yield Quad(node, A, DERIVATION, g)
         yield Quad(node, DERIVES, tr, g)
         yield Quad(node, RULE, self._rule(rule), g)
         yield Quad(node, DEPTH, self._depth(d), g)
@@ -106,31 +106,32 @@ class RecordWriter:
         for rule, premises in self.engine.violations:
             yield from self.violation_quads(rule, premises)
 
-    def split(self, triples: Iterable[Encoded]) -> tuple[list[str], list[Quad]]:
-        """Records of the inferred `triples` as N-Quads lines (fast bulk load) and, for the few that mention a
-        blank node, as Quad objects: the bulk loader relabels blank nodes, which would cut them off the graph."""
+    def split(self, triples: Iterable[Encoded]) -> tuple[list[str], list[str]]:
+        """Records of the inferred `triples` as N-Quads lines: those without blank nodes, for the bulk loader, and
+        those with (for `parse`, which keeps blank node labels; the bulk loader relabels them, which would cut
+        the records off the graph)."""
         e = self.engine
         blanks, nt, depth, why = e.terms.blanks, e.terms.nt, e.depth, e.why
         g_inf, g_der = f"<{self.iris.inferred_graph}>", f"<{self.iris.derivations_graph}>"
         head = f"<{self.iris.base}derivation/"
-        a, der, rule_p, depth_p, prem_p = f"{A}", f"{DERIVES}", f"{RULE}", f"{DEPTH}", f"{PREMISE}"
-        lines: list[str] = []
-        objects: list[Quad] = []
+        der, rule_p, depth_p, prem_p = f"{DERIVES}", f"{RULE}", f"{DEPTH}", f"{PREMISE}"
+        plain: list[str] = []
+        with_blanks: list[str] = []
         for t in triples:
             d = depth.get(t)
             if not d:
                 continue
             rule, premises = why[t]
+            lines = plain
             if blanks and (any(x in blanks for x in t) or any(x in blanks for q in premises for x in q)):
-                objects.extend(self.inferred_quads(t))
-                continue
+                lines = with_blanks
             ts = f"{nt(t[0])} {nt(t[1])} {nt(t[2])}"
             node = f"{head}{_key(ts)}>"
-            lines.append(f"{ts} {g_inf} .\n{node} {a} {DERIVATION} {g_der} .\n{node} {der} <<( {ts} )>> {g_der} .\n"
+            lines.append(f"{ts} {g_inf} .\n{node} {der} <<( {ts} )>> {g_der} .\n"
                          f'{node} {rule_p} "{rule}" {g_der} .\n{node} {depth_p} "{d}"^^{_XSD_INTEGER} {g_der} .\n')
             for q in premises:
                 lines.append(f"{node} {prem_p} <<( {nt(q[0])} {nt(q[1])} {nt(q[2])} )>> {g_der} .\n")
-        return lines, objects
+        return plain, with_blanks
 
     def derivation_node(self, tr: Triple) -> NamedNode:
         return derivation_iri(self.iris, tr)
