@@ -158,7 +158,8 @@ class Reasoner:
         self._graphs = {g: self._read(g, terms) for g in self.asserted_graphs()}
         self.engine = e = Engine(terms)
         e.on_level = self.progress
-        e.materialize(t for triples in self._graphs.values() for t in triples)
+        # in id order (≈ the store's subject order): the indexes then grow with better locality than in set order
+        e.materialize(sorted(t for triples in self._graphs.values() for t in triples))
         reasoned = time.perf_counter()
         self._write_all()
         return self._report("full", start, reasoned, sorted(self._graphs), set(e.inferred()))
