@@ -246,11 +246,12 @@ def report(results: dict, inc: dict, args) -> str:
                   f"{o1['reason_s'] / a1['store_total_s']:.1f}× faster than owlrl's closure alone."]
         if a1.get("oxigraph_write_s"):
             io = a1["oxigraph_read_s"] + a1["oxigraph_write_s"]
-            lines += ["", f"Oxigraph's own I/O for that run, with no reasoner (dump the asserted graphs: "
-                      f"{fmt(a1['oxigraph_read_s'])}; bulk-load the same inferred triples and records into an empty "
-                      f"on-disk store in one call: {fmt(a1['oxigraph_write_s'])}) takes {fmt(io)}: owlrl's closure "
-                      f"took {o1['reason_s'] / io:.1f}× that, the ceiling for any reasoner's end-to-end ratio into "
-                      "Oxigraph in this run."]
+            whole = (f"less than that I/O alone ({fmt(a1['store_total_s'])}: it loads the records on every core)"
+                     if a1["store_total_s"] < io else f"{a1['store_total_s'] / io:.2f}× that I/O")
+            lines += ["", f"Oxigraph's own I/O for the same data, with no reasoner: dumping the asserted graphs "
+                      f"{fmt(a1['oxigraph_read_s'])}, bulk-loading the same inferred triples and records into an empty "
+                      f"on-disk store in one call {fmt(a1['oxigraph_write_s'])}; together {fmt(io)}, owlrl's closure / "
+                      f"{o1['reason_s'] / io:.1f}. Attest's whole end-to-end run took {whole}."]
     if "error" in inc:
         lines += ["", f"Adding one document to reasoned LUBM(5): {inc['error']}"]
     else:
