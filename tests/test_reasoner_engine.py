@@ -23,7 +23,7 @@ def n(x: str) -> NamedNode:
 
 
 def tr(s: str, p: str, o) -> Triple:
-    return Triple(n(s), n(p), o if isinstance(o, (Literal, BlankNode)) else n(o))
+    return Triple(n(s), n(p), o if isinstance(o, (Literal, BlankNode, NamedNode)) else n(o))
 
 
 def run(triples):
@@ -197,3 +197,83 @@ def test_ill_typed_literals_are_inconsistent_well_typed_ones_are_not():
     good = tr("b", "age", Literal("127", datatype=NamedNode(xsd + "byte")))
     e, terms = run([bad, good, tr("c", "when", Literal("2009-04-21T12:30:15Z", datatype=NamedNode(xsd + "dateTimeStamp")))])
     assert [(v.rule, [terms.decode(q) for q in v.premises]) for v in e.list_violations()] == [("dt-not-type", [bad])]
+
+
+# --- datatype rules folded for nodes owl:sameAs a literal (rules_literal.py) --------------------------------------
+
+XSD_ = "http://www.w3.org/2001/XMLSchema#"
+
+
+def typed(lex: str, dt: str) -> Literal:
+    return Literal(lex, datatype=NamedNode(XSD_ + dt))
+
+
+def test_a_node_same_as_a_literal_gets_every_datatype_holding_the_value():
+    e, terms = run([tr("w", "owl:sameAs", typed("42", "short"))])
+    types = {terms.decode(t).object.value for t in e.depth if terms.decode(t).subject == n("w")
+             and terms.decode(t).predicate == n("rdf:type")}
+    holding = {XSD_ + d for d in ("decimal", "integer", "nonNegativeInteger", "positiveInteger", "long", "int",
+                                  "short", "byte", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte")}
+    assert types == holding | {RDFS + "Literal"}
+    assert derivation(e, terms, tr("w", "rdf:type", NamedNode(XSD_ + "byte")))[:2] == (1, "dt-type2")
+    assert not e.violations
+
+
+def test_same_value_makes_nodes_the_same_and_different_values_different():
+    e, terms = run([tr("w", "owl:sameAs", typed("42", "short")), tr("v", "owl:sameAs", typed("+042", "int")),
+                    tr("u", "owl:sameAs", typed("42.0", "decimal")), tr("z", "owl:sameAs", typed("3.141", "decimal")),
+                    tr("y", "owl:sameAs", typed("42", "short"))])
+    depth, rule, premises = derivation(e, terms, tr("w", "owl:sameAs", "v"))
+    assert (depth, rule) == (1, "dt-eq") and set(premises) == {tr("w", "owl:sameAs", typed("42", "short")),
+                                                               tr("v", "owl:sameAs", typed("+042", "int"))}
+    assert derivation(e, terms, tr("u", "owl:sameAs", "w"))[1] == "dt-eq"  # integers are decimals
+    assert derivation(e, terms, tr("y", "owl:sameAs", "w"))[1] == "eq-trans"  # the same literal
+    assert derivation(e, terms, tr("z", "owl:differentFrom", "w"))[:2] == (1, "dt-diff")
+    assert derivation(e, terms, tr("w", "owl:differentFrom", "v")) is None
+    assert not e.violations
+
+
+def test_values_compare_by_their_value_space():
+    lit = Literal
+    e, terms = run([tr("a", "owl:sameAs", lit("abc", language="de")), tr("b", "owl:sameAs", lit("abc", language="DE")),
+                    tr("c", "owl:sameAs", lit("abc")), tr("d", "owl:sameAs", typed("1.0", "float")),
+                    tr("f", "owl:sameAs", typed("1.0", "double")), tr("g", "owl:sameAs", typed("1", "decimal")),
+                    tr("h", "owl:sameAs", typed("2009-04-21T12:30:15Z", "dateTime")),
+                    tr("i", "owl:sameAs", typed("2009-04-21T14:30:15+02:00", "dateTimeStamp")),
+                    tr("j", "owl:sameAs", typed("2009-04-21T12:30:15", "dateTime"))])
+
+    def relation(x, y):
+        for p in ("owl:sameAs", "owl:differentFrom"):
+            if derivation(e, terms, tr(x, p, y)):
+                return p
+        return None
+
+    assert relation("a", "b") == "owl:sameAs"  # language tags compare case-insensitively
+    assert relation("a", "c") == "owl:differentFrom"  # a language-tagged string is not an xsd:string
+    assert relation("d", "f") == relation("d", "g") == relation("f", "g") == "owl:differentFrom"  # disjoint spaces
+    assert relation("h", "i") == "owl:sameAs"  # the same instant
+    assert relation("h", "j") is None  # with and without a time zone: not comparable
+    assert not e.violations
+
+
+def test_a_node_typed_outside_its_literal_value_or_equal_to_two_values_is_inconsistent():
+    e, terms = run([tr("v", "rdf:type", NamedNode(XSD_ + "integer")), tr("v", "owl:sameAs", typed("false", "boolean"))])
+    assert [v.rule for v in e.list_violations()] == ["dt-not-type"]
+    e, terms = run([tr("v", "rdf:type", NamedNode(XSD_ + "string")), tr("v", "owl:sameAs", Literal("abc"))])
+    assert not e.violations
+    e, terms = run([tr("v", "owl:sameAs", typed("1", "integer")), tr("v", "owl:sameAs", typed("2", "integer"))])
+    assert [v.rule for v in e.list_violations()] == ["eq-diff1"]
+
+
+def test_retracting_a_literal_identity_retracts_what_it_implied():
+    terms = TermDict()
+    inc = Engine(terms)
+    base = terms.encode_triples([tr("w", "owl:sameAs", typed("42", "short")), tr("w", "name", Literal("W"))])
+    extra = terms.encode_triples([tr("v", "owl:sameAs", typed("42.0", "decimal"))])
+    inc.materialize(base + extra)
+    assert derivation(inc, terms, tr("v", "name", Literal("W")))[1] == "eq-rep-s"
+    inc.retract(extra)
+    full = Engine(terms)
+    full.materialize(base)
+    assert inc.depth == full.depth and inc.why.keys() == full.why.keys()
+    assert derivation(inc, terms, tr("v", "owl:sameAs", "w")) is None

@@ -1,15 +1,21 @@
-"""Lexical validity of typed literals for the OWL 2 RL datatypes (dt-not-type: an ill-typed literal is inconsistent)."""
+"""OWL 2 RL datatypes: lexical validity (dt-not-type), data values and the value spaces that hold them (dt-type2, dt-eq, dt-diff)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
+import struct
+from datetime import datetime
+from decimal import Decimal
+from functools import lru_cache
 from xml.dom import minidom
 from xml.parsers.expat import ExpatError
 
 from pyoxigraph import Literal
 
-from app.vocab import RDF, XSD
+from app.vocab import RDF, RDFS, XSD
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _DEC = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
@@ -103,3 +109,108 @@ def is_ill_typed(lit: Literal) -> bool:
     """True when the literal's lexical form is not in its (OWL 2 RL, known) datatype's lexical space."""
     check = _CHECKS.get(lit.datatype.value)
     return check is not None and not check(lit.value)
+
+
+# --- data values ------------------------------------------------------------------------------------------------
+# A literal's data value as a key: two literals denote the same value exactly when their keys are equal. The first
+# item names the value space; OWL 2 keeps the spaces disjoint except the decimal family (integer ⊂ decimal) and the
+# string family (xsd:string and its subtypes, rdf:PlainLiteral without a language tag).
+_DECIMALS = frozenset({XSD + "decimal", *(XSD + name for name in _INTEGER_RANGES)})
+_STRING_SUBTYPES = ("normalizedString", "token", "language", "Name", "NCName", "NMTOKEN")
+_STRINGS = frozenset({XSD + "string", *(XSD + name for name in _STRING_SUBTYPES)})
+_OWN_SPACE = {XSD + "boolean": "boolean", XSD + "anyURI": "anyURI", XSD + "hexBinary": "hexBinary",
+              XSD + "base64Binary": "base64Binary", RDF + "XMLLiteral": "XMLLiteral"}
+_LANG_STRING = RDF + "langString"
+
+
+def _float_key(kind: str, lex: str) -> tuple:
+    v = float(lex)  # Python reads INF, -INF and NaN as XSD writes them
+    if kind == "float":
+        v = struct.unpack("f", struct.pack("f", v))[0]
+    if math.isnan(v):
+        return (kind, "NaN")  # NaN is identical to itself, unlike its numeric comparison
+    return (kind, v, math.copysign(1.0, v))  # +0 and -0 are equal numbers but not the same value
+
+
+def _datetime_key(lex: str) -> tuple | None:
+    try:
+        value = datetime.fromisoformat(lex)
+    except ValueError:
+        return None  # beyond Python's datetime (years past 9999, very long fractions): left unknown
+    return ("dateTime", value) if value.tzinfo is not None else ("localDateTime", value)
+
+
+@lru_cache(maxsize=4096)
+def value_key(lit: Literal) -> tuple | None:
+    """The literal's data value as a comparable key, or None when unknown (an unsupported or ill-typed literal)."""
+    dt = lit.datatype.value
+    lex = lit.value
+    if lit.language:
+        return ("lang", lex, lit.language.lower())
+    if is_ill_typed(lit):
+        return None
+    if dt in _DECIMALS:
+        return ("decimal", Decimal(lex))
+    if dt in (XSD + "float", XSD + "double"):
+        return _float_key(dt[len(XSD):], lex)
+    if dt in _STRINGS:
+        return ("string", lex)
+    if dt == RDF + "PlainLiteral":
+        text, _, tag = lex.rpartition("@")
+        return ("lang", text, tag.lower()) if tag else ("string", text)
+    if dt in (XSD + "dateTime", XSD + "dateTimeStamp"):
+        return _datetime_key(lex)
+    kind = _OWN_SPACE.get(dt)
+    if kind == "boolean":
+        return (kind, lex in ("true", "1"))
+    if kind == "hexBinary":
+        return (kind, bytes.fromhex(lex))
+    if kind == "base64Binary":
+        try:
+            return (kind, base64.b64decode(lex.replace(" ", ""), validate=True))
+        except binascii.Error:
+            return None
+    return (kind, lex) if kind else None
+
+
+def values_differ(a: tuple, b: tuple) -> bool:
+    """Whether two known values are certainly different: a dateTime with a time zone and one without are not
+    comparable, so neither equal nor different."""
+    if a == b:
+        return False
+    return {a[0], b[0]} != {"dateTime", "localDateTime"}
+
+
+@lru_cache(maxsize=4096)
+def value_datatypes(lit: Literal) -> tuple[str, ...]:
+    """The OWL 2 RL datatypes whose value space holds the literal's value (dt-type2), or () when unknown."""
+    key = value_key(lit)
+    if key is None:
+        return ()
+    kind = key[0]
+    out = [RDFS + "Literal"]
+    if kind == "decimal":
+        out.append(XSD + "decimal")
+        v = key[1]
+        if v == v.to_integral_value():
+            out += [XSD + name for name, bounds in _INTEGER_RANGES.items() if _integer(str(int(v)), bounds)]
+    elif kind == "string":
+        out += [XSD + "string", RDF + "PlainLiteral"]
+        out += [XSD + name for name in _STRING_SUBTYPES if _CHECKS[XSD + name](key[1])]
+    elif kind == "lang":
+        out += [RDF + "PlainLiteral", _LANG_STRING]
+    elif kind == "dateTime":
+        out += [XSD + "dateTime", XSD + "dateTimeStamp"]
+    elif kind == "localDateTime":
+        out.append(XSD + "dateTime")
+    elif kind == "XMLLiteral":
+        out.append(RDF + "XMLLiteral")
+    else:  # float, double, boolean, anyURI, hexBinary, base64Binary
+        out.append(XSD + kind)
+    return tuple(out)
+
+
+# datatypes whose value spaces value_datatypes decides, so that a node typed with one can be checked (dt-not-type)
+DECIDED_DATATYPES = frozenset({RDFS + "Literal", RDF + "PlainLiteral", _LANG_STRING, RDF + "XMLLiteral", *_DECIMALS,
+                               *_STRINGS, XSD + "float", XSD + "double", XSD + "dateTime", XSD + "dateTimeStamp",
+                               *_OWN_SPACE})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.reasoner.rules_data import CHARACTERISTICS, has_key, property_characteristics
+from app.reasoner.rules_literal import typed_as_datatype
 from app.reasoner.terms import (
     ALLDIFFERENT, ALLDISJOINTCLASSES, ALLDISJOINTPROPS, AVF, CLASS, COMPLEMENT, DATAPROP, DISTINCTMEMBERS, DW, EQC,
     EQP, HASKEY, HASVALUE, INTERSECTION, MAXC, MAXQC, MEMBERS, NOTHING, OBJPROP, ONCLASS, ONPROP, SAME, SCO, SPO, SVF,
@@ -93,6 +94,9 @@ def fire_type(e: Engine, s: int, c: int) -> None:
             property_characteristics(e, x, s, y, (c,))
     elif c in (ALLDIFFERENT, ALLDISJOINTCLASSES, ALLDISJOINTPROPS):
         check_all_disjoint(e, s)
+    same = ix.sp.get(SAME)
+    if same is not None and s in same:  # s may be owl:sameAs a literal
+        typed_as_datatype(e, s, c)
 
 
 def restriction_by_type(e: Engine, u: int, x: int, props) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from app.reasoner.index import LIST_PREDICATES
 from app.reasoner.rules_class import check_all_disjoint, restriction_by_type
 from app.reasoner.rules_data import has_key, property_chain, restriction_by_property
+from app.reasoner.rules_literal import same_as_literal
 from app.reasoner.terms import (
     ASSERTPROP, AVF, CHAIN, COMPLEMENT, DIFF, DISTINCTMEMBERS, DOMAIN, DW, EQC, EQP, FIRST, HASKEY, HASVALUE,
     INTERSECTION, INV, MAXC, MAXQC, MEMBERS, ONCLASS, ONEOF, ONPROP, PDW, RANGE, REST, SAME, SCO, SOURCE, SPO, SVF,
@@ -144,6 +145,8 @@ def _same_as(e: Engine, x: int, _: int, y: int) -> None:
     t = (x, SAME, y)
     if x == y:
         return
+    if y in e.terms.literals:
+        same_as_literal(e, x, y)
     emit(y, SAME, x, "eq-sym", (t,))  # eq-sym
     for z in ix.objects(y, SAME):  # eq-trans
         emit(x, SAME, z, "eq-trans", (t, (y, SAME, z)))
