@@ -7,8 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
+from app.reasoner.datatypes import is_ill_typed, value_datatypes, value_key, values_differ
 from app.reasoner.engine import Engine
-from app.reasoner.terms import TermDict
+from app.reasoner.terms import DATATYPES, TermDict
 from app.vocab import OWL, RDF, RDFS
 from tests.reasoner_oracle import attest_closure, is_documented_difference, ox_triples, owlrl_run
 
@@ -277,3 +278,15 @@ def test_retracting_a_literal_identity_retracts_what_it_implied():
     full.materialize(base)
     assert inc.depth == full.depth and inc.why.keys() == full.why.keys()
     assert derivation(inc, terms, tr("v", "owl:sameAs", "w")) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(DATATYPES),
+       st.text(max_size=30) | st.from_regex(r"[+-]?[0-9]{0,40}(\.[0-9]{0,5})?([eE][+-]?[0-9]{1,4})?", fullmatch=True))
+def test_any_literal_gets_a_value_or_none_and_never_raises(datatype, lexical):
+    lit = Literal(lexical, datatype=NamedNode(datatype))
+    key = value_key(lit)
+    types = value_datatypes(lit)
+    assert (key is None) == (types == ())
+    if key is not None:  # a known value: well typed, of its own datatype, and the same as itself
+        assert not is_ill_typed(lit) and datatype in types and not values_differ(key, key)

@@ -126,7 +126,10 @@ _LANG_STRING = RDF + "langString"
 def _float_key(kind: str, lex: str) -> tuple:
     v = float(lex)  # Python reads INF, -INF and NaN as XSD writes them
     if kind == "float":
-        v = struct.unpack("f", struct.pack("f", v))[0]
+        try:
+            v = struct.unpack("f", struct.pack("f", v))[0]
+        except OverflowError:  # within the lexical check's rounding of the largest float
+            v = math.copysign(math.inf, v)
     if math.isnan(v):
         return (kind, "NaN")  # NaN is identical to itself, unlike its numeric comparison
     return (kind, v, math.copysign(1.0, v))  # +0 and -0 are equal numbers but not the same value

@@ -29,13 +29,10 @@ def same_as_literal(e: Engine, x: int, lit: int) -> None:
     terms, ix, emit = e.terms, e.index, e.emit
     t = (x, SAME, lit)
     literal = terms.terms[lit]
-    holding = {terms.encode(NamedNode(dt)) for dt in value_datatypes(literal)}
-    for dt in holding:  # dt-type2
-        emit(x, TYPE, dt, "dt-type2", (t,))
-    if holding:
-        for dt in ix.objects(x, TYPE):  # dt-not-type
-            if dt not in holding and _decided(e, dt):
-                e.violate("dt-not-type", (t, (x, TYPE, dt)))
+    for dt in value_datatypes(literal):  # dt-type2
+        emit(x, TYPE, terms.encode(NamedNode(dt)), "dt-type2", (t,))
+    for dt in list(ix.objects(x, TYPE)):
+        typed_as_datatype(e, x, dt)
     value = value_key(literal)
     if value is None:
         return
