@@ -9,7 +9,7 @@ Vocabulary (att: = https://w3id.org/attest/vocab#), one record per inferred trip
         att:premise  <<( s1 p1 o1 )>> , ... . # the premise triples of that derivation
     <{base}violation/{key}> a att:Violation ; att:rule "cax-dw" ; att:premise <<( ... )>> , ... .
 
-A derivation is not typed: att:derives (domain att:Derivation) already says what it is, and a type would add one
+A derivation is not typed: its att:derives triple already says what it is, and a type would add one
 quad in seven to the largest write of a full run. {key} is a hash of the triple (or of rule + premises), so a
 record is found and replaced without a query.
 Example: SELECT ?rule ?depth WHERE { GRAPH ?g { ?d att:derives <<( ex:a ex:p ex:b )>> ; att:rule ?rule ;
