@@ -145,3 +145,21 @@ def test_kill_9_mid_ingest_leaves_no_half_written_document(tmp_path):
     assert "0 failed" in final.stdout
     assert consistent(tmp_path) == (40, 0)
     assert "40 graphs validated, 40 conform" in attest(tmp_path, "validate").stdout
+
+
+def test_each_ingest_process_reasons_only_over_what_it_added(tmp_path):
+    """A new process keeps the stored records (their stamp is current) and derives only the new documents'
+    consequences; the records it leaves are those a full recomputation gives."""
+    folder = tmp_path / "in"
+    write_corpus(folder, 2)
+    reasoning = {"ATTEST_REASON_AFTER_INGEST": "true"}
+    first = attest(tmp_path, "ingest", str(folder / "doc000.md"), "--offline", **reasoning)
+    assert first.returncode == 0 and "reasoner: incremental" in first.stdout, first.stderr
+    second = attest(tmp_path, "ingest", str(folder / "doc001.md"), "--offline", **reasoning)
+    assert second.returncode == 0 and "reasoner: incremental" in second.stdout, second.stderr
+    kept = attest(tmp_path, "reason", **reasoning)
+    assert kept.returncode == 0 and "stored records already current" in kept.stdout, kept.stdout
+    full = attest(tmp_path, "reason", "--full", **reasoning)
+    assert full.returncode == 0 and "s writing" in full.stdout
+    counts = [line.split(": ", 1)[1].split(" (")[0] for line in (kept.stdout, full.stdout)]
+    assert counts[0] == counts[1]

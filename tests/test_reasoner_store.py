@@ -195,3 +195,46 @@ def test_materialize_without_full_finds_changed_graphs_itself(world):
     assert report.mode == "incremental" and report.changed_graphs == [iris.document_graph("d5")]
     assert (ex("gil"), TYPE, ex("Person")) in graph_set(store, iris.inferred_graph)
     assert reasoner.materialize().changed_graphs == []
+
+
+# --- a new process and the stored records (closure stamp) ----------------------------------------------------------
+
+def records(store, iris):
+    return graph_set(store, iris.inferred_graph), graph_set(store, iris.derivations_graph)
+
+
+def test_a_new_process_keeps_records_stamped_with_the_same_triples(world):
+    store, iris = world
+    first = Reasoner(store, iris).materialize()
+    assert not first.records_kept
+    before = records(store, iris)
+    again = Reasoner(store, iris).materialize()  # a new process: closure rebuilt in memory
+    assert again.records_kept and again.inferred == first.inferred and records(store, iris) == before
+    assert not Reasoner(store, iris).materialize(full=True).records_kept  # --full always rewrites
+    assert records(store, iris) == before
+
+
+def test_records_are_rewritten_when_the_triples_or_the_inferred_graph_changed_behind_the_reasoner(world):
+    store, iris = world
+    Reasoner(store, iris).materialize()
+    store.add(quads(iris.document_graph("d1"), (ex("cy"), TYPE, ex("Manager"))))  # written with no reasoner running
+    report = Reasoner(store, iris).materialize()
+    assert not report.records_kept and (ex("cy"), TYPE, ex("Person")) in graph_set(store, iris.inferred_graph)
+    store.raw.remove(Quad(ex("cy"), TYPE, ex("Person"), NamedNode(iris.inferred_graph)))  # a hand edit
+    assert not Reasoner(store, iris).materialize().records_kept
+    assert (ex("cy"), TYPE, ex("Person")) in graph_set(store, iris.inferred_graph)
+
+
+def test_incremental_runs_keep_the_stamp_current(world):
+    store, iris = world
+    live = Reasoner(store, iris)
+    live.materialize()
+    d2 = iris.document_graph("d2")
+    store.add(quads(d2, (ex("ann"), TYPE, ex("Manager")), (ex("dan"), TYPE, ex("Employee"))))  # ann in two graphs
+    assert live.refresh([d2]).mode == "incremental"
+    store.drop_graph(iris.document_graph("d1"))
+    live.refresh([iris.document_graph("d1")])
+    after = records(store, iris)
+    fresh = Reasoner(store, iris).materialize()
+    assert fresh.records_kept and records(store, iris) == after
+    assert (ex("ann"), TYPE, ex("Person")) in after[0] and (ex("bob"), ex("managedBy"), ex("ann")) not in after[0]

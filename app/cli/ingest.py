@@ -44,6 +44,11 @@ def ingest(
         load_ontology(store, settings.ontology_dir, iris)
         session = open_session(store, settings, offline=offline, reason=False)
         typer.echo(session.mode)
+        # the closure of the store as it is, before the ingest: then only the new documents' consequences are
+        # derived and written (stored records with a current stamp are kept, see README "Reasoner")
+        reasoner = make_reasoner(store, settings)
+        if reasoner is not None:
+            reasoner.materialize()
         reports: list[DocumentReport] = []
         if retry_failed:
             reports.extend(session.pipeline.retry_failed())
@@ -66,12 +71,11 @@ def ingest(
                 elif report.quarantined:
                     tqdm.write(f"{source}: {len(report.quarantined)} item(s) quarantined: {report.quarantined[0]['message']}",
                                file=sys.stderr)
-        changed = [r for r in reports if r.status == "done" and r.outcome != "unchanged"]
-        if changed and settings.reason_after_ingest:
-            reasoner = make_reasoner(store, settings)
-            if reasoner is not None:
-                reasoner.materialize()
-                typer.echo("reasoner: OWL 2 RL consequences materialized")
+        # a failed document may have kept the graph of its good chunks: re-read every graph the run touched
+        touched = [iris.document_graph(r.doc_id) for r in reports if r.doc_id and r.outcome != "unchanged"]
+        if touched and reasoner is not None:
+            done = reasoner.refresh(touched)
+            typer.echo(f"reasoner: {done.mode}, {done.added} inferred triples written, {done.removed} retracted")
         typer.echo(summary(reports))
     finally:
         store.close()

@@ -13,9 +13,11 @@ from app import metrics
 from app.reasoner.engine import Delta, Engine, gc_paused
 from app.reasoner.explain import Explainer
 from app.reasoner.records import RecordWriter, violation_iri
+from app.reasoner.stamp import ClosureStamp
 from app.reasoner.terms import Encoded, TermDict
 from app.store.base import GraphStore
 from app.store.parallel import Loaders
+from app.store.rdfio import quad_data
 from app.vocab import Iris
 
 DEFAULT = ""  # key of the store's default graph among the asserted sources
@@ -37,6 +39,7 @@ class ReasoningReport:
     seconds: float = 0.0
     reason_seconds: float = 0.0
     write_seconds: float = 0.0
+    records_kept: bool = False  # a new process found the stored records already derived from these triples
 
     @property
     def consistent(self) -> bool:
@@ -61,6 +64,7 @@ class Reasoner:
         self.engine: Engine | None = None
         self._graphs: dict[str, set[Encoded]] = {}
         self._violations_written: set[tuple] = set()
+        self.stamp: ClosureStamp | None = None  # of the asserted triples the engine holds
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
 
@@ -95,7 +99,7 @@ class Reasoner:
 
     def _materialize(self, full: bool) -> ReasoningReport:
         if full or self.engine is None:
-            return self._full()
+            return self._full(keep_records=not full)
         current = set(self.asserted_graphs())
         known = set(self._graphs)
         sizes = self.store.graph_sizes()
@@ -118,9 +122,10 @@ class Reasoner:
 
     def _refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
         if self.engine is None:
-            return self._full()
+            return self._full(keep_records=True)
         start = time.perf_counter()
-        e = self.engine
+        e, stamp = self.engine, self.stamp
+        assert stamp is not None
         added: list[Encoded] = []
         removed: list[Encoded] = []
         graphs = [g for g in dict.fromkeys(changed_graphs) if g == DEFAULT or self.is_asserted_graph(g)]
@@ -135,7 +140,13 @@ class Reasoner:
                 self._graphs.pop(g, None)
         e.on_level = self.progress
         retracted = e.retract(removed)
+        for t in set(removed):
+            if t not in e.support:
+                stamp.remove(t)
+        new = {t for t in added if t not in e.support}
         touched = retracted.touched | e.add(added).touched
+        for t in new:
+            stamp.add(t)
         reasoned = time.perf_counter()
         self._write_changes(touched)
         report = self._report("incremental", start, reasoned, graphs, touched)
@@ -152,17 +163,39 @@ class Reasoner:
         return self.explainer.violations()
 
     # --- internals -------------------------------------------------------------------------------------------
-    def _full(self) -> ReasoningReport:
+    def _full(self, keep_records: bool = False) -> ReasoningReport:
+        """The closure from scratch; with `keep_records`, stored records stamped with the same asserted triples
+        and rules stay as they are (a new process's first run over an unchanged store)."""
         start = time.perf_counter()
         terms = TermDict()
         self._graphs = {g: self._read(g, terms) for g in self.asserted_graphs()}
+        self.stamp = stamp = ClosureStamp(terms)
+        for t in set().union(*self._graphs.values()):
+            stamp.add(t)
         self.engine = e = Engine(terms)
         e.on_level = self.progress
         # in id order (≈ the store's subject order): the indexes then grow with better locality than in set order
         e.materialize(sorted(t for triples in self._graphs.values() for t in triples))
         reasoned = time.perf_counter()
-        self._write_all()
-        return self._report("full", start, reasoned, sorted(self._graphs), set(e.inferred()))
+        kept = keep_records and self._records_current()
+        if kept:
+            self._violations_written = set(e.violations)
+        else:
+            self._write_all()
+        report = self._report("full", start, reasoned, sorted(self._graphs), set() if kept else set(e.inferred()))
+        report.records_kept = kept
+        return report
+
+    def _records_current(self) -> bool:
+        """Whether the stored records carry this closure's stamp and the inferred graph holds all of it."""
+        raw, e, stamp = getattr(self.store, "raw", None), self.engine, self.stamp
+        if raw is None or e is None or stamp is None:
+            return False
+        mark = stamp.quad(self.iris)
+        if [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)] != [mark.object]:
+            return False
+        count = next(iter(raw.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{self.iris.inferred_graph}> {{ ?s ?p ?o }} }}")))
+        return int(count["n"].value) == sum(1 for _ in e.inferred())
 
     def _write_all(self) -> None:
         e = self.engine
@@ -171,13 +204,14 @@ class Reasoner:
         raw = getattr(self.store, "raw", None)
         violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
         if raw is None:
-            quads = list(writer.all_quads())
+            quads = [*writer.all_quads(), self.stamp.quad(self.iris)]
             for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
                 self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
         else:
             # a crash inside the guard leaves a marker: the next open empties both graphs, and the
             # next run (always full in a new process) re-derives them
-            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
+            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph],
+                                             finish=quad_data("INSERT DATA", [self.stamp.quad(self.iris)])):
                 for node in (writer.inferred, writer.derivations):
                     raw.remove_graph(node)
                 with Loaders() as loaders:  # each slice's records load while the next slice's are written out
@@ -196,6 +230,9 @@ class Reasoner:
             self._write_all()
             return
         writer = RecordWriter(e, self.iris)
+        mark = self.stamp.quad(self.iris)
+        for q in list(raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)):
+            raw.remove(q)  # until the new stamp goes in last, a crash leaves these records unstamped
         for t in touched:
             tr = writer.triple(t)
             raw.remove(Quad(tr.subject, tr.predicate, tr.object, writer.inferred))
@@ -210,6 +247,7 @@ class Reasoner:
         new = [q for t in touched for q in writer.inferred_quads(t)]
         new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
         raw.extend(new)
+        raw.add(mark)
         self._violations_written = set(e.violations)
 
     def _report(self, mode: str, start: float, reasoned: float, graphs: list[str], touched: set) -> ReasoningReport:
