@@ -154,9 +154,11 @@ def work_increment(n: int) -> dict:
         store.drop_graph(doc)
         removed = reasoner.on_graph_removed(doc)
         t2 = time.perf_counter()
+        again = Reasoner(store, iris).materialize()  # what a new process pays on first use of the unchanged store
         store.close()
     return {"full_s": full.seconds, "doc_triples": len(quads), "add_s": t1 - t0, "add_inferred": added.added,
-            "remove_s": t2 - t1, "remove_retracted": removed.removed, "peak_mib": peak_mib()}
+            "remove_s": t2 - t1, "remove_retracted": removed.removed, "reopen_s": again.seconds,
+            "reopen_kept": again.records_kept, "peak_mib": peak_mib()}
 
 
 WORKERS = {"attest": work_attest, "owlrl": work_owlrl, "reasonable": work_reasonable, "increment": work_increment}
@@ -258,7 +260,9 @@ def report(results: dict, inc: dict, args) -> str:
         lines += ["", f"Adding one small document ({inc['doc_triples']} triples, a new graduate student) to a reasoned "
                   f"LUBM(5) store through the live Reasoner: {fmt(inc['add_s'])} ({inc['add_inferred']} inferred triples "
                   f"and their records written); removing it again (DRed): {fmt(inc['remove_s'])} "
-                  f"({inc['remove_retracted']} retracted). Full LUBM(5) materialization in that run: {fmt(inc['full_s'])}."]
+                  f"({inc['remove_retracted']} retracted). Full LUBM(5) materialization in that run: {fmt(inc['full_s'])}. "
+                  f"A new process's first use of that store (closure rebuilt in memory; stored records "
+                  f"{'kept: their stamp was current' if inc.get('reopen_kept') else 'rewritten'}): {fmt(inc.get('reopen_s'))}."]
     return "\n".join(lines) + "\n"
 
 

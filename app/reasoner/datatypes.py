@@ -1,4 +1,4 @@
-"""OWL 2 RL datatypes: lexical validity (dt-not-type), data values and the value spaces that hold them (dt-type2, dt-eq, dt-diff)."""
+"""OWL 2 RL datatypes: lexical validity (dt-not-type), data values and their value spaces (dt-type2, dt-eq, dt-diff)."""
 
 from __future__ import annotations
 

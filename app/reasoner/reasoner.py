@@ -23,6 +23,7 @@ from app.vocab import Iris
 DEFAULT = ""  # key of the store's default graph among the asserted sources
 BULK_THRESHOLD = 20_000  # above this many changed triples a full rewrite of the two graphs is cheaper
 RECORD_SLICE = 15_000  # inferred triples written out per bulk load (≈ 100k quads, 20 MB of N-Quads)
+INFERRED_COUNT = "SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
 
 
 @dataclass
@@ -192,10 +193,11 @@ class Reasoner:
         if raw is None or e is None or stamp is None:
             return False
         mark = stamp.quad(self.iris)
-        if [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)] != [mark.object]:
+        stamps = [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
+        if stamps != [mark.object]:
             return False
-        count = next(iter(raw.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{self.iris.inferred_graph}> {{ ?s ?p ?o }} }}")))
-        return int(count["n"].value) == sum(1 for _ in e.inferred())
+        stored = next(iter(raw.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
+        return int(stored.value) == sum(1 for _ in e.inferred())
 
     def _write_all(self) -> None:
         e = self.engine
@@ -208,8 +210,8 @@ class Reasoner:
             for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
                 self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
         else:
-            # a crash inside the guard leaves a marker: the next open empties both graphs, and the
-            # next run (always full in a new process) re-derives them
+            # a crash inside the guard leaves a marker: the next open empties both graphs (the stamp with them),
+            # and the next run re-derives them
             with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph],
                                              finish=quad_data("INSERT DATA", [self.stamp.quad(self.iris)])):
                 for node in (writer.inferred, writer.derivations):
