@@ -11,6 +11,7 @@ import typer
 from tqdm import tqdm
 
 from app.cli.base import cli, settings_of
+from app.cli.reasoning import depth_progress, end_progress
 from app.errors import NotFound
 from app.ingest.load import collect_files
 from app.ingest.pipeline import DocumentReport, IngestPipeline
@@ -48,7 +49,11 @@ def ingest(
         # derived and written (stored records with a current stamp are kept, see README "Reasoner")
         reasoner = make_reasoner(store, settings)
         if reasoner is not None:
-            reasoner.materialize()
+            reasoner.progress = depth_progress
+            ready = reasoner.materialize()
+            end_progress()
+            typer.echo(f"reasoner: {ready.inferred} inferred triples in the store "
+                       f"({'records current' if ready.records_kept else f'records written in {ready.write_seconds:.2f} s'})")
         reports: list[DocumentReport] = []
         if retry_failed:
             reports.extend(session.pipeline.retry_failed())

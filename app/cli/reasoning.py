@@ -15,6 +15,17 @@ from app.store import open_store
 from app.vocab import Iris
 
 
+def depth_progress(level: int, fired: int) -> None:
+    """Progress of a long closure, on a terminal: the derivation depth reached and the triples processed."""
+    if sys.stderr.isatty():
+        typer.echo(f"\r  depth {level}: {fired} triples processed", err=True, nl=False)
+
+
+def end_progress() -> None:
+    if sys.stderr.isatty():
+        typer.echo(err=True)
+
+
 @cli.command()
 def reason(
     ctx: typer.Context,
@@ -27,11 +38,8 @@ def reason(
     settings = settings_of(ctx)
     store = open_store(settings)
     try:
-        def progress(level: int, fired: int) -> None:
-            if sys.stderr.isatty():
-                typer.echo(f"\r  depth {level}: {fired} triples processed", err=True, nl=False)
-
-        report = Reasoner(store, Iris(settings.base_iri), settings, progress=progress).materialize(full=full)
+        report = Reasoner(store, Iris(settings.base_iri), settings, progress=depth_progress).materialize(full=full)
+        end_progress()
     finally:
         store.close()
     written = "stored records already current" if report.records_kept else f"{report.write_seconds:.2f} s writing"
