@@ -129,3 +129,24 @@ def test_llm_mode_over_a_live_server(llm_settings, fake_llm):
         assert response.json()["mode"].startswith("extractor: LLM test-model")
         facts = httpx.get(f"{server.url}/entities/oxigraph", timeout=10).json()["facts"]
         assert any(f["predicate"].endswith("#uses") and f["object"].endswith("/rocksdb") for f in facts)
+
+
+def test_a_restarted_app_keeps_current_records_and_reasons_over_each_document(settings, iris):
+    from app.reasoner import Reasoner
+    from app.store import open_store
+
+    with TestClient(create_app(settings)) as first:
+        assert post_text(first).status_code == 201
+        assert not first.app.state.reasoner.first.records_kept  # a new store: nothing stored to keep
+    with TestClient(create_app(settings)) as restarted:  # a new reasoner over the same store
+        assert restarted.get("/documents/no-such-doc").status_code == 404
+        idle = getattr(restarted.app.state, "reasoner", None)
+        assert idle is None or idle.engine is None  # reads bring no closure up
+        assert post_text(restarted, text="Apache Jena uses TDB.", name="jena.txt").status_code == 201
+        assert restarted.app.state.reasoner.first.records_kept  # came up before the write, over current records
+        assert restarted.get("/entities/apache-jena").status_code == 200
+    store = open_store(settings)
+    try:
+        assert Reasoner(store, iris).materialize().records_kept  # the document's consequences kept it current
+    finally:
+        store.close()

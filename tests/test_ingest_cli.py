@@ -149,14 +149,17 @@ def test_kill_9_mid_ingest_leaves_no_half_written_document(tmp_path):
 
 def test_each_ingest_process_reasons_only_over_what_it_added(tmp_path):
     """A new process keeps the stored records (their stamp is current) and derives only the new documents'
-    consequences; the records it leaves are those a full recomputation gives."""
+    consequences; the records it leaves are those a full recomputation gives. A run that writes nothing
+    does not reason at all."""
     folder = tmp_path / "in"
     write_corpus(folder, 2)
     reasoning = {"ATTEST_REASON_AFTER_INGEST": "true"}
     first = attest(tmp_path, "ingest", str(folder / "doc000.md"), "--offline", **reasoning)
-    assert first.returncode == 0 and "reasoner: incremental" in first.stdout, first.stderr
+    assert first.returncode == 0 and "reasoner: came up" in first.stdout, first.stderr
     second = attest(tmp_path, "ingest", str(folder / "doc001.md"), "--offline", **reasoning)
-    assert second.returncode == 0 and "reasoner: incremental" in second.stdout, second.stderr
+    assert second.returncode == 0 and "(kept the stored records)" in second.stdout, second.stdout
+    unchanged = attest(tmp_path, "ingest", str(folder / "doc001.md"), "--offline", **reasoning)
+    assert unchanged.returncode == 0 and "reasoner:" not in unchanged.stdout, unchanged.stdout
     kept = attest(tmp_path, "reason", **reasoning)
     assert kept.returncode == 0 and "stored records already current" in kept.stdout, kept.stdout
     full = attest(tmp_path, "reason", "--full", **reasoning)

@@ -40,10 +40,7 @@ def get_pipeline(request: Request) -> IngestPipeline:
         if getattr(state, "ingest_pipeline", None) is None:
             session = open_session(state.store, state.settings, reason=False)
             if state.settings.reason_after_ingest:  # the app's one reasoner, so its closure stays incremental
-                reasoner = get_reasoner(request)
-                if reasoner.engine is None:  # up before the first document changes the store: current records stay
-                    reasoner.materialize()
-                session.pipeline.reasoner = reasoner
+                session.pipeline.reasoner = get_reasoner(request)
             state.ingest_pipeline, state.ingest_mode = session.pipeline, session.mode
     return state.ingest_pipeline
 

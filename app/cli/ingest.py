@@ -11,7 +11,6 @@ import typer
 from tqdm import tqdm
 
 from app.cli.base import cli, settings_of
-from app.cli.reasoning import depth_progress, end_progress
 from app.errors import NotFound
 from app.ingest.load import collect_files
 from app.ingest.pipeline import DocumentReport, IngestPipeline
@@ -43,17 +42,10 @@ def ingest(
     try:
         iris = Iris(settings.base_iri)
         load_ontology(store, settings.ontology_dir, iris)
-        session = open_session(store, settings, offline=offline, reason=False)
+        # the pipeline's reasoner comes up before the run's first write and then derives only what each write
+        # adds or retracts; stored records whose stamp is current are kept (README "Reasoner")
+        session = open_session(store, settings, offline=offline)
         typer.echo(session.mode)
-        # the closure of the store as it is, before the ingest: then only the new documents' consequences are
-        # derived and written (stored records with a current stamp are kept, see README "Reasoner")
-        reasoner = make_reasoner(store, settings)
-        if reasoner is not None:
-            reasoner.progress = depth_progress
-            ready = reasoner.materialize()
-            end_progress()
-            typer.echo(f"reasoner: {ready.inferred} inferred triples in the store "
-                       f"({'records current' if ready.records_kept else f'records written in {ready.write_seconds:.2f} s'})")
         reports: list[DocumentReport] = []
         if retry_failed:
             reports.extend(session.pipeline.retry_failed())
@@ -76,11 +68,11 @@ def ingest(
                 elif report.quarantined:
                     tqdm.write(f"{source}: {len(report.quarantined)} item(s) quarantined: {report.quarantined[0]['message']}",
                                file=sys.stderr)
-        # a failed document may have kept the graph of its good chunks: re-read every graph the run touched
-        touched = [iris.document_graph(r.doc_id) for r in reports if r.doc_id and r.outcome != "unchanged"]
-        if touched and reasoner is not None:
-            done = reasoner.refresh(touched)
-            typer.echo(f"reasoner: {done.mode}, {done.added} inferred triples written, {done.removed} retracted")
+        reasoner = session.pipeline.reasoner
+        if reasoner is not None and reasoner.first is not None:
+            kept = "kept the stored records" if reasoner.first.records_kept else "rewrote the stored records"
+            typer.echo(f"reasoner: came up over {reasoner.first.asserted} asserted triples ({kept}), then derived "
+                       f"each write's consequences; {reasoner.inferred_count()} inferred triples now")
         typer.echo(summary(reports))
     finally:
         store.close()

@@ -27,6 +27,10 @@ class CommitBatch:
         return doc_id in self._graphs
 
     @property
+    def pending(self) -> bool:
+        return bool(self._graphs)
+
+    @property
     def full(self) -> bool:
         return self._size >= self.max_quads
 

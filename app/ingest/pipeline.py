@@ -175,6 +175,7 @@ class IngestPipeline:
             graphs = [self.iris.document_graph(doc_id), self.iris.status_graph(doc_id)]
             if not any(self.store.has_graph(g) for g in graphs):
                 return False
+            self._reasoner_ready()
             commit(self.store, self.iris, doc_id, document=[], status=[], quarantine=[], fresh=False)
             self._index = None  # entities only this document named are gone
             self._reason("removed", graphs[0])
@@ -295,6 +296,8 @@ class IngestPipeline:
             if self._batch.full:
                 self._settle()
             return
+        if document is not None:
+            self._reasoner_ready()
         commit(self.store, self.iris, doc_id, document=document, status=status, quarantine=quarantine, fresh=fresh)
         if document is not None:
             self._reason("replaced", self.iris.document_graph(doc_id))
@@ -302,6 +305,8 @@ class IngestPipeline:
     def _settle(self) -> None:
         """Write the pending batch, if any, and reason over what it added."""
         if self._batch is not None:
+            if self._batch.pending:
+                self._reasoner_ready()
             graphs = self._batch.flush()
             if graphs and self._on_commit is not None:
                 self._on_commit(len(graphs))
@@ -325,6 +330,12 @@ class IngestPipeline:
         return out
 
     # reasoning ---------------------------------------------------------------------------
+
+    def _reasoner_ready(self) -> None:
+        """Bring a new reasoner's closure up over the store as it is, just before a write it will reason about:
+        then it derives only that write's consequences (and keeps stored records whose stamp is current)."""
+        if self.reasoner is not None and self.reasoner.engine is None:
+            self.reasoner.materialize()
 
     def _reason(self, change: str, graph: str) -> None:
         if self.reasoner is None:

@@ -66,6 +66,7 @@ class Reasoner:
         self._graphs: dict[str, set[Encoded]] = {}
         self._violations_written: set[tuple] = set()
         self.stamp: ClosureStamp | None = None  # of the asserted triples the engine holds
+        self.first: ReasoningReport | None = None  # this reasoner's first (full) run
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
 
@@ -154,6 +155,9 @@ class Reasoner:
         report.removed = retracted.retracted
         return report
 
+    def inferred_count(self) -> int:
+        return 0 if self.engine is None else sum(1 for _ in self.engine.inferred())
+
     def explain(self, s, p, o, max_depth: int | None = None) -> dict:
         return self.explainer.explain(s, p, o, max_depth or self.max_depth)
 
@@ -185,6 +189,7 @@ class Reasoner:
             self._write_all()
         report = self._report("full", start, reasoned, sorted(self._graphs), set() if kept else set(e.inferred()))
         report.records_kept = kept
+        self.first = self.first or report
         return report
 
     def _records_current(self) -> bool:
