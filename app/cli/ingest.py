@@ -70,7 +70,7 @@ def ingest(
                                file=sys.stderr)
         reasoner = session.pipeline.reasoner
         if reasoner is not None and reasoner.first is not None:
-            kept = "kept the stored records" if reasoner.first.records_kept else "rewrote the stored records"
+            kept = "kept the stored records" if reasoner.first.records_kept else "wrote all records"
             typer.echo(f"reasoner: came up over {reasoner.first.asserted} asserted triples ({kept}), then derived "
                        f"each write's consequences; {reasoner.inferred_count()} inferred triples now")
         typer.echo(summary(reports))
