@@ -194,15 +194,15 @@ class Reasoner:
 
     def _records_current(self) -> bool:
         """Whether the stored records carry this closure's stamp and the inferred graph holds all of it."""
-        raw, e, stamp = getattr(self.store, "raw", None), self.engine, self.stamp
-        if raw is None or e is None or stamp is None:
+        raw, stamp = getattr(self.store, "raw", None), self.stamp
+        if raw is None or self.engine is None or stamp is None:
             return False
         mark = stamp.quad(self.iris)
         stamps = [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
         if stamps != [mark.object]:
             return False
         stored = next(iter(raw.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
-        return int(stored.value) == sum(1 for _ in e.inferred())
+        return int(stored.value) == self.inferred_count()
 
     def _write_all(self) -> None:
         e = self.engine
@@ -266,7 +266,7 @@ class Reasoner:
         metrics.inferred_triples.inc(inferred_now)
         writer = RecordWriter(e, self.iris)
         return ReasoningReport(
-            mode=mode, asserted=len(e.support), inferred=len(e.depth) - len(e.support),
+            mode=mode, asserted=len(e.support), inferred=self.inferred_count(),
             added=inferred_now, changed_graphs=graphs,
             violations=[writer.violation_dict(rule, prem) for rule, prem in e.violations],
             seconds=round(now - start, 4), reason_seconds=round(reasoned - start, 4), write_seconds=round(now - reasoned, 4),
