@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from app.errors import ConfigError
 
 CONFIG_ENV = "ATTEST_CONFIG"
+DEFAULT_LABEL_PREDICATES = ("rdfs:label", "skos:prefLabel", "skos:altLabel", "schema:name", "foaf:name", "dct:title")
 
 
 class Settings(BaseSettings):
@@ -63,6 +64,11 @@ class Settings(BaseSettings):
 
     # answers
     context_budget_chars: int = Field(12_000, ge=500, description="Character budget of the context text given to the answering LLM")
+    label_predicates: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_LABEL_PREDICATES),
+        description="Predicates (IRIs or CURIEs) whose values name an entity, the first one found being its preferred label")
+    prefixes: dict[str, str] = Field(
+        default_factory=dict, description="Extra prefixes (name: namespace IRI) for citable CURIE ids of IRIs not minted by Attest")
 
     @classmethod
     def settings_customise_sources(

@@ -17,10 +17,12 @@ SKOS = "http://www.w3.org/2004/02/skos/core#"
 PROV = "http://www.w3.org/ns/prov#"
 SH = "http://www.w3.org/ns/shacl#"
 DCT = "http://purl.org/dc/terms/"
+SCHEMA = "http://schema.org/"
+FOAF = "http://xmlns.com/foaf/0.1/"
 
 PREFIXES = {
     "ont": ONT, "att": ATT, "rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD,
-    "skos": SKOS, "prov": PROV, "sh": SH, "dct": DCT,
+    "skos": SKOS, "prov": PROV, "sh": SH, "dct": DCT, "schema": SCHEMA, "foaf": FOAF,
 }
 
 # what may stand as the last path segment of a minted IRI (entity, document and chunk ids)

@@ -154,8 +154,11 @@ def test_nothing_matches(offline_api):
 def test_context_shape_and_content(api, iris):
     body = api.post("/context", json={"query": "What does Oxigraph use for storage?"}).json()
     ids = [e["id"] for e in body["entities"]]
-    assert ids[0] == "oxigraph" and "rocksdb" in ids and body["total_entities"] >= len(ids)
-    oxigraph = body["entities"][0]
+    assert ids[0] == "rocksdb" and "oxigraph" in ids and body["total_entities"] >= len(ids)  # the answer first
+    assert body["paths"][0]["end"] == "rocksdb" and body["paths"][0]["start"] == "oxigraph"
+    assert body["links"] == [{"text": "Oxigraph", "start": 10, "end": 18, "entities": ["oxigraph"], "score": 1.0,
+                              "ambiguous": False}]
+    oxigraph = next(e for e in body["entities"] if e["id"] == "oxigraph")
     assert oxigraph["types"] == ["TripleStore"] and oxigraph["description"] == "A graph database written in Rust."
     uses = next(r for r in body["relations"] if r["predicate"] == "uses")
     assert uses["id"] == relation_id(iris, triple(iris, "oxigraph", "uses", "rocksdb"))
@@ -236,5 +239,5 @@ def test_sparql_looking_markers_are_not_found_and_nothing_changes(api):
     text = ("A <<entity:x> } ; DROP ALL ; #>>. B <<relation:oxigraph> ?p ?o } #|uses|rocksdb>>. "
             "C {{entity:oxigraph\" . DELETE WHERE { ?s ?p ?o } #}}.")
     report = api.post("/verify", json={"text": text}).json()
-    assert [c["citations"][0]["status"] for c in report["claims"]] == ["not_found", "not_found", "not_found"]
+    assert [c["citations"][0]["status"] for c in report["claims"]] == ["invalid", "not_found", "invalid"]
     assert report["text"] == "" and store.graph_sizes() == before

@@ -120,21 +120,27 @@ def test_curly_spelling_is_accepted(verifier):
     assert citation.status == "found" and citation.confidence == 1.0
 
 
-@pytest.mark.parametrize("payload", [
-    "x> } ; DROP ALL ; #",
-    "oxigraph> ?p ?o } UNION { ?s ?p ?o",
-    "../../etc/passwd",
-    "oxigraph\" . ?s ?p ?o #",
-    "a b c d e f g h",
-    "https://w3id.org/attest/entity/oxigraph",
+@pytest.mark.parametrize("payload, entity_status", [
+    ("x> } ; DROP ALL ; #", "invalid"),
+    ("oxigraph> ?p ?o } UNION { ?s ?p ?o", "invalid"),
+    ("../../etc/passwd", "not_found"),
+    ("oxigraph\" . ?s ?p ?o #", "invalid"),
+    ("a b c d e f g h", "invalid"),
+    ("nope:oxigraph", "not_found"),  # a CURIE whose prefix nobody declared
+    ("http://example.org/nothing-here", "not_found"),
 ])
-def test_hostile_or_malformed_ids_are_not_found_and_change_nothing(verifier, store, payload):
+def test_hostile_or_malformed_ids_resolve_to_nothing_and_change_nothing(verifier, store, payload, entity_status):
     before = store.graph_sizes()
     report = verifier.verify(f"Claim <<entity:{payload}>> <<relation:{payload}|uses|rocksdb>> <<relation:{payload}>>.")
     statuses = [c.status for c in only_claim(report).citations]
-    assert statuses[0] == "not_found" and statuses[1] == "not_found" and statuses[2] in ("invalid", "not_found")
+    assert statuses[0] == entity_status and statuses[1] == "not_found" and statuses[2] in ("invalid", "not_found")
     assert only_claim(report).confidence == 0.0
     assert store.graph_sizes() == before
+
+
+def test_a_minted_entity_is_also_cited_by_its_full_iri(verifier, iris):
+    citation = only_claim(verifier.verify(f"Oxigraph <<entity:{iris.entity('oxigraph')}>>.")).citations[0]
+    assert citation.status == "found" and citation.iri == iris.entity("oxigraph")
 
 
 def test_bad_predicate_names_are_not_found(verifier):

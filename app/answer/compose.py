@@ -1,35 +1,42 @@
-"""Extractive answers: sentences composed from the retrieved entities and facts, cited with the same markers an LLM uses."""
+"""Extractive answers: the ends of the best retrieved paths, each claim citing its path's facts with the markers an LLM uses."""
 
 from __future__ import annotations
 
 import re
 
 from app.answer.citations import entity_marker, relation_marker
-from app.answer.models import ContextResponse
+from app.answer.models import AnswerItem, ContextResponse
 from app.extract.sanitize import sanitize
 
 SENTENCE_BREAK = re.compile(r"[.!?]+\s+")
-MAX_FACT_SENTENCES = 8
+MAX_ANSWERS = 3  # answers named, each with the path that supports it
 MAX_ENTITY_SENTENCES = 3
-NAMED_SCORE = 0.85  # link similarity (0-1) from which an entity counts as named by the question
 NOTHING_FOUND = "The knowledge graph holds nothing that matches the question."
 
 
-def compose_extractive(context: ContextResponse) -> str:
-    """One sentence per top entity (with a description) and per top fact; nothing is said that the graph does not hold."""
-    if not context.entities and not context.relations:
-        return NOTHING_FOUND
-    labels = {e.id: _clean(e.label) for e in context.entities}
-    sentences = []
-    named = [e for e in context.entities if e.hops == 0 and e.score >= NAMED_SCORE]  # entities the question names
-    for e in named[:MAX_ENTITY_SENTENCES]:
-        kind = f" ({', '.join(e.types)})" if e.types else ""
-        about = f": {_clean(e.description).rstrip('.')}" if e.description else ""
-        sentences.append(f"{labels[e.id]}{kind} {entity_marker(e.id)}{about}.")
-    for r in context.relations[:MAX_FACT_SENTENCES]:
-        how = "" if r.status == "asserted" else f" (inferred by OWL 2 RL reasoning, depth {r.depth})"
-        sentences.append(f"{_clean(r.text)}{how} {entity_marker(r.subject)} {entity_marker(r.object)} {relation_marker(r.id)}.")
-    return " ".join(s[0].upper() + s[1:] for s in sentences)
+def compose_extractive(context: ContextResponse) -> tuple[str, list[AnswerItem]]:
+    """(text, answers named): one sentence per answer, naming it first, then the path's facts with their citations;
+    without paths, what the graph says of the entities the question names. Nothing is said the graph does not hold."""
+    by_id = {r.id: r for r in context.relations}
+    sentences, answers = [], []
+    for path in context.paths:
+        key = path.end or f"value:{path.value}"
+        if any((a.id or f"value:{a.value}") == key for a in answers):
+            continue
+        if len(answers) == MAX_ANSWERS:
+            break
+        named = f"{_clean(path.label)} {entity_marker(path.end)}" if path.end else _clean(path.label)
+        facts = ", ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in path.relations)
+        sentences.append(f"{named}: {facts}.")
+        answers.append(AnswerItem(id=path.end, label=path.label, value=path.value, score=path.score))
+    if not sentences:
+        for e in [e for e in context.entities if e.hops == 0][:MAX_ENTITY_SENTENCES]:
+            kind = f" ({', '.join(e.types)})" if e.types else ""
+            about = f": {_clean(e.description).rstrip('.')}" if e.description else ""
+            sentences.append(f"{_clean(e.label)}{kind} {entity_marker(e.id)}{about}.")
+    if not sentences:
+        return NOTHING_FOUND, []
+    return " ".join(s[0].upper() + s[1:] for s in sentences), answers
 
 
 def _clean(text: str) -> str:

@@ -1,4 +1,4 @@
-"""Batched graph lookups shared by retrieval and verification: entity labels and details, facts and their status."""
+"""Batched graph lookups shared by retrieval and verification: labels, details, facts and attributes of any IRI."""
 
 from __future__ import annotations
 
@@ -8,51 +8,66 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import Literal, NamedNode, RdfFormat, parse
 
 from app.answer import queries as q
+from app.answer.ids import Ids
 from app.answer.memo import Memo
 from app.store import GraphStore
-from app.vocab import ONT, RDF, RDFS, Iris, is_valid_id
+from app.vocab import ATT, DCT, ONT, OWL, PREFIXES, RDF, RDFS, SCHEMA, SH, SKOS, XSD, Iris
 
-Triple = tuple[str, str, str]  # subject, predicate, object IRIs
-Quad = tuple[str, str, str, str]  # subject, predicate, object, graph IRIs
-MAX_BATCH = 500  # ids per VALUES block; larger inputs are split into several queries
+Triple = tuple[str, str, str]  # subject IRI, predicate IRI, object IRI or N-Triples literal ("…"^^<…>)
+Quad = tuple[str, str, str, str]  # the same and the graph IRI ('' for the default graph)
+MAX_BATCH = 500  # IRIs per VALUES block; larger inputs are split into several queries
 LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked up within this time
+HUB_DEGREE = 400  # an IRI touched by more triples than this is a hub: read along wanted predicates only
+HUB_ROWS = 200  # rows read from one hub
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
 GENERIC_PREDICATES = frozenset(ONT + n for n in ("relatesTo", "mentions", "mentionedIn"))
+DESCRIPTION_PREDICATES = (ONT + "description", DCT + "description", RDFS + "comment", SKOS + "definition",
+                          SCHEMA + "description", ATT + "description")
+VOCABULARY_NAMESPACES = (RDF, RDFS, OWL, SH, XSD, ATT, ONT, SKOS)  # their IRIs are terms of a schema, not entities
 
 
-def relation_id(iris: Iris, triple: Triple) -> str:
-    """Stable id of a fact between two entities: `{subject id}~{10 hex of sha256(s p o)}`; resolvable from the subject's facts."""
+def is_literal(term: str) -> bool:
+    """Whether a triple's object (as held in a Triple) is a literal in N-Triples form."""
+    return term.startswith('"')
+
+
+def literal_value(term: str) -> str:
+    """The lexical form of a literal held in N-Triples form."""
+    return next(iter(parse(f"<urn:x:s> <urn:x:p> {term} .", format=RdfFormat.N_TRIPLES))).object.value
+
+
+def relation_id(ids: Ids | Iris, triple: Triple) -> str:
+    """Stable id of a fact: `{subject id}~{10 hex of sha256(s p o)}`; resolvable from the subject's facts."""
     digest = hashlib.sha256(" ".join(triple).encode()).hexdigest()[:10]
-    return f"{iris.entity_id(triple[0])}~{digest}"
+    subject = ids.of(triple[0]) if isinstance(ids, Ids) else ids.entity_id(triple[0])
+    return f"{subject}~{digest}"
 
 
 def split_relation_id(ref: str) -> tuple[str, str] | None:
     """(subject id, digest) of a relation id, or None when it is not one."""
     subject, sep, digest = ref.rpartition("~")
-    if not sep or len(digest) != 10 or not all(c in "0123456789abcdef" for c in digest) or not is_valid_id(subject):
+    if not sep or len(digest) != 10 or not all(c in "0123456789abcdef" for c in digest) or not subject:
         return None
     return subject, digest
 
 
 @dataclass
 class EntityInfo:
-    """What the graph says about one entity."""
+    """What the graph says about one IRI."""
 
-    id: str
     iri: str
     label: str
-    alt_labels: list[str] = field(default_factory=list)
     types: list[str] = field(default_factory=list)
     description: str = ""
 
 
 @dataclass
 class FactStatus:
-    """Where a triple is held: asserted in which graphs, inferred or not."""
+    """Where a triple is held: asserted in which graphs ('' = the default graph), inferred or not."""
 
     asserted_in: set[str] = field(default_factory=set)
     inferred: bool = False
@@ -64,36 +79,42 @@ class FactStatus:
 
 @dataclass
 class LabelIndex:
-    """Every entity's labels: `labels[i]` names `ids[i]` (preferred labels first)."""
+    """Every entity's labels: `labels[i]` names the IRI `iris[i]` (preferred labels first)."""
 
     labels: list[str]
-    ids: list[str]
+    iris: list[str]
     preferred: dict[str, str]
     normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
-    phrases: dict[str, dict[tuple[str, ...], set[str]]] | None = None  # first word -> label's words -> ids; likewise
+    phrases: dict | None = None  # likewise: the matcher's phrase table
 
-    def __contains__(self, entity_id: str) -> bool:
-        return entity_id in self.preferred
+    def __contains__(self, iri: str) -> bool:
+        return iri in self.preferred
 
 
 class GraphLookup:
-    """The few SPARQL round trips an answer needs, each batched over many ids or triples; what an entity or a triple
-    resolves to is remembered until the store's next write (app/answer/memo.py), so only unseen ones are queried."""
+    """The few SPARQL round trips an answer needs, each batched over many IRIs or triples; what an IRI or a triple
+    resolves to is remembered until the store's next write (app/answer/memo.py), so only unseen ones are queried.
 
-    def __init__(self, store: GraphStore, iris: Iris, *, owner: object | None = None) -> None:
-        """`owner`: the long-lived store behind `store` (which may be a per-request view); the label cache hangs on it."""
+    An entity is any IRI with a value of one of `label_predicates` in a graph that holds facts (not the ontology,
+    derivations, quarantine or status graphs), except vocabulary terms and Attest's own records. A fact is a
+    triple between two IRIs with any predicate outside the schema and system vocabularies; a triple whose
+    object is a literal (a year, a rating) is an attribute, shown and cited like a fact.
+    """
+
+    def __init__(self, store: GraphStore, iris: Iris, *, ids: Ids | None = None,
+                 label_predicates: Iterable[str] | None = None, owner: object | None = None) -> None:
+        """`owner`: the long-lived store behind `store` (which may be a per-request view); the caches hang on it."""
         self.store, self.iris = store, iris
+        self.ids = ids or Ids(iris, PREFIXES)
         self.owner = owner if owner is not None else store
-        self._prefix = Literal(iris.entity_prefix)
-        self._ids: dict[str, str | None] = {}  # IRI -> entity id, memoized: the same IRIs recur in every row
+        self.label_predicates = list(label_predicates or (RDFS + "label", SKOS + "altLabel"))
+        self._label_nodes = [(NamedNode(p),) for p in self.label_predicates]
+        self._not_facts = frozenset(self.label_predicates) | frozenset(DESCRIPTION_PREDICATES)
         self._kinds: dict[str, str | None] = {}
         self.memo = Memo(self.owner)
 
     def entity_id(self, iri: str) -> str | None:
-        entity_id = self._ids.get(iri, "")
-        if entity_id == "":
-            entity_id = self._ids[iri] = self.iris.entity_id(iri)
-        return entity_id
+        return self.ids.of(iri)
 
     def counts(self, graph: str) -> str | None:
         """'asserted', 'inferred' or None (system graphs whose content is not a fact: ontology, derivations, quarantine)."""
@@ -101,22 +122,24 @@ class GraphLookup:
         if kind == "":
             if graph == self.iris.inferred_graph:
                 kind = "inferred"
-            elif self.iris.is_system_graph(graph) or graph.startswith(self.iris.staging_graph_prefix):
+            elif graph and (self.iris.is_system_graph(graph) or graph.startswith(self.iris.staging_graph_prefix)):
                 kind = None
             else:
                 kind = "asserted"
             self._kinds[graph] = kind
         return kind
 
+    def is_node(self, iri: str) -> bool:
+        """Whether an IRI can stand in a fact: it has a citable id and names no schema term."""
+        return not iri.startswith(VOCABULARY_NAMESPACES) and self.ids.of(iri) is not None
+
+    # labels -------------------------------------------------------------------------
+
     def label_index(self) -> LabelIndex:
         """Every entity label, cached per store: keyed by its write generation when it counts writes (exact, free),
-        else by label counts (one cheap query) with a TTL as the safety net."""
+        else rebuilt after LABEL_TTL_S."""
         generation = getattr(self.owner, "generation", None)
-        if isinstance(generation, int):
-            fingerprint: tuple = ("generation", generation)
-        else:
-            row = next(iter(self.store.query(q.LABEL_COUNTS)))
-            fingerprint = tuple(row[v].value for v in ("n", "entities", "labels", "graphs"))
+        fingerprint = (tuple(self.label_predicates), generation if isinstance(generation, int) else None)
         cached = _LABEL_CACHE.get(self.owner)
         if cached and cached[0] == fingerprint and time.monotonic() - cached[1] < LABEL_TTL_S:
             return cached[2]
@@ -125,120 +148,166 @@ class GraphLookup:
         return index
 
     def _read_labels(self) -> LabelIndex:
-        labels: list[str] = []
-        ids: list[str] = []
-        preferred: dict[str, str] = {}
-        alts: list[tuple[str, str]] = []
-        prefix = self.iris.entity_prefix
-        for row in self.store.query(q.ENTITY_LABELS):
+        rank = {p: i for i, p in enumerate(self.label_predicates)}
+        vocabulary = {row["x"].value for row in self.store.query(q.VOCABULARY_TERMS)}
+        best: dict[str, tuple[int, str]] = {}
+        found: dict[tuple[str, str], int] = {}  # (iri, label) -> rank of the best predicate giving it
+        query = q.with_values(q.ENTITY_LABELS, predicates=self._label_nodes)
+        for row in self.store.query(query, **q.ANY_GRAPH):
             iri = row["e"].value
-            if not iri.startswith(prefix) or self.counts(row["g"].value) != "asserted":
+            g = row["g"]
+            if self.counts(g.value if g is not None else "") != "asserted" or iri in vocabulary or not self.is_node(iri):
                 continue
-            entity_id = self.entity_id(iri)
-            if entity_id is None:
+            label, r = row["label"].value, rank[row["p"].value]
+            if not label.strip():
                 continue
-            label = row["label"].value
-            if row["alt"] is None:
-                preferred.setdefault(entity_id, label)
-                labels.append(label)
-                ids.append(entity_id)
-            else:
-                alts.append((label, entity_id))
-        for label, entity_id in alts:
-            preferred.setdefault(entity_id, label)
-            labels.append(label)
-            ids.append(entity_id)
-        return LabelIndex(labels, ids, preferred)
+            if (iri, label) not in found or r < found[(iri, label)]:
+                found[(iri, label)] = r
+            if iri not in best or (r, label) < best[iri]:
+                best[iri] = (r, label)
+        preferred = {iri: label for iri, (_, label) in best.items()}
+        ordered = sorted(found, key=lambda k: (k[1] != preferred[k[0]], found[k], k))
+        return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred)
 
-    def labels_of(self, entity_ids: Iterable[str]) -> dict[str, str]:
-        """Entity id -> preferred label for each id that exists (the light check /verify needs)."""
-        found = self.memo.many("label", (i for i in entity_ids if is_valid_id(i)), self._read_labels_of)
+    def labels_of(self, iris: Iterable[str]) -> dict[str, str]:
+        """IRI -> preferred label for each IRI that a fact graph labels (the light check /verify needs)."""
+        found = self.memo.many("label", iris, self._read_labels_of)
         return {i: label for i, label in found.items() if label is not None}
 
-    def _read_labels_of(self, entity_ids: list[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for batch in _batches(self._nodes(entity_ids)):
-            for row in self.store.query(q.with_values(q.LABELS_OF, entities=batch)):
-                if self.counts(row["g"].value) is not None:
-                    out.setdefault(self.entity_id(row["e"].value), row["label"].value)
-        return out
+    def _read_labels_of(self, iris: list[str]) -> dict[str, str]:
+        rank = {p: i for i, p in enumerate(self.label_predicates)}
+        best: dict[str, tuple[int, str]] = {}
+        for batch in _batches(_nodes(iris)):
+            query = q.with_values(q.LABELS_OF, entities=batch, predicates=self._label_nodes)
+            for row in self.store.query(query, **q.ANY_GRAPH):
+                g = row["g"]
+                if self.counts(g.value if g is not None else "") is None:
+                    continue
+                key = (rank[row["p"].value], row["label"].value)
+                iri = row["e"].value
+                if iri not in best or key < best[iri]:
+                    best[iri] = key
+        return {iri: label for iri, (_, label) in best.items()}
 
-    def details(self, entity_ids: Iterable[str]) -> dict[str, EntityInfo]:
-        """Label, types and description of each id that exists (ids failing is_valid_id are skipped); shared, read-only."""
-        found = self.memo.many("details", (i for i in entity_ids if i is not None and is_valid_id(i)), self._read_details)
+    def details(self, iris: Iterable[str]) -> dict[str, EntityInfo]:
+        """Label, types and description of each IRI (the label falls back to its id); shared, read-only."""
+        found = self.memo.many("details", iris, self._read_details)
         return {i: info for i, info in found.items() if info is not None}
 
-    def _read_details(self, entity_ids: list[str]) -> dict[str, EntityInfo]:
-        out: dict[str, EntityInfo] = {}
-        inferred_types: dict[str, list[str]] = {}
-        for batch in _batches(self._nodes(entity_ids)):
-            query = q.with_values(q.ENTITY_DETAILS, entities=batch)
-            for row in self.store.query(query, substitutions={"inferred": NamedNode(self.iris.inferred_graph)}):
-                kind = self.counts(row["g"].value)
+    def _read_details(self, iris: list[str]) -> dict[str, EntityInfo]:
+        rank = {p: i for i, p in enumerate(self.label_predicates)}
+        wanted = self._label_nodes + [(NamedNode(p),) for p in DESCRIPTION_PREDICATES]
+        labels: dict[str, tuple[int, str]] = {}
+        types: dict[str, set[str]] = {}
+        inferred_types: dict[str, set[str]] = {}
+        descriptions: dict[str, str] = {}
+        for batch in _batches(_nodes(iris)):
+            query = q.with_values(q.ENTITY_DETAILS, entities=batch, predicates=wanted)
+            for row in self.store.query(query, substitutions={"inferred": NamedNode(self.iris.inferred_graph)},
+                                        **q.ANY_GRAPH):
+                g = row["g"]
+                kind = self.counts(g.value if g is not None else "")
                 if kind is None:
                     continue
-                iri = row["e"].value
-                entity_id = self.entity_id(iri)
-                info = out.setdefault(entity_id, EntityInfo(entity_id, iri, ""))
-                p, v = row["p"].value, row["v"].value
+                iri, p, v = row["e"].value, row["p"].value, row["v"]
                 if p == RDF + "type":
-                    if v.startswith(ONT):  # asserted types are the specific ones; inferred superclasses only as a fallback
-                        (info.types if kind == "asserted" else inferred_types.setdefault(entity_id, [])).append(v)
-                elif p == RDFS + "label":
-                    info.label = info.label or v
-                elif not info.description:
-                    info.description = v
-        for info in out.values():
-            info.label = info.label or info.id
-            info.types = sorted(set(info.types or inferred_types.get(info.id, [])))
+                    if isinstance(v, NamedNode):
+                        (types if kind == "asserted" else inferred_types).setdefault(iri, set()).add(v.value)
+                elif not isinstance(v, Literal):
+                    continue
+                elif p in rank:
+                    key = (rank[p], v.value)
+                    if iri not in labels or key < labels[iri]:
+                        labels[iri] = key
+                else:
+                    descriptions.setdefault(iri, v.value)
+        out = {}
+        for iri in set(labels) | set(types) | set(inferred_types) | set(descriptions):
+            label = labels[iri][1] if iri in labels else (self.ids.of(iri) or iri)
+            out[iri] = EntityInfo(iri, label, sorted(types.get(iri) or inferred_types.get(iri, ())),
+                                  descriptions.get(iri, ""))
         return out
 
-    def facts_touching(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
-        """Entity-to-entity facts (ontology predicates) in or out of the given entities, with their status."""
-        found = self.memo.many("touching", (i for i in entity_ids if is_valid_id(i)), self._read_touching)
+    # facts ---------------------------------------------------------------------------
+
+    def degrees(self, iris: Iterable[str]) -> dict[str, int]:
+        """How many triples touch each IRI, in any graph (a cheap count: decides which IRIs are hubs)."""
+        found = self.memo.many("degree", iris, self._read_degrees)
+        return {i: n or 0 for i, n in found.items()}
+
+    def _read_degrees(self, iris: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for batch in _batches(_nodes(iris)):
+            for row in self.store.query(q.with_values(q.DEGREES, entities=batch)):
+                out[row["x"].value] = int(row["n"].value)
+        return out
+
+    def facts_touching(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:
+        """Facts in or out of the given IRIs and their attributes, with their status."""
+        found = self.memo.many("touching", iris, self._read_touching)
         return self._statuses(quad for quads in found.values() for quad in quads or ())
 
-    def _read_touching(self, entity_ids: list[str]) -> dict[str, list[Quad]]:
-        """Each entity's quads: a quad between two of them is both one's and the other's."""
-        out: dict[str, set[Quad]] = {i: set() for i in entity_ids}
-        for batch in _batches(self._nodes(entity_ids)):
-            query = q.with_values(q.FACTS_TOUCHING, entities=batch)
-            for row in self.store.query(query, substitutions={"prefix": self._prefix}):
-                quad = (row["s"].value, row["p"].value, row["o"].value, row["g"].value)
-                if self.counts(quad[3]) is None:
-                    continue
+    def _read_touching(self, iris: list[str]) -> dict[str, list[Quad]]:
+        """Each IRI's quads: a quad between two of them is both one's and the other's."""
+        out: dict[str, set[Quad]] = {i: set() for i in iris}
+        for batch in _batches(_nodes(iris)):
+            for quad in self._fact_quads(q.with_values(q.FACTS_TOUCHING, entities=batch)):
                 for end in (quad[0], quad[2]):
-                    if (entity_id := self.entity_id(end)) in out:
-                        out[entity_id].add(quad)
+                    if end in out:
+                        out[end].add(quad)
         return {i: sorted(quads) for i, quads in out.items()}
 
-    def facts_from(self, entity_ids: Iterable[str]) -> dict[Triple, FactStatus]:
-        """Entity-to-entity facts (ontology predicates) out of the given subjects (resolving hashed relation ids)."""
-        found = self.memo.many("from", (i for i in entity_ids if is_valid_id(i)), self._read_from)
+    def hub_facts(self, hub: str, predicates: Iterable[str], limit: int = HUB_ROWS) -> dict[Triple, FactStatus]:
+        """At most `limit` facts of a hub along the given predicates, or any when none is given (not remembered:
+        they are a sample)."""
+        wanted = [(NamedNode(p),) for p in sorted(set(predicates))]
+        hub_node = [(NamedNode(hub),)]
+        query = (q.with_values(q.HUB_FACTS, entities=hub_node, wanted=wanted) if wanted
+                 else q.with_values(q.FACTS_TOUCHING, entities=hub_node) + " LIMIT ")
+        return self._statuses(self._fact_quads(query + str(int(limit))))
+
+    def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:
+        """Facts and attributes out of the given subjects (resolving hashed relation ids)."""
+        found = self.memo.many("from", iris, self._read_from)
         return self._statuses(quad for quads in found.values() for quad in quads or ())
 
-    def _read_from(self, entity_ids: list[str]) -> dict[str, list[Quad]]:
-        out: dict[str, list[Quad]] = {i: [] for i in entity_ids}
-        for batch in _batches(self._nodes(entity_ids)):
-            for row in self.store.query(q.with_values(q.FACTS_FROM, entities=batch)):
-                if self.counts(row["g"].value) is not None:
-                    out[self.entity_id(row["s"].value)].append(
-                        (row["s"].value, row["p"].value, row["o"].value, row["g"].value))
+    def _read_from(self, iris: list[str]) -> dict[str, list[Quad]]:
+        out: dict[str, list[Quad]] = {i: [] for i in iris}
+        for batch in _batches(_nodes(iris)):
+            for quad in self._fact_quads(q.with_values(q.FACTS_FROM, entities=batch)):
+                out[quad[0]].append(quad)
         return out
 
+    def _fact_quads(self, query: str) -> Iterable[Quad]:
+        """The rows of a fact query that are facts: in a fact graph, between nodes, with a predicate that says something."""
+        for row in self.store.query(query, **q.ANY_GRAPH):
+            g = row["g"].value if row["g"] is not None else ""
+            s, p, o = row["s"].value, row["p"].value, row["o"]
+            if p in self._not_facts or self.counts(g) is None or not self.is_node(s):
+                continue
+            if isinstance(o, NamedNode):
+                if not self.is_node(o.value):
+                    continue
+                yield s, p, o.value, g
+            elif isinstance(o, Literal):
+                yield s, p, str(o), g
+
     def status(self, triples: Iterable[Triple]) -> dict[Triple, FactStatus]:
-        """Where each triple is held; a triple held nowhere is absent from the result."""
-        found = self.memo.many("status", triples, self._read_graphs)
+        """Where each triple between IRIs is held; a triple held nowhere is absent from the result."""
+        found = self.memo.many("status", (t for t in triples if not is_literal(t[2])), self._read_graphs)
         return self._statuses((*t, g) for t, graphs in found.items() for g in graphs or ())
 
     def _read_graphs(self, triples: list[Triple]) -> dict[Triple, list[str]]:
         rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in triples]
         out: dict[Triple, list[str]] = {}
         for batch in _batches(rows):
-            for row in self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch)):
-                if self.counts(row["g"].value) is not None:
-                    out.setdefault((row["s"].value, row["p"].value, row["o"].value), []).append(row["g"].value)
+            for row in self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch), **q.ANY_GRAPH):
+                g = row["g"].value if row["g"] is not None else ""
+                if self.counts(g) is not None:
+                    out.setdefault((row["s"].value, row["p"].value, row["o"].value), []).append(g)
         return out
+
+    # chunks and properties ---------------------------------------------------------------
 
     def chunk_spans(self, chunks: list[str]) -> dict[str, tuple[str | None, int | None, int | None]]:
         """(document IRI, start, end) of each chunk IRI, each part None when the chunk does not say."""
@@ -246,7 +315,7 @@ class GraphLookup:
 
     def _read_spans(self, chunks: list[str]) -> dict[str, tuple[str | None, int | None, int | None]]:
         out = {}
-        for batch in _batches([(NamedNode(c),) for c in chunks]):
+        for batch in _batches(_nodes(chunks)):
             for row in self.store.query(q.with_values(q.CHUNK_SPANS, chunks=batch)):
                 doc, start, end = row["doc"], row["start"], row["end"]
                 out.setdefault(row["c"].value, (doc.value if doc is not None else None,
@@ -254,21 +323,24 @@ class GraphLookup:
                                                 int(end.value) if end is not None else None))
         return out
 
-    def property_labels(self, predicates: Iterable[str]) -> dict[str, str]:
-        """rdfs:label of each property that has one."""
-        found = self.memo.many("property label", predicates, self._read_property_labels)
-        return {p: label for p, label in found.items() if label is not None}
+    def property_texts(self, predicates: Iterable[str]) -> dict[str, "PropertyText"]:
+        """What each property is called: labels, alternative labels and comments, its own and its inverses'."""
+        found = self.memo.many("property text", predicates, self._read_property_texts)
+        return {p: text or PropertyText() for p, text in found.items()}
 
-    def _read_property_labels(self, predicates: list[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for batch in _batches([(NamedNode(p),) for p in predicates]):
-            for row in self.store.query(q.with_values(q.PROPERTY_LABELS, properties=batch)):
-                out.setdefault(row["p"].value, row["label"].value)
+    def _read_property_texts(self, predicates: list[str]) -> dict[str, "PropertyText"]:
+        out: dict[str, PropertyText] = {}
+        for batch in _batches(_nodes(predicates)):
+            for row in self.store.query(q.with_values(q.PROPERTY_TEXT, properties=batch)):
+                text = out.setdefault(row["p"].value, PropertyText())
+                kind, value = row["k"].value, row["text"].value
+                if row["inverse"] is not None:
+                    text.inverse.append(value)
+                elif kind == RDFS + "label" and not text.label:
+                    text.label = value
+                else:
+                    text.other.append(value)
         return out
-
-    def _nodes(self, entity_ids: list[str]) -> list[tuple[NamedNode]]:
-        """VALUES rows of entity IRIs (callers pass ids that passed is_valid_id)."""
-        return [(NamedNode(self.iris.entity(i)),) for i in entity_ids]
 
     def _statuses(self, quads: Iterable[Quad]) -> dict[Triple, FactStatus]:
         """Status of each triple from the graphs that hold it (system graphs were dropped when the quads were read)."""
@@ -280,6 +352,19 @@ class GraphLookup:
             else:
                 status.asserted_in.add(g)
         return out
+
+
+@dataclass
+class PropertyText:
+    """The words a property is known by: its label, other labels and comments, and its inverses' words."""
+
+    label: str = ""
+    other: list[str] = field(default_factory=list)
+    inverse: list[str] = field(default_factory=list)
+
+
+def _nodes(iris: Iterable[str]) -> list[tuple[NamedNode]]:
+    return [(NamedNode(i),) for i in iris]
 
 
 def _batches(items: list, size: int = MAX_BATCH):

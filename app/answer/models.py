@@ -57,32 +57,67 @@ class VerifyReport(BaseModel):
     mode: Mode = Field("verify", description="llm or extractive for /answer, verify for /verify")
     claims: list[ClaimReport] = Field(description="Every sentence, in order")
     context: str | None = Field(None, description="The context the answer was built from (for /answer)")
+    answers: list[AnswerItem] = Field(default_factory=list, description="The answers an extractive answer names, in order")
     notes: list[str] = Field(default_factory=list, description="What the service did that the caller should know (fallbacks, neutralized input)")
+
+
+class AnswerItem(BaseModel):
+    """One answer an extractive answer names: the end of a retrieved path."""
+
+    id: str | None = Field(None, description="Entity id (cite as <<entity:ID>>); null for a literal value")
+    label: str = Field(description="The entity's label, or the literal's value")
+    value: str | None = Field(None, description="The literal's lexical form when the answer is a value (a year, a rating)")
+    score: float = Field(description="Score of the best path ending here")
 
 
 class ContextEntity(BaseModel):
     """An entity in the retrieved context."""
 
-    id: str = Field(description="Entity id (cite as <<entity:ID>>)")
+    id: str = Field(description="Entity id (cite as <<entity:ID>>): a minted id, a CURIE or an IRI")
     iri: str = Field(description="Entity IRI")
     label: str = Field(description="Preferred label")
-    types: list[str] = Field(description="Ontology classes (local names)")
+    types: list[str] = Field(description="Classes (ontology local names, else ids)")
     description: str = Field(description="Description from the graph, may be empty")
-    score: float = Field(description="Ranking score (link similarity decayed by hops)")
+    score: float = Field(description="Ranking score: the best path through it, else its link similarity")
     hops: int = Field(description="Hops from the nearest entity linked to the query")
 
 
 class ContextRelation(BaseModel):
-    """A fact between two context entities."""
+    """A fact (between two entities) or an attribute (an entity and a literal value) on a retrieved path."""
 
     id: str = Field(description="Relation id (cite as <<relation:ID>>)")
     subject: str = Field(description="Subject entity id")
-    predicate: str = Field(description="Ontology property local name")
-    object: str = Field(description="Object entity id")
+    predicate: str = Field(description="Predicate: an ontology property's local name, else its id (CURIE or IRI)")
+    object: str | None = Field(description="Object entity id; null for an attribute")
+    value: str | None = Field(None, description="The literal's lexical form for an attribute")
+    triple: list[str] = Field(description="[subject, predicate, object] IRIs; the object in N-Triples form for an attribute")
     text: str = Field(description="The fact in words")
-    status: Literal["asserted", "inferred"] = Field(description="Asserted in a document graph, or inferred only")
+    status: Literal["asserted", "inferred"] = Field(description="Asserted in a graph, or inferred only")
     depth: int = Field(description="0 when asserted, else the shallowest derivation depth")
     documents: list[str] = Field(description="Ids of documents asserting it")
+    path: int | None = Field(None, description="Index in `paths` of the first path it belongs to")
+
+
+class ContextPath(BaseModel):
+    """A chain of facts from an entity the question names to a candidate answer."""
+
+    relations: list[str] = Field(description="Relation ids in walking order")
+    start: str = Field(description="Id of the linked entity it starts from")
+    end: str | None = Field(description="Id of the entity it ends at; null when it ends at a value")
+    value: str | None = Field(None, description="The value it ends at, for an attribute")
+    label: str = Field(description="Label of its end (or the value)")
+    score: float = Field(description="Path score: link x predicate relevance per hop x hub dampening x coverage of the question")
+
+
+class ContextLink(BaseModel):
+    """A span of the question linked to entities (several when they share the label)."""
+
+    text: str = Field(description="The span as written")
+    start: int = Field(description="Offset of the span in the query")
+    end: int = Field(description="Offset just past the span")
+    entities: list[str] = Field(description="Ids of the entities the span names")
+    score: float = Field(description="Link score 0-1 (similarity, case and commonness)")
+    ambiguous: bool = Field(description="Whether several entities share the label (all are candidates)")
 
 
 class ContextSource(BaseModel):
@@ -99,8 +134,10 @@ class ContextSource(BaseModel):
 class ContextResponse(BaseModel):
     """What /context returns: structured context plus the same as text formatted for an LLM."""
 
-    entities: list[ContextEntity] = Field(description="Ranked entities, at most `limit`")
-    relations: list[ContextRelation] = Field(description="Ranked facts, at most `limit`")
+    entities: list[ContextEntity] = Field(description="Ranked entities, at most `limit`: the ends of the best paths first")
+    relations: list[ContextRelation] = Field(description="Facts of the best paths, whole paths only, at most `limit`")
+    paths: list[ContextPath] = Field(default_factory=list, description="The best paths, best first")
+    links: list[ContextLink] = Field(default_factory=list, description="How the query was linked to entities")
     sources: list[ContextSource] = Field(default_factory=list, description="Source snippets")
     context: str = Field(description="Context text for an LLM, within the character budget")
     total_entities: int = Field(description="Entities reached before the limit was applied")

@@ -14,68 +14,96 @@ from typing import Iterable, Sequence
 
 from pyoxigraph import NamedNode
 
-from app.vocab import ATT, DCT, ONT, RDF, RDFS, SKOS
+from app.vocab import ATT, DCT, ONT, OWL, PROV, RDF, RDFS, SH, SKOS
 
 PREDICATE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,99}$")
 
-PREFIXES = f"PREFIX rdf: <{RDF}> PREFIX rdfs: <{RDFS}> PREFIX skos: <{SKOS}> PREFIX att: <{ATT}> PREFIX ont: <{ONT}> PREFIX dct: <{DCT}>\n"
+PREFIXES = (f"PREFIX rdf: <{RDF}> PREFIX rdfs: <{RDFS}> PREFIX skos: <{SKOS}> PREFIX att: <{ATT}> PREFIX ont: <{ONT}> "
+            f"PREFIX dct: <{DCT}> PREFIX owl: <{OWL}> PREFIX sh: <{SH}> PREFIX prov: <{PROV}>\n")
 
-# Labels and alternative labels of every labelled resource, with the graph that holds them (entity ids are
-# picked out in Python: a string filter here would decode every label's subject twice).
+# Every quad pattern below reads the named graphs (GRAPH ?g) and the store's own default graph (?g unbound), with
+# the union default graph switched off (ANY_GRAPH): which graph holds a triple decides whether it is a fact.
+ANY_GRAPH = {"union_default_graph": False}
+
+# Values of the label predicates (VALUES ?p, in order of preference) of every IRI, with the graph that holds them.
 ENTITY_LABELS = PREFIXES + """
-SELECT ?e ?label ?alt ?g WHERE {
-  { GRAPH ?g { ?e rdfs:label ?label } } UNION { GRAPH ?g { ?e skos:altLabel ?label } BIND(true AS ?alt) }
+SELECT ?e ?p ?label ?g WHERE {
+  VALUES ?p { %(predicates)s }
+  { GRAPH ?g { ?e ?p ?label } } UNION { ?e ?p ?label }
+  FILTER(isIRI(?e) && isLiteral(?label))
 }"""
 
-# A cheap fingerprint of the label set (counts only, no string is decoded): the label index is rebuilt when it moves.
-LABEL_COUNTS = PREFIXES + """
-SELECT (COUNT(*) AS ?n) (COUNT(DISTINCT ?e) AS ?entities) (COUNT(DISTINCT ?label) AS ?labels) (COUNT(DISTINCT ?g) AS ?graphs) WHERE {
-  { GRAPH ?g { ?e rdfs:label ?label } } UNION { GRAPH ?g { ?e skos:altLabel ?label } }
+# IRIs that name vocabulary (classes and properties): never entities, whatever labels they carry.
+VOCABULARY_TERMS = PREFIXES + """
+SELECT DISTINCT ?x WHERE {
+  VALUES ?t { rdf:Property rdfs:Class owl:Class owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty
+              owl:TransitiveProperty owl:SymmetricProperty owl:FunctionalProperty owl:InverseFunctionalProperty }
+  ?x a ?t
 }"""
 
-# Preferred labels of the entities in the VALUES block: an entity exists when a fact graph labels it.
+# Labels of the IRIs in the VALUES block: an entity exists when a fact graph labels it.
 LABELS_OF = PREFIXES + """
-SELECT ?e ?label ?g WHERE {
+SELECT ?e ?p ?label ?g WHERE {
   VALUES ?e { %(entities)s }
-  GRAPH ?g { ?e rdfs:label ?label }
+  VALUES ?p { %(predicates)s }
+  { GRAPH ?g { ?e ?p ?label } } UNION { ?e ?p ?label }
+  FILTER(isLiteral(?label))
 }"""
 
-# Asserted types, labels and descriptions of the entities in the VALUES block. ?inferred: the inferred graph
-# (substituted), left out because its superclass types would only be decoded to be dropped.
+# Types, labels and descriptions of the IRIs in the VALUES block. ?inferred: the inferred graph (substituted),
+# left out because its superclass types would only be decoded to be dropped.
 ENTITY_DETAILS = PREFIXES + """
 SELECT ?e ?p ?v ?g ?inferred WHERE {
   VALUES ?e { %(entities)s }
-  GRAPH ?g { ?e ?p ?v }
-  FILTER(?g != ?inferred && ?p IN (rdf:type, rdfs:label, dct:description, rdfs:comment, skos:definition, ont:description, att:description))
+  VALUES ?p { rdf:type %(predicates)s }
+  { GRAPH ?g { ?e ?p ?v } FILTER(?g != ?inferred) } UNION { ?e ?p ?v }
 }"""
 
-# Entity-to-entity facts (ontology predicates) from and to the entities in the VALUES blocks, in any graph: one
-# round trip, each branch with its own VALUES so that Oxigraph plans it as a lookup per entity. ?prefix: Literal,
-# the entity IRI prefix (substituted).
+# Predicates of schema and system vocabularies say nothing about the world (labels and descriptions in other
+# vocabularies are dropped in Python: their list is a setting).
+NOT_FACT = """FILTER(!STRSTARTS(STR(?p), STR(rdf:)) && !STRSTARTS(STR(?p), STR(rdfs:)) && !STRSTARTS(STR(?p), STR(owl:))
+         && !STRSTARTS(STR(?p), STR(sh:)) && !STRSTARTS(STR(?p), STR(att:)) && !STRSTARTS(STR(?p), STR(prov:))
+         && !STRSTARTS(STR(?p), STR(skos:)))"""
+
+# Facts (IRI objects) and attributes (literal objects) out of, and facts into, the IRIs in the VALUES blocks.
 FACTS_TOUCHING = PREFIXES + """
-SELECT ?s ?p ?o ?g ?prefix WHERE {
-  { VALUES ?s { %(entities)s }
-    GRAPH ?g { ?s ?p ?o }
-    FILTER(isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?o), ?prefix)) }
+SELECT ?s ?p ?o ?g WHERE {
+  { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
-  { VALUES ?o { %(entities)s }
-    GRAPH ?g { ?s ?p ?o }
-    FILTER(STRSTARTS(STR(?p), STR(ont:)) && STRSTARTS(STR(?s), ?prefix)) }
+  { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
+  """ + NOT_FACT + """
 }"""
 
-# Outgoing entity-to-entity facts of the subjects in the VALUES block (resolving hashed relation ids).
+# The same for one hub, read only along the predicates that matter to the question, and at most ?limit rows.
+HUB_FACTS = PREFIXES + """
+SELECT ?s ?p ?o ?g WHERE {
+  VALUES ?p { %(wanted)s }
+  { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
+  UNION
+  { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
+} LIMIT """
+
+# How many triples touch each IRI of the VALUES block (any predicate, any graph): hubs are read differently.
+DEGREES = PREFIXES + """
+SELECT ?x (COUNT(*) AS ?n) WHERE {
+  VALUES ?x { %(entities)s }
+  { ?x ?p ?o } UNION { ?s ?p ?x }
+} GROUP BY ?x"""
+
+# Outgoing facts and attributes of the subjects in the VALUES block (resolving hashed relation ids).
 FACTS_FROM = PREFIXES + """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES ?s { %(entities)s }
-  GRAPH ?g { ?s ?p ?o }
-  FILTER(isIRI(?o) && STRSTARTS(STR(?p), STR(ont:)))
+  { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o }
+  FILTER(isIRI(?o) || isLiteral(?o))
+  """ + NOT_FACT + """
 }"""
 
 # The graphs that hold each triple of the VALUES block.
 TRIPLE_GRAPHS = """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES (?s ?p ?o) { %(triples)s }
-  GRAPH ?g { ?s ?p ?o }
+  { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o }
 }"""
 
 # Chunks whose lower-cased text contains one of the keywords ?k0 … ?k7 (Literals, substituted; unused ones repeat
@@ -118,11 +146,14 @@ SELECT ?root ?d ?rule ?depth ?conclusion ?premise ?g WHERE {
   }
 } LIMIT 20000"""
 
-# Labels of ontology properties (for readable facts).
-PROPERTY_LABELS = PREFIXES + """
-SELECT ?p ?label WHERE {
+# What each property of the VALUES block is called (labels, alternative labels, comments), and the texts of
+# its inverse properties (?inverse bound), in any graph, ontology included.
+PROPERTY_TEXT = PREFIXES + """
+SELECT ?p ?k ?text ?inverse WHERE {
   VALUES ?p { %(properties)s }
-  ?p rdfs:label ?label
+  VALUES ?k { rdfs:label skos:prefLabel skos:altLabel rdfs:comment }
+  { ?p ?k ?text } UNION { { ?p owl:inverseOf ?inverse } UNION { ?inverse owl:inverseOf ?p } ?inverse ?k ?text }
+  FILTER(isLiteral(?text))
 }"""
 
 

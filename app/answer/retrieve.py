@@ -1,4 +1,5 @@
-"""Retrieval for /context: link the question to entities, find source chunks, expand over facts, rank, build a budgeted context."""
+"""Retrieval for /context: link the question, search relation paths from the linked entities, keep the best paths
+whole, find source chunks, build a budgeted context."""
 
 from __future__ import annotations
 
@@ -12,17 +13,16 @@ from app.answer import queries as q
 from app.answer.citations import entity_marker, relation_marker
 from app.answer.inference import Inference
 from app.answer.linking import LabelMatcher
-from app.answer.lookup import GENERIC_PREDICATES, FactStatus, GraphLookup, Triple, relation_id
-from app.answer.models import ContextEntity, ContextRelation, ContextResponse, ContextSource
+from app.answer.lookup import FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
+from app.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
+from app.answer.paths import Path, PathSearch
+from app.answer.predicates import CAMEL, question_terms
 from app.extract.sanitize import sanitize
-from app.vocab import ONT, is_valid_id
 
-HOP_DECAY = 0.5  # an entity reached over one more hop scores half as much as the one it was reached from
-GENERIC_PENALTY = 0.6
-SOURCE_WEIGHT = 0.3  # an entity found in a matching chunk counts less than one reached in one hop from the question  # relatesTo / mentions say less than a specific relation
-MIN_FRONTIER = 10  # entities expanded per hop, best first: max(MIN_FRONTIER, limit)
+SOURCE_WEIGHT = 0.3  # an entity named in a matching chunk is a weaker start than one the question names
+MAX_SIGNATURES = 3  # the best path of each of this many kinds of path is kept before the rest by score
+SIGNATURE_SHARE = 0.3  # ... when it scores at least this share of the best path
 MAX_KEYWORDS = q.CHUNK_KEYWORDS
-DEPTH_SHORTLIST = 3  # depths are looked up for the best limit * 3 facts only
 MAX_SOURCES = 5
 SNIPPET_CHARS = 600
 KEYWORD = re.compile(r"[A-Za-z0-9]{3,40}")
@@ -45,65 +45,104 @@ class ContextQuery:
     document: str | None = None
 
 
-@dataclass
-class Fact:
-    triple: Triple
-    status: FactStatus
-    depth: int
-    score: float
-
-
 class Retriever:
     """Builds the context an answer is composed from; every fact carries a relation id that /verify resolves."""
 
     def __init__(self, lookup: GraphLookup, inference: Inference, budget_chars: int) -> None:
         self.lookup, self.inference, self.budget_chars = lookup, inference, budget_chars
-        self.iris = lookup.iris
+        self.iris, self.ids = lookup.iris, lookup.ids
 
     def context(self, request: ContextQuery) -> ContextResponse:
         matcher = LabelMatcher(self.lookup.label_index())
-        scores = self._link(request, matcher)
-        doc_graph = self.iris.document_graph(request.document) if request.document else None
-        sources = self._sources(request.query, request.document)
-        mentioned: dict[str, float] = {}  # entities named in matching chunks: seeds, and a bonus on top of hop scores
-        for source in sources:
-            for e in matcher.mentions(source.text):
-                mentioned[e] = max(mentioned.get(e, 0.0), SOURCE_WEIGHT * source.score)
-        for e, bonus in mentioned.items():
-            scores.setdefault(e, bonus)
-        hops = {e: 0 for e in scores}
-        facts = self._expand(scores, hops, request.max_hops, doc_graph, max(MIN_FRONTIER, request.limit))
-        for e, bonus in mentioned.items():
-            if hops[e] > 0 or scores[e] > bonus:
-                scores[e] = min(1.0, scores[e] + bonus)
-        ranked_entities = sorted(scores, key=lambda e: (-scores[e], hops[e], e))
-        total = len(ranked_entities)
-        top_entities = ranked_entities[:request.limit]
-        ranked_facts = self._rank_facts(facts, scores, request.limit)[:request.limit] if request.include_relations else []
-        needed = set(top_entities) | {self.lookup.entity_id(x) for f in ranked_facts for x in (f.triple[0], f.triple[2])}
-        details = self.lookup.details(needed)
-        predicate_labels = self.lookup.property_labels(f.triple[1] for f in ranked_facts)
-
-        entities = [
-            ContextEntity(id=e, iri=self.iris.entity(e), label=details[e].label,
-                          types=[t.removeprefix(ONT) for t in details[e].types], description=details[e].description,
-                          score=round(scores[e], 4), hops=hops[e])
-            for e in top_entities if e in details
-        ]
-        relations = [self._relation(f, details, predicate_labels) for f in ranked_facts]
-        return ContextResponse(entities=entities, relations=relations, sources=sources,
-                               context=self._text(entities, relations, sources), total_entities=total)
-
-    # linking ------------------------------------------------------------------
-
-    def _link(self, request: ContextQuery, matcher: LabelMatcher) -> dict[str, float]:
-        scores = {e: s / 100.0 for e, s in matcher.link(request.query).items()}
+        links = matcher.link(request.query)
+        seeds = {iri: (link.score, (link.start, link.end)) for link in links for iri in link.iris}
+        hinted = set()
         for hint in request.entities:
-            if is_valid_id(hint) and hint in matcher.index:
-                scores[hint] = 1.0
-            elif (best := matcher.best(hint)) is not None:
-                scores[best[0]] = max(scores.get(best[0], 0.0), best[1] / 100.0)
-        return scores
+            iri = self.ids.iri(hint)
+            if iri is None or iri not in matcher.index:
+                iri = best[0] if (best := matcher.best(hint)) else None
+            if iri is not None:
+                seeds[iri] = (1.0, (0, 0))
+                hinted.add(iri)
+        sources = self._sources(request.query, request.document)
+        for source in sources:
+            for iri in matcher.mentions(source.text):
+                seeds.setdefault(iri, (SOURCE_WEIGHT * source.score, (0, 0)))
+
+        doc_graph = self.iris.document_graph(request.document) if request.document else None
+        allowed = (lambda t, st: doc_graph in st.asserted_in or not st.asserted) if doc_graph else None
+        terms = question_terms(request.query, [(link.start, link.end) for link in links])
+        search = PathSearch(self.lookup, terms, allowed)
+        ordered = sorted(seeds.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        paths = search.search([(iri, score, span) for iri, (score, span) in ordered], request.max_hops)
+        kept = _whole_paths(paths, request.limit) if request.include_relations else []
+
+        ranked = _rank_nodes(kept, paths, seeds, {iri for link in links for iri in link.iris} | hinted)
+        total = len(ranked)
+        top = [iri for iri in ranked if not is_literal(iri)][:request.limit]
+        triples = list(dict.fromkeys(h.triple for p in kept for h in p.hops))
+        statuses = {h.triple: h.status for p in kept for h in p.hops}
+        details = self.lookup.details(set(top) | {x for t in triples for x in (t[0], t[2]) if not is_literal(x)})
+        depths = self._depths([t for t in triples if not statuses[t].asserted])
+        names = {p: self._predicate_words(p) for p in {t[1] for t in triples}}
+        first_path = {}
+        for i, p in enumerate(kept):
+            for h in p.hops:
+                first_path.setdefault(h.triple, i)
+
+        best_score = paths[0].score if paths else 1.0
+        node_score = {}
+        for p in paths:
+            for iri in p.nodes[1:]:
+                node_score.setdefault(iri, p.score / best_score)
+        hops = {}
+        for p in paths:
+            for k, iri in enumerate(p.nodes):
+                hops[iri] = min(hops.get(iri, k), k)
+        entities = [
+            ContextEntity(id=self.ids.of(iri), iri=iri, label=details[iri].label,
+                          types=[self.ids.predicate_id(t) for t in details[iri].types],
+                          description=details[iri].description,
+                          score=round(node_score.get(iri, seeds.get(iri, (0.0,))[0]), 4), hops=hops.get(iri, 0))
+            for iri in top if iri in details
+        ]
+        relations = [self._relation(t, statuses[t], depths.get(t, 0), details, names, first_path[t]) for t in triples]
+        context_paths = [self._path(p, details) for p in kept]
+        context_links = [ContextLink(text=link.text, start=link.start, end=link.end,
+                                     entities=[self.ids.of(i) for i in link.iris], score=link.score,
+                                     ambiguous=len(link.iris) > 1) for link in links]
+        return ContextResponse(entities=entities, relations=relations, paths=context_paths, links=context_links,
+                               sources=sources, context=self._text(entities, relations, context_paths, sources),
+                               total_entities=total)
+
+    # pieces of the response -------------------------------------------------------------
+
+    def _depths(self, inferred: list[Triple]) -> dict[Triple, int]:
+        found = self.lookup.memo.many("depth", [t for t in inferred if not is_literal(t[2])], self.inference.depths)
+        return {t: d if d is not None else 1 for t, d in found.items()}
+
+    def _predicate_words(self, predicate: str) -> str:
+        text = self.lookup.property_texts([predicate])[predicate]
+        local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        return text.label or CAMEL.sub(" ", local).strip().lower() or local
+
+    def _relation(self, triple: Triple, status: FactStatus, depth: int, details, names, path: int) -> ContextRelation:
+        s, p, o = triple
+        value = literal_value(o) if is_literal(o) else None
+        words = f"{_label(details, s)} {names[p]} {value if value is not None else _label(details, o)}"
+        documents = sorted(g.removeprefix(self.iris.document_graph_prefix) for g in status.asserted_in
+                           if g.startswith(self.iris.document_graph_prefix))
+        return ContextRelation(id=relation_id(self.ids, triple), subject=self.ids.of(s), predicate=self.ids.predicate_id(p),
+                               object=None if value is not None else self.ids.of(o), value=value, triple=list(triple),
+                               text=words, status="asserted" if status.asserted else "inferred",
+                               depth=0 if status.asserted else depth, documents=documents, path=path)
+
+    def _path(self, path: Path, details) -> ContextPath:
+        end = path.end
+        value = literal_value(end) if is_literal(end) else None
+        return ContextPath(relations=[relation_id(self.ids, h.triple) for h in path.hops], start=self.ids.of(path.seed),
+                           end=None if value is not None else self.ids.of(end), value=value,
+                           label=value if value is not None else _label(details, end), score=round(path.score, 6))
 
     def _sources(self, question: str, document: str | None) -> list[ContextSource]:
         words = [w.casefold() for w in KEYWORD.findall(question)]
@@ -130,79 +169,16 @@ class Retriever:
                                      text=_snippet(text[:SNIPPET_CHARS]), score=round(score, 4)))
         return out
 
-    # expansion and ranking -------------------------------------------------------
-
-    def _expand(self, scores: dict[str, float], hops: dict[str, int], max_hops: int,
-                doc_graph: str | None, width: int) -> dict[Triple, FactStatus]:
-        """Breadth-first over facts; each hop expands the `width` best-scored entities reached by the previous one."""
-        facts: dict[Triple, FactStatus] = {}
-        frontier = sorted(scores, key=lambda e: (-scores[e], e))[:width]
-        for hop in range(1, max_hops + 1):
-            if not frontier:
-                break
-            found = self.lookup.facts_touching(frontier)
-            if doc_graph:
-                found = {t: st for t, st in found.items() if doc_graph in st.asserted_in or not st.asserted}
-            reached: dict[str, float] = {}
-            for (s, _, o), status in found.items():
-                sid, oid = self.lookup.entity_id(s), self.lookup.entity_id(o)
-                if sid is None or oid is None:
-                    continue
-                for a, b in ((sid, oid), (oid, sid)):
-                    if a in scores and hops.get(a) == hop - 1 and scores[a] * HOP_DECAY > scores.get(b, 0.0):
-                        reached[b] = max(reached.get(b, 0.0), scores[a] * HOP_DECAY)
-            facts.update(found)
-            for e, s in reached.items():
-                scores[e], hops[e] = s, hop
-            frontier = sorted(reached, key=lambda e: (-reached[e], e))[:width]
-        return {t: st for t, st in facts.items()
-                if self.lookup.entity_id(t[0]) in scores and self.lookup.entity_id(t[2]) in scores}
-
-    def _rank_facts(self, facts: dict[Triple, FactStatus], scores: dict[str, float], limit: int) -> list[Fact]:
-        """Dedupe, score with depth 1 assumed for inferred facts, then look up real depths of the best candidates only."""
-        specific_pairs = {frozenset((s, o)) for (s, p, o) in facts if p not in GENERIC_PREDICATES}
-        asserted_pairs = {frozenset((s, o)) for (s, p, o), st in facts.items() if st.asserted}
-        candidates: list[Fact] = []
-        seen: set[tuple[str, frozenset]] = set()
-        for triple, status in sorted(facts.items(), key=lambda kv: (not kv[1].asserted, kv[0])):
-            s, p, o = triple
-            pair = frozenset((s, o))
-            if not status.asserted and (pair in asserted_pairs or (p in GENERIC_PREDICATES and pair in specific_pairs)):
-                continue  # an inverse, super-property or relatesTo of a fact already shown adds nothing to read
-            key = (p, frozenset((s, o)))
-            if key in seen:
-                continue  # the other direction of a symmetric fact
-            seen.add(key)
-            # the mean, not the minimum: a fact about an entity the question names beats one between two side entities
-            base = (scores[self.lookup.entity_id(s)] + scores[self.lookup.entity_id(o)]) / 2
-            candidates.append(Fact(triple, status, 0 if status.asserted else 1, base * _weight(p, status.asserted, 1)))
-        candidates.sort(key=lambda f: (-f.score, f.depth, f.triple))
-        shortlist = candidates[:limit * DEPTH_SHORTLIST]
-        inferred = [f.triple for f in shortlist if not f.status.asserted]
-        depths = self.lookup.memo.many("depth", inferred, self.inference.depths)
-        for f in shortlist:
-            if not f.status.asserted:
-                f.depth = depths[f.triple] if depths[f.triple] is not None else 1
-                f.score = f.score / _weight(f.triple[1], False, 1) * _weight(f.triple[1], False, f.depth)
-        shortlist.sort(key=lambda f: (-f.score, f.depth, f.triple))
-        return shortlist
-
-    def _relation(self, fact: Fact, details, predicate_labels: dict[str, str]) -> ContextRelation:
-        s, p, o = fact.triple
-        sid, oid = self.lookup.entity_id(s), self.lookup.entity_id(o)
-        name = p.removeprefix(ONT)
-        words = f"{_label(details, sid)} {predicate_labels.get(p, name)} {_label(details, oid)}"
-        documents = sorted(g.removeprefix(self.iris.document_graph_prefix) for g in fact.status.asserted_in
-                           if g.startswith(self.iris.document_graph_prefix))
-        return ContextRelation(id=relation_id(self.iris, fact.triple), subject=sid, predicate=name, object=oid,
-                               text=words, status="asserted" if fact.status.asserted else "inferred",
-                               depth=fact.depth, documents=documents)
-
-    # context text -------------------------------------------------------------------
-
-    def _text(self, entities: list[ContextEntity], relations: list[ContextRelation], sources: list[ContextSource]) -> str:
-        """Sections in priority order, cut at the character budget; every document-derived string is sanitized."""
-        lines = ["ENTITIES (cite as shown):"]
+    def _text(self, entities: list[ContextEntity], relations: list[ContextRelation], paths: list[ContextPath],
+              sources: list[ContextSource]) -> str:
+        """Sections in priority order (the paths first), cut at the character budget; document text is sanitized."""
+        by_id = {r.id: r for r in relations}
+        lines = []
+        if paths:
+            lines.append("PATHS (best first; each answers the question through the cited facts):")
+            lines += [f"- {_clean(p.label)}: " + "; ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in p.relations)
+                      for p in paths]
+        lines.append("ENTITIES (cite as shown):")
         lines += [f"- {entity_marker(e.id)} {_clean(e.label)}" + (f" [{', '.join(e.types)}]" if e.types else "")
                   + (f": {_clean(e.description)}" if e.description else "") for e in entities]
         if relations:
@@ -221,13 +197,49 @@ class Retriever:
         return "\n".join(out)
 
 
-def _weight(predicate: str, asserted: bool, depth: int) -> float:
-    return (1.0 if asserted else max(0.1, 1.0 - 0.1 * depth)) * (GENERIC_PENALTY if predicate in GENERIC_PREDICATES else 1.0)
+def _whole_paths(paths: list[Path], limit: int) -> list[Path]:
+    """The best paths whose facts fit in `limit` together, never half a path: first the best of each of the
+    MAX_SIGNATURES best kinds of path (predicates and directions), then the rest by score."""
+    best = paths[0].score if paths else 0.0
+    leaders, seen = [], set()
+    for p in paths:
+        if len(leaders) < MAX_SIGNATURES and p.signature not in seen and p.score >= best * SIGNATURE_SHARE:
+            leaders.append(p)
+            seen.add(p.signature)
+    kept, triples = [], set()
+    for p in leaders + [p for p in paths if p not in leaders]:
+        new = {h.triple for h in p.hops} - triples
+        if len(triples) + len(new) > limit:
+            continue
+        kept.append(p)
+        triples |= new
+        if len(triples) >= limit:
+            break
+    kept.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
+    return kept
 
 
-def _label(details, entity_id: str) -> str:
-    info = details.get(entity_id)
-    return info.label if info else entity_id
+def _rank_nodes(kept: list[Path], paths: list[Path], seeds: dict[str, tuple[float, tuple[int, int]]],
+                named: set[str]) -> list[str]:
+    """Ends of the kept paths first (not the entities the question names), then their other nodes, the entities
+    the search started from, and every other node it reached, by its best path."""
+    out: dict[str, None] = {}
+    for p in kept:
+        if p.end not in named:
+            out.setdefault(p.end)
+    for p in kept:
+        for iri in p.nodes:
+            out.setdefault(iri)
+    for iri, _ in sorted(seeds.items(), key=lambda kv: (-kv[1][0], kv[0])):
+        out.setdefault(iri)
+    for p in paths:
+        out.setdefault(p.end)
+    return list(out)
+
+
+def _label(details, iri: str) -> str:
+    info = details.get(iri)
+    return info.label if info else iri
 
 
 @functools.lru_cache(maxsize=4096)  # labels and descriptions recur in every context that shows their entity

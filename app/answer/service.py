@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Literal
 
 from app.answer.compose import compose_extractive
+from app.answer.ids import Ids, declared_prefixes
 from app.answer.inference import Inference
 from app.answer.llm_answer import llm_answer
 from app.answer.lookup import GraphLookup
 from app.answer.models import VerifyReport
 from app.answer.retrieve import ContextQuery, Retriever
 from app.answer.verify import Verifier
-from app.errors import ExtractionError, LlmUnavailable
+from app.errors import ConfigError, ExtractionError, LlmUnavailable
 from app.extract.llm_client import LlmClient, llm_available
 from app.settings import Settings
 from app.store import GraphStore
@@ -26,7 +27,8 @@ class AnswerService:
     def __init__(self, store: GraphStore, iris: Iris, settings: Settings, inference: Inference,
                  client: LlmClient | None = None, *, owner: object | None = None) -> None:
         self.settings = settings
-        self.lookup = GraphLookup(store, iris, owner=owner)
+        self.lookup = GraphLookup(store, iris, ids=answer_ids(settings, iris), owner=owner,
+                                  label_predicates=label_predicates(settings, iris))
         self.retriever = Retriever(self.lookup, inference, settings.context_budget_chars)
         self.verifier = Verifier(self.lookup, inference, settings.max_trace_depth)
         self._client = client
@@ -41,7 +43,7 @@ class AnswerService:
         """Answer from the graph; the text is verified before it is returned, whichever mode wrote it."""
         context = self.retriever.context(ContextQuery(query=question, max_hops=max_hops, limit=limit))
         notes: list[str] = []
-        text, used = None, "extractive"
+        text, used, answers = None, "extractive", []
         if mode == "llm" or (mode == "auto" and self._llm_reachable(notes)):
             try:
                 text, findings = llm_answer(self._llm(), question, context)
@@ -53,9 +55,9 @@ class AnswerService:
                     raise
                 notes.append(f"LLM failed ({exc.message}); answered extractively from graph facts")
         if text is None:
-            text = compose_extractive(context)
+            text, answers = compose_extractive(context)
         report = self.verifier.verify(text)
-        return report.model_copy(update={"mode": used, "context": context.context, "notes": notes})
+        return report.model_copy(update={"mode": used, "context": context.context, "notes": notes, "answers": answers})
 
     def _llm(self) -> LlmClient:
         if self._client is None:
@@ -67,3 +69,20 @@ class AnswerService:
             return True
         notes.append(f"no LLM answered at {self.settings.llm_base_url}; answered extractively from graph facts")
         return False
+
+
+def answer_ids(settings: Settings, iris: Iris) -> Ids:
+    """Citable ids under the prefixes the ontology files declare and the `prefixes` setting."""
+    return Ids(iris, declared_prefixes(settings.ontology_dir, settings.prefixes))
+
+
+def label_predicates(settings: Settings, iris: Iris) -> list[str]:
+    """The `label_predicates` setting as IRIs (CURIEs expanded with the declared prefixes)."""
+    ids = answer_ids(settings, iris)
+    out = []
+    for ref in settings.label_predicates:
+        iri = ids.iri(ref) if ":" in ref else None
+        if iri is None:
+            raise ConfigError(f"label_predicates: {ref!r} is neither an IRI nor a CURIE with a declared prefix")
+        out.append(iri)
+    return out

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from app.answer.citations import Citation, parse_citations
 from app.answer.claims import split_claims
 from app.answer.inference import Inference
 from app.answer.linking import LabelMatcher, label_confidence
-from app.answer.lookup import GraphLookup, Triple, relation_id, split_relation_id
+from app.answer.lookup import GraphLookup, Triple, is_literal, literal_value, relation_id, split_relation_id
 from app.answer.models import CitationReport, ClaimReport, VerifyReport
-from app.answer.queries import PREDICATE_NAME
-from app.vocab import ONT, Iris, is_valid_id
+from app.vocab import Iris
+
+UNSAFE = re.compile(r"[<>\"{}|\\^`]")  # never in an id or a label a citation could mean
 
 FLAG_UNDER = 0.5
 REMOVE_UNDER = 0.3
@@ -21,7 +23,7 @@ REMOVE_UNDER = 0.3
 class EntityHit:
     """How an entity reference (id or written label) resolved."""
 
-    entity_id: str
+    iri: str
     label: str
     confidence: float
     match: float | None  # similarity when resolved through a label
@@ -33,6 +35,7 @@ class Verifier:
     def __init__(self, lookup: GraphLookup, inference: Inference, max_trace_depth: int) -> None:
         self.lookup, self.inference, self.max_trace_depth = lookup, inference, max_trace_depth
         self.iris: Iris = lookup.iris
+        self.ids = lookup.ids
 
     def verify(self, text: str) -> VerifyReport:
         citations = parse_citations(text)
@@ -53,28 +56,39 @@ class Verifier:
     def resolve(self, citations: list[Citation]) -> list[CitationReport]:
         """One report per citation, in order."""
         refs: set[str] = set()  # entity references: marker payloads and S/O of S|P|O
-        subjects: set[str] = set()  # subjects of hashed relation ids
+        subjects: set[str] = set()  # subject IRIs of hashed relation ids
         for c in citations:
             if c.kind == "entity":
                 refs.add(c.ref)
             elif c.parts:
-                refs.update((c.parts[0], c.parts[2]))
-            elif (rid := split_relation_id(c.ref)) is not None:
-                subjects.add(rid[0])
-        entities = self._entities(refs | subjects)
+                refs.add(c.parts[0])
+                if not _quoted(c.parts[2]):
+                    refs.add(c.parts[2])
+            elif (rid := split_relation_id(c.ref)) is not None and (iri := self.ids.iri(rid[0])) is not None:
+                subjects.add(iri)
+        entities = self._entities(refs)
 
-        hashed: dict[str, Triple] = {}
-        if subjects:
-            for triple in self.lookup.facts_from(subjects):
-                hashed[relation_id(self.iris, triple)] = triple
         spo: dict[int, Triple] = {}  # keyed by id(citation)
+        literal_subjects: set[str] = set()
         for c in citations:
-            if c.kind == "relation" and c.parts and PREDICATE_NAME.match(c.parts[1]):
-                s, o = entities.get(c.parts[0]), entities.get(c.parts[2])
-                if s and o:
-                    spo[id(c)] = (self.iris.entity(s.entity_id), ONT + c.parts[1], self.iris.entity(o.entity_id))
+            if c.kind == "relation" and c.parts and (p := self.ids.predicate_iri(c.parts[1])) is not None:
+                s = self._iri_of(c.parts[0], entities)
+                if _quoted(c.parts[2]):
+                    if s:
+                        spo[id(c)] = (s, p, c.parts[2])
+                        literal_subjects.add(s)
+                elif s and (o := self._iri_of(c.parts[2], entities)):
+                    spo[id(c)] = (s, p, o)
+        outgoing = self.lookup.facts_from(subjects | literal_subjects) if subjects or literal_subjects else {}
+        hashed = {relation_id(self.ids, t): t for t in outgoing if t[0] in subjects}
+        for key, (s, p, o) in list(spo.items()):
+            if _quoted(o):  # a value cited by its lexical form, whatever its datatype
+                value = o[1:-1]
+                spo[key] = next((t for t in outgoing if t[0] == s and t[1] == p and is_literal(t[2])
+                                 and literal_value(t[2]) == value), (s, p, o))
         wanted = set(spo.values()) | {hashed[c.ref] for c in citations if c.kind == "relation" and c.ref in hashed}
-        status = self.lookup.status(wanted) if wanted else {}
+        status = {t: st for t, st in outgoing.items() if t in wanted}
+        status.update(self.lookup.status(t for t in wanted if t not in status))
         inferred_only = [t for t, st in status.items() if st.inferred and not st.asserted]
         traces = self.lookup.memo.many(f"trace {self.max_trace_depth}", inferred_only,
                                        lambda ts: self.inference.traces(ts, self.max_trace_depth))
@@ -91,36 +105,41 @@ class Verifier:
             out.append(self._relation_report(c, triple, status.get(triple) if triple else None, depths, traces, parts, labels))
         return out
 
+    def _iri_of(self, ref: str, entities: dict[str, EntityHit]) -> str | None:
+        """The IRI an S or O of S|P|O names: the entity it resolved to, else the IRI its id names (an unlabelled node)."""
+        hit = entities.get(ref)
+        return hit.iri if hit else self.ids.iri(ref)
+
     def _entities(self, refs: set[str]) -> dict[str, EntityHit]:
-        """Reference -> hit: ids in one details query; the rest through the label index (one more query, only if needed)."""
-        ids = {r for r in refs if is_valid_id(r)}
-        labels = self.lookup.labels_of(ids) if ids else {}
-        hits = {r: EntityHit(r, labels[r], 1.0, None) for r in ids if r in labels}
-        missing = [r for r in refs if r not in hits and r.strip()]
+        """Reference -> hit: ids in one labels query; the rest through the label index (one more query, only if needed)."""
+        by_iri = {r: iri for r in refs if (iri := self.ids.iri(r)) is not None}
+        labels = self.lookup.labels_of(set(by_iri.values())) if by_iri else {}
+        hits = {r: EntityHit(iri, labels[iri], 1.0, None) for r, iri in by_iri.items() if iri in labels}
+        missing = [r for r in refs if r not in hits and r.strip() and not UNSAFE.search(r)]
         if missing:
             matcher = LabelMatcher(self.lookup.label_index())
             matched = {r: best for r in missing if (best := matcher.best(r)) is not None}
             # the label index may be cached: confirm the matched entities still exist (one more batched query)
-            current = self.lookup.labels_of({entity_id for entity_id, _ in matched.values()}) if matched else {}
-            for r, (entity_id, score) in matched.items():
-                if entity_id in current:
-                    hits[r] = EntityHit(entity_id, current[entity_id], label_confidence(score), score)
+            current = self.lookup.labels_of({iri for iri, _ in matched.values()}) if matched else {}
+            for r, (iri, score) in matched.items():
+                if iri in current:
+                    hits[r] = EntityHit(iri, current[iri], label_confidence(score), score)
         return hits
 
     def _labels_of(self, status, entities: dict[str, EntityHit]) -> dict[str, str]:
-        labels = {self.iris.entity(h.entity_id): h.label for h in entities.values()}
-        missing = {self.iris.entity_id(x) for t in status for x in (t[0], t[2]) if x not in labels}
-        missing.discard(None)
+        labels = {h.iri: h.label for h in entities.values()}
+        missing = {x for t in status for x in (t[0], t[2]) if x not in labels and not is_literal(x)}
         if missing:
-            labels.update({self.iris.entity(i): label for i, label in self.lookup.labels_of(missing).items()})
+            labels.update(self.lookup.labels_of(missing))
         return labels
 
     def _entity_report(self, c: Citation, hit: EntityHit | None) -> CitationReport:
         if hit is None:
+            malformed = not c.ref or UNSAFE.search(c.ref) or any(ch.isspace() for ch in c.ref)
             return CitationReport(marker=c.marker, kind="entity", ref=c.ref, confidence=0.0,
-                                  status="not_found" if c.ref.strip() else "invalid")
+                                  status="invalid" if malformed else "not_found")
         return CitationReport(
-            marker=c.marker, kind="entity", ref=c.ref, iri=self.iris.entity(hit.entity_id), label=hit.label,
+            marker=c.marker, kind="entity", ref=c.ref, iri=hit.iri, label=hit.label,
             status="found" if hit.match is None else "label_match", match=hit.match, confidence=hit.confidence)
 
     def _relation_report(self, c, triple, status, depths, traces, parts, labels) -> CitationReport:
@@ -130,7 +149,8 @@ class Verifier:
         if triple is None or status is None:
             return CitationReport(**base, status="not_found", confidence=0.0,
                                   triple=list(triple) if triple else None)
-        words = f"{labels.get(triple[0], triple[0])} {triple[1].removeprefix(ONT)} {labels.get(triple[2], triple[2])}"
+        obj = literal_value(triple[2]) if is_literal(triple[2]) else labels.get(triple[2], triple[2])
+        words = f"{labels.get(triple[0], triple[0])} {self.ids.predicate_id(triple[1])} {obj}"
         part_confidence = min((p.confidence for p in parts if p is not None), default=1.0)
         if status.asserted:
             return CitationReport(**base, status="asserted", triple=list(triple), label=words, depth=0,
@@ -140,6 +160,10 @@ class Verifier:
         confidence = round(max(0.0, 1.0 - 0.1 * depth), 4)
         return CitationReport(**base, status="inferred", triple=list(triple), label=words, depth=depth,
                               confidence=min(confidence, part_confidence), trace=trace)
+
+
+def _quoted(ref: str) -> bool:
+    return len(ref) >= 2 and ref[0] == ref[-1] == '"'
 
 
 def _claim(text: str, start: int, end: int, citations: list[CitationReport]) -> ClaimReport:

@@ -1,0 +1,168 @@
+"""Relation-aware path search: a beam over facts from the linked entities, scored by link, predicate relevance and hubs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from app.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
+from app.answer.predicates import Term, describing_words, relevance
+
+IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
+GENERIC = 0.6  # relatesTo / mentions say less than a specific relation
+INFERRED = 0.9  # an inferred hop is worth a little less than an asserted one
+HOP_COST = 0.95  # of two paths that explain the question equally, the shorter wins
+ORDER = 0.8  # a hop matching words nearer the entity than the hop before it reads the question backwards
+HUB_FREE = 50  # degree up to which a node passed through costs nothing; above, the score falls with log(degree)
+BEAM = 64  # paths kept after each hop
+PRUNE = 0.02  # paths under this share of the best one are not extended
+WANTED = 0.3  # a hub is read only along predicates at least this relevant
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a path: the fact, the direction it was walked, and how relevant its predicate is."""
+
+    triple: Triple
+    forward: bool  # subject -> object
+    status: FactStatus = field(compare=False, hash=False)
+    relevance: float = field(compare=False, hash=False)
+    matched: frozenset[int] = field(compare=False, hash=False)
+
+    @property
+    def target(self) -> str:
+        return self.triple[2] if self.forward else self.triple[0]
+
+
+@dataclass
+class Path:
+    """A walk from a linked entity; its end is a candidate answer."""
+
+    seed: str
+    seed_score: float
+    seed_span: tuple[int, int]
+    hops: tuple[Hop, ...] = ()
+    damping: float = 1.0
+    score: float = 0.0
+
+    @property
+    def end(self) -> str:
+        return self.hops[-1].target if self.hops else self.seed
+
+    @property
+    def nodes(self) -> list[str]:
+        return [self.seed] + [h.target for h in self.hops]
+
+    @property
+    def signature(self) -> tuple[tuple[str, bool], ...]:
+        return tuple((h.triple[1], h.forward) for h in self.hops)
+
+
+class PathSearch:
+    """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
+
+    def __init__(self, lookup: GraphLookup, terms: list[Term], allowed=None) -> None:
+        """`allowed(triple, status)`: a filter on facts (e.g. one document's); None keeps every fact."""
+        self.lookup, self.terms, self.allowed = lookup, terms, allowed
+        self._words: dict[tuple[str, bool], tuple[float, frozenset[int]]] = {}
+        self._degrees: dict[str, int] = {}
+        self.weights_total = 0  # question terms any predicate met: the denominator of coverage
+
+    def search(self, seeds: list[tuple[str, float, tuple[int, int]]], max_hops: int) -> list[Path]:
+        """Every path kept by the beam, best first (a path of any length from 1 to max_hops)."""
+        beam = [Path(iri, score, span, score=score) for iri, score, span in seeds]
+        found: list[Path] = []
+        for _ in range(max_hops):
+            beam = [p for p in beam if not is_literal(p.end)]
+            if not beam:
+                break
+            best = max(p.score for p in beam)
+            beam = [p for p in beam if p.score >= best * PRUNE]
+            facts = self._facts({p.end for p in beam})
+            extended = [q for p in beam for q in self._extend(p, facts.get(p.end, {}))]
+            extended.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
+            beam = extended[:BEAM]
+            found.extend(beam)
+        self._rescore(found)
+        found.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
+        return found
+
+    def _facts(self, nodes: set[str]) -> dict[str, dict[Triple, FactStatus]]:
+        """The facts touching each node: whole for ordinary nodes, along the wanted predicates for hubs."""
+        new = [n for n in nodes if n not in self._degrees]
+        self._degrees.update(self.lookup.degrees(new))
+        hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
+        found = dict(self.lookup.facts_touching(sorted(nodes - hubs)))
+        wanted = [p for (p, _), (r, _) in self._words.items() if r >= WANTED]
+        for hub in sorted(hubs):
+            found.update(self.lookup.hub_facts(hub, wanted))
+        by_node: dict[str, dict[Triple, FactStatus]] = {}
+        for triple, status in found.items():
+            if self.allowed is not None and not self.allowed(triple, status):
+                continue
+            for end in (triple[0], triple[2]):
+                if end in nodes:
+                    by_node.setdefault(end, {})[triple] = status
+        return by_node
+
+    def _extend(self, path: Path, facts: dict[Triple, FactStatus]) -> list[Path]:
+        visited = set(path.nodes)
+        best: dict[str, Path] = {}  # one extension per next node: the best fact to it
+        texts = self.lookup.property_texts({t[1] for t in facts})
+        damping = path.damping * (_hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0)
+        for triple, status in facts.items():
+            forward = triple[0] == path.end
+            if not forward and triple[2] != path.end:
+                continue
+            target = triple[2] if forward else triple[0]
+            if target in visited:
+                continue
+            rel, matched = self._relevance(triple[1], forward, texts)
+            hop = Hop(triple, forward, status, rel, matched)
+            weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
+            weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
+            candidate = Path(path.seed, path.seed_score, path.seed_span, path.hops + (hop,), damping,
+                             path.score * weight * HOP_COST)
+            if target not in best or _preference(candidate) > _preference(best[target]):
+                best[target] = candidate
+        return list(best.values())
+
+    def _relevance(self, predicate: str, forward: bool, texts) -> tuple[float, frozenset[int]]:
+        key = (predicate, forward)
+        if key not in self._words:
+            local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+            self._words[key] = relevance(self.terms, describing_words(texts[predicate], local, not forward))
+        return self._words[key]
+
+    def _rescore(self, paths: list[Path]) -> None:
+        """The final score: the hops' product, times how much of the question's relation words the path covers,
+        the hubs it went through, and whether its hops take the question's words in order outward from the entity."""
+        relation_terms = frozenset().union(*(m for _, m in self._words.values())) if self._words else frozenset()
+        for p in paths:
+            covered = frozenset().union(*(h.matched for h in p.hops))
+            coverage = len(covered) / len(relation_terms) if relation_terms else 0.0
+            p.score = p.score * p.damping * (1.0 + coverage) * self._order(p)
+
+    def _order(self, path: Path) -> float:
+        start, end = path.seed_span
+        factor, last = 1.0, -1.0
+        for hop in path.hops:
+            if not hop.matched:
+                continue
+            distance = min(min(abs(self.terms[i].start - start), abs(self.terms[i].start - end)) for i in hop.matched)
+            if distance < last:
+                factor *= ORDER
+            last = distance
+        return factor
+
+
+def _preference(path: Path) -> tuple:
+    """Which of several facts between the same two nodes a path takes: an asserted one (an inverse, super-property
+    or symmetric twin inferred from it adds nothing to read), then the best scored, walked forward, specific."""
+    hop = path.hops[-1]
+    return hop.status.asserted, path.score, hop.forward, hop.triple[1] not in GENERIC_PREDICATES, hop.triple[1]
+
+
+def _hub_damping(degree: int) -> float:
+    """HippoRAG-style node specificity: passing through a node linked to thousands says little about the start."""
+    return 1.0 if degree <= HUB_FREE else math.log(HUB_FREE) / math.log(degree)
