@@ -11,8 +11,10 @@ Interface (stable; used by the ingest pipeline):
     llm_available(settings) -> bool                      # re-exported probe: pick offline mode when False
 
 The output is NOT validated against the ontology here (ExtractionValidator does that, so that rejected
-items are reported); this module only guarantees schema-valid JSON and re-anchors character spans on
-the original chunk text (the model saw the sanitized text, whose offsets may differ).
+items are reported); this module only guarantees schema-valid JSON, re-anchors character spans on
+the original chunk text (the model saw the sanitized text, whose offsets may differ) and drops what the
+model took only from sentences refused as injection attempts (app.extract.refuse), listing them in
+Extraction.refused and ChunkReport.refused.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from dataclasses import dataclass, field
 
 from app.errors import ExtractionError
 from app.extract.llm_client import CallReport, LlmClient, llm_available, render_prompt
-from app.extract.models import ExtractedEntity, Extraction
+from app.extract.models import ExtractedEntity, Extraction, RefusedSentence
 from app.extract.ontology_terms import OntologyTerms
+from app.extract.refuse import drop_refused, refused_sentences
 from app.extract.sanitize import Finding, sanitize
 from app.settings import Settings
 
@@ -41,6 +44,7 @@ class ChunkReport:
     attempts: int = 0
     response_format: str = ""
     errors: list[str] = field(default_factory=list)  # reasons of failed attempts that were retried
+    refused: list[RefusedSentence] = field(default_factory=list)  # injection sentences, with what was dropped from them
 
 
 def delimiter_nonce(text: str) -> str:
@@ -95,8 +99,9 @@ class LlmExtractor:
             exc.detail.setdefault("sanitized", [f.kind for f in findings])
             raise
         call: CallReport = self.client.last_call
-        report = ChunkReport(findings, call.attempts, call.response_format, list(call.errors))
-        return _anchor_spans(extraction, text), report
+        extraction = drop_refused(_anchor_spans(extraction, text), text, refused_sentences(text))
+        report = ChunkReport(findings, call.attempts, call.response_format, list(call.errors), extraction.refused)
+        return extraction, report
 
     def extract(self, text: str) -> Extraction:
         return self.extract_with_report(text)[0]

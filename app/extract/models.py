@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 
 class ExtractedEntity(BaseModel):
@@ -27,11 +28,25 @@ class ExtractedRelation(BaseModel):
     confidence: float = Field(description="How sure the extractor is, from 0 to 1")
 
 
+class RefusedSentence(BaseModel):
+    """A sentence of the chunk flagged as an injection attempt: it contributes no entities and no relations."""
+
+    start: int = Field(description="Character offset in the chunk where the sentence starts")
+    end: int = Field(description="Character offset in the chunk where the sentence ends (exclusive)")
+    text: str = Field(description="The sentence, cut to 200 characters")
+    reason: str = Field(description="Why it was refused, e.g. 'injection attempt (instruction)'")
+    dropped: list[str] = Field(default_factory=list, description="What the extractor found only in this sentence and dropped: "
+                                                                 "entity names, and relations as 'subject predicate object'")
+
+
 class Extraction(BaseModel):
     """Everything extracted from one chunk."""
 
     entities: list[ExtractedEntity] = Field(default_factory=list, description="Entities mentioned in the chunk")
     relations: list[ExtractedRelation] = Field(default_factory=list, description="Relations stated in the chunk")
+    # filled by the extractor, never by a model: left out of the JSON schema the LLM is given
+    refused: SkipJsonSchema[list[RefusedSentence]] = Field(
+        default_factory=list, description="Sentences of the chunk refused as injection attempts (reported, not extracted)")
 
 
 class Extractor(Protocol):

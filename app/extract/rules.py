@@ -35,9 +35,10 @@ from rapidfuzz import fuzz, process
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 
-from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction
+from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from app.extract.ontology_terms import OntologyTerms
 from app.extract import rules_lexicon as lex
+from app.extract.refuse import inside, refused_sentences
 from app.extract.sanitize import injection_kinds
 
 CUE = "CUE_"  # EntityRuler label prefix of type-cue patterns (ontology class labels)
@@ -445,8 +446,15 @@ class RuleExtractor:
     # ------------------------------------------------------------------ entry point
     def extract(self, text: str) -> Extraction:
         doc = self.nlp(text)
+        refused = refused_sentences(text)
         mentions = self._mentions(doc)
+        held = [m for m in mentions if inside(refused, m.start_char) is not None]
+        mentions = [m for m in mentions if inside(refused, m.start_char) is None]
         triples = self._relations(doc, mentions)
+        if refused:  # a relation whose words run through a refused sentence is not stated by the rest
+            for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])]:
+                triples.remove(triple)
+                _spans_refused(refused, triple[0], triple[2]).dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
         entities: dict[str, ExtractedEntity] = {}
         for m in mentions:
             if m.type is None:
@@ -465,7 +473,17 @@ class RuleExtractor:
             if key not in relations or relations[key].confidence < confidence:
                 relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
                                                    confidence=round(confidence, 3))
-        return Extraction(entities=list(entities.values()), relations=list(relations.values()))
+        for m in held:
+            sentence = inside(refused, m.start_char)
+            if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:
+                sentence.dropped.append(m.text)
+        return Extraction(entities=list(entities.values()), relations=list(relations.values()), refused=refused)
+
+
+def _spans_refused(refused: list[RefusedSentence], a: Mention, b: Mention) -> RefusedSentence | None:
+    """The refused sentence lying between (or under) two mentions, if any."""
+    low, high = min(a.start_char, b.start_char), max(a.end_char, b.end_char)
+    return next((r for r in refused if r.start < high and low < r.end), None)
 
 
 def _line_or_sentence_starts(doc: Doc) -> list[bool]:

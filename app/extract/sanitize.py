@@ -5,6 +5,7 @@ Interface (stable; used by the LLM extractor, the extraction validator and /answ
     result = sanitize(text)       # -> Sanitized(text=cleaned, findings=[Finding(kind, excerpt), ...])
     result.kinds                  # e.g. {"instruction", "role", "invisible"}
     injection_kinds(text)         # detection only, for short strings such as entity names: set of kinds
+    attempt_kinds(text)           # the kinds that make a sentence an injection attempt (see ATTEMPT_KINDS)
 
 What is neutralized, in this order (each step sees the previous step's output, so an invisible
 character or a full-width letter cannot hide a phrase from the later steps):
@@ -150,6 +151,18 @@ def sanitize(text: str) -> Sanitized:
         text = pattern.sub(swap, text)
         findings.extend(Finding(kind, _excerpt(hit.strip())) for hit in hits)
     return Sanitized(text, findings)
+
+
+# kinds that only an attempt to steer a model produces; invisible characters, look-alikes and runs of fence characters
+# (``` ==== ####) are neutralized too but turn up in ordinary pasted or Markdown text, so they alone refuse nothing
+ATTEMPT_KINDS = frozenset({"special_token", "citation", "role", "instruction"})
+_FENCE_RUN = re.compile(r"[<>`\"'=#~]+")
+
+
+def attempt_kinds(text: str) -> set[str]:
+    """Kinds found in `text` that mark it as an injection attempt (a fake document tag counts; a fence run does not)."""
+    return {f.kind for f in sanitize(text).findings
+            if f.kind in ATTEMPT_KINDS or (f.kind == "delimiter" and not _FENCE_RUN.fullmatch(f.excerpt))}
 
 
 def injection_kinds(text: str) -> set[str]:

@@ -7,7 +7,9 @@ Interface (stable; used by the ingest pipeline after every extractor):
     result.accepted                             # Extraction: names whitespace-collapsed, types and predicates
                                                 #   normalized to ontology local names, relations pointing at
                                                 #   accepted entity names exactly
-    result.rejected                             # list[Rejection(item, reason)], in the order found; nothing dropped silently
+    result.rejected                             # list[Rejection(item, reason)], in the order found; nothing dropped silently:
+                                                #   sentences the extractor refused as injection attempts come first
+                                                #   (kind "sentence", item = RefusedSentence with its span and drops)
 
 Domain and range of relations are not judged here: the SHACL gate does that and quarantines with a report.
 """
@@ -20,7 +22,7 @@ import unicodedata
 from functools import lru_cache
 from dataclasses import dataclass, field
 
-from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction
+from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from app.extract.ontology_terms import OntologyTerms
 from app.extract.sanitize import injection_kinds
 
@@ -45,11 +47,13 @@ PAYLOAD = re.compile(
 class Rejection:
     """An extracted item the validator refused, and why."""
 
-    item: ExtractedEntity | ExtractedRelation
+    item: ExtractedEntity | ExtractedRelation | RefusedSentence
     reason: str
 
     @property
     def kind(self) -> str:
+        if isinstance(self.item, RefusedSentence):
+            return "sentence"
         return "entity" if isinstance(self.item, ExtractedEntity) else "relation"
 
     def to_dict(self) -> dict[str, object]:
@@ -101,7 +105,7 @@ class ExtractionValidator:
         self.max_name_chars, self.max_description_chars = max_name_chars, max_description_chars
 
     def validate(self, extraction: Extraction) -> ValidationResult:
-        rejected: list[Rejection] = []
+        rejected = [Rejection(sentence, f"refused sentence: {sentence.reason}") for sentence in extraction.refused]
         entities = self._entities(extraction.entities, rejected)
         by_key = {name_key(e.name): e.name for e in entities}
         relations = self._relations(extraction.relations, by_key, rejected)
