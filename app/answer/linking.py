@@ -19,6 +19,7 @@ MAX_LINK_WORDS = 300  # a 10 KB question is linked on its first 300 words
 MIN_MENTION = 3
 CASE_MISMATCH = 0.85  # a span written in other case than the label ("redis" for "Redis") is weaker evidence
 COMMON_WORD = 0.5  # a single lower-case word in the question ("films") is more often a word than a name
+VOCABULARY_WORD = 0.1  # a lower-case span made of the words classes and properties are named by ("director", "actors")
 WORD = re.compile(r"[^\W_]+(?:['’+#.-][^\W_]+)*[+#]*")
 FOLD = re.compile(r"[\W_]+")
 
@@ -60,9 +61,11 @@ class LabelMatcher:
                     if iri not in iris:
                         iris.append(iri)
                     longest[words[0]] = max(longest.get(words[0], 0), len(words))
-            index.phrases = {"table": table, "longest": longest}
+            vocabulary = {w for name in index.vocabulary for w in normalize(name).split(" ") if w}
+            index.phrases = {"table": table, "longest": longest, "vocabulary": vocabulary}
         self.table = index.phrases["table"]
         self.longest = index.phrases["longest"]
+        self.vocabulary = index.phrases["vocabulary"]
 
     def best(self, written: str) -> tuple[str, float] | None:
         """(IRI, similarity 0-100) of the label closest to `written`, or None under the cutoff."""
@@ -91,8 +94,10 @@ class LabelMatcher:
     def link(self, question: str) -> list[Link]:
         """The entities a question names: every span that equals a label after folding, longest first, a span
         nested in or overlapping a longer one dropped; then near misses (rapidfuzz) among the words left over."""
-        tokens = [(m.group(0), m.start(), m.end()) for m in WORD.finditer(question)][:MAX_LINK_WORDS]
-        words = [normalize(t[0]) for t in tokens]
+        # one token per folded word ("Rosemary's" gives "rosemary" and "s"), each with its match's offsets
+        tokens = [(word, m.start(), m.end()) for m in WORD.finditer(question)
+                  for word in normalize(m.group(0)).split(" ") if word][:MAX_LINK_WORDS]
+        words = [t[0] for t in tokens]
         spans: list[tuple[int, int, list[str], float]] = []  # (first word, past last word, IRIs, similarity)
         for i, word in enumerate(words):
             for n in range(1, min(self.longest.get(word, 0), len(words) - i) + 1):
@@ -100,7 +105,7 @@ class LabelMatcher:
                     spans.append((i, i + n, iris, 100.0))
         chosen = _longest_first(spans, [], tokens)
         if len(self.normalized):
-            chosen = _longest_first(self._near_misses(tokens, words, chosen), chosen, tokens)
+            chosen = _longest_first(self._near_misses(question, tokens, words, chosen), chosen, tokens)
         links = []
         for i, j, iris, similarity in sorted(chosen):
             text = question[tokens[i][1]:tokens[j - 1][2]]
@@ -110,13 +115,15 @@ class LabelMatcher:
             labels = {self.index.preferred.get(iri, "") for iri in iris}
             if not any(" ".join(FOLD.split(label)).strip() == " ".join(FOLD.split(text)).strip() for label in labels):
                 score *= CASE_MISMATCH
-            if j - i == 1 and text.islower() and not any(c.isdigit() for c in text):
+            if text.islower() and all(w in self.vocabulary or w in STOP_WORDS for w in words[i:j]):
+                score *= VOCABULARY_WORD
+            elif j - i == 1 and text.islower() and not any(c.isdigit() for c in text):
                 score *= COMMON_WORD
             links.append(Link(text, tokens[i][1], tokens[j - 1][2], list(iris), round(score, 4), similarity,
                               list(iris) if len(iris) > 1 else []))
         return links
 
-    def _near_misses(self, tokens, words, taken) -> list[tuple[int, int, list[str], float]]:
+    def _near_misses(self, question, tokens, words, taken) -> list[tuple[int, int, list[str], float]]:
         """Spans of the words no exact match took that look like names (a capital past the first word, a digit)
         and come within LINK_CUTOFF of a label."""
         used = {k for i, j, _, _ in taken for k in range(i, j)}
@@ -125,7 +132,7 @@ class LabelMatcher:
             for n in range(1, MAX_NGRAM + 1):
                 if i + n > len(words) or any(k in used for k in range(i, i + n)):
                     break
-                original = [tokens[k][0] for k in range(i, i + n)]
+                original = [question[tokens[k][1]:tokens[k][2]] for k in range(i, i + n)]
                 if not any((w[0].isupper() and k + i > 0) or any(c.isdigit() for c in w) for k, w in enumerate(original)):
                     continue
                 gram = " ".join(words[i:i + n])

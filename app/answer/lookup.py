@@ -84,6 +84,7 @@ class LabelIndex:
     labels: list[str]
     iris: list[str]
     preferred: dict[str, str]
+    vocabulary: list[str] = field(default_factory=list)  # names of classes and properties: relation and type words
     normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
     phrases: dict | None = None  # likewise: the matcher's phrase table
 
@@ -167,7 +168,8 @@ class GraphLookup:
                 best[iri] = (r, label)
         preferred = {iri: label for iri, (_, label) in best.items()}
         ordered = sorted(found, key=lambda k: (k[1] != preferred[k[0]], found[k], k))
-        return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred)
+        names = [row["text"].value for row in self.store.query(q.VOCABULARY_NAMES)]
+        return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred, names)
 
     def labels_of(self, iris: Iterable[str]) -> dict[str, str]:
         """IRI -> preferred label for each IRI that a fact graph labels (the light check /verify needs)."""
@@ -177,9 +179,8 @@ class GraphLookup:
     def _read_labels_of(self, iris: list[str]) -> dict[str, str]:
         rank = {p: i for i, p in enumerate(self.label_predicates)}
         best: dict[str, tuple[int, str]] = {}
-        for batch in _batches(_nodes(iris)):
-            query = q.with_values(q.LABELS_OF, entities=batch, predicates=self._label_nodes)
-            for row in self.store.query(query, **q.ANY_GRAPH):
+        for batch in _batches(_pairs(iris, self.label_predicates)):
+            for row in self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **q.ANY_GRAPH):
                 g = row["g"]
                 if self.counts(g.value if g is not None else "") is None:
                     continue
@@ -196,15 +197,13 @@ class GraphLookup:
 
     def _read_details(self, iris: list[str]) -> dict[str, EntityInfo]:
         rank = {p: i for i, p in enumerate(self.label_predicates)}
-        wanted = self._label_nodes + [(NamedNode(p),) for p in DESCRIPTION_PREDICATES]
+        wanted = [RDF + "type", *self.label_predicates, *DESCRIPTION_PREDICATES]
         labels: dict[str, tuple[int, str]] = {}
         types: dict[str, set[str]] = {}
         inferred_types: dict[str, set[str]] = {}
         descriptions: dict[str, str] = {}
-        for batch in _batches(_nodes(iris)):
-            query = q.with_values(q.ENTITY_DETAILS, entities=batch, predicates=wanted)
-            for row in self.store.query(query, substitutions={"inferred": NamedNode(self.iris.inferred_graph)},
-                                        **q.ANY_GRAPH):
+        for batch in _batches(_pairs(iris, wanted)):
+            for row in self.store.query(q.with_values(q.ENTITY_DETAILS, pairs=batch), **q.ANY_GRAPH):
                 g = row["g"]
                 kind = self.counts(g.value if g is not None else "")
                 if kind is None:
@@ -333,13 +332,16 @@ class GraphLookup:
         for batch in _batches(_nodes(predicates)):
             for row in self.store.query(q.with_values(q.PROPERTY_TEXT, properties=batch)):
                 text = out.setdefault(row["p"].value, PropertyText())
-                kind, value = row["k"].value, row["text"].value
+                value = row["text"].value
                 if row["inverse"] is not None:
                     text.inverse.append(value)
-                elif kind == RDFS + "label" and not text.label:
+                elif row["k"].value == RDFS + "label" and not text.label:
                     text.label = value
                 else:
                     text.other.append(value)
+            for row in self.store.query(q.with_values(q.PROPERTY_CLASSES, properties=batch)):
+                text = out.setdefault(row["p"].value, PropertyText())
+                (text.domain if row["side"].value == "domain" else text.range).append(row["text"].value)
         return out
 
     def _statuses(self, quads: Iterable[Quad]) -> dict[Triple, FactStatus]:
@@ -356,11 +358,20 @@ class GraphLookup:
 
 @dataclass
 class PropertyText:
-    """The words a property is known by: its label, other labels and comments, and its inverses' words."""
+    """The words a property is known by: its label, other labels and comments, its inverses' words, and the
+    names of the classes it leads from (domain) and to (range)."""
 
     label: str = ""
     other: list[str] = field(default_factory=list)
     inverse: list[str] = field(default_factory=list)
+    domain: list[str] = field(default_factory=list)
+    range: list[str] = field(default_factory=list)
+
+
+def _pairs(iris: Iterable[str], predicates: list[str]) -> list[tuple[NamedNode, NamedNode]]:
+    """VALUES rows pairing each IRI with each predicate."""
+    nodes = [NamedNode(p) for p in predicates]
+    return [(NamedNode(i), p) for i in iris for p in nodes]
 
 
 def _nodes(iris: Iterable[str]) -> list[tuple[NamedNode]]:

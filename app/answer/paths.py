@@ -6,17 +6,17 @@ import math
 from dataclasses import dataclass, field
 
 from app.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
-from app.answer.predicates import Term, describing_words, relevance
+from app.answer.predicates import Term, class_words, describing_words, relevance
 
 IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
 GENERIC = 0.6  # relatesTo / mentions say less than a specific relation
 INFERRED = 0.9  # an inferred hop is worth a little less than an asserted one
 HOP_COST = 0.95  # of two paths that explain the question equally, the shorter wins
-ORDER = 0.8  # a hop matching words nearer the entity than the hop before it reads the question backwards
 HUB_FREE = 50  # degree up to which a node passed through costs nothing; above, the score falls with log(degree)
 BEAM = 64  # paths kept after each hop
 PRUNE = 0.02  # paths under this share of the best one are not extended
 WANTED = 0.3  # a hub is read only along predicates at least this relevant
+TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,6 @@ class Path:
 
     seed: str
     seed_score: float
-    seed_span: tuple[int, int]
     hops: tuple[Hop, ...] = ()
     damping: float = 1.0
     score: float = 0.0
@@ -61,16 +60,17 @@ class Path:
 class PathSearch:
     """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
 
-    def __init__(self, lookup: GraphLookup, terms: list[Term], allowed=None) -> None:
-        """`allowed(triple, status)`: a filter on facts (e.g. one document's); None keeps every fact."""
-        self.lookup, self.terms, self.allowed = lookup, terms, allowed
+    def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(), allowed=None) -> None:
+        """`focus`: stems of what the question asks for; `allowed(triple, status)`: a filter on facts (e.g. one
+        document's); None keeps every fact."""
+        self.lookup, self.terms, self.focus, self.allowed = lookup, terms, focus, allowed
         self._words: dict[tuple[str, bool], tuple[float, frozenset[int]]] = {}
         self._degrees: dict[str, int] = {}
         self.weights_total = 0  # question terms any predicate met: the denominator of coverage
 
-    def search(self, seeds: list[tuple[str, float, tuple[int, int]]], max_hops: int) -> list[Path]:
+    def search(self, seeds: list[tuple[str, float]], max_hops: int) -> list[Path]:
         """Every path kept by the beam, best first (a path of any length from 1 to max_hops)."""
-        beam = [Path(iri, score, span, score=score) for iri, score, span in seeds]
+        beam = [Path(iri, score, score=score) for iri, score in seeds]
         found: list[Path] = []
         for _ in range(max_hops):
             beam = [p for p in beam if not is_literal(p.end)]
@@ -121,7 +121,7 @@ class PathSearch:
             hop = Hop(triple, forward, status, rel, matched)
             weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
             weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
-            candidate = Path(path.seed, path.seed_score, path.seed_span, path.hops + (hop,), damping,
+            candidate = Path(path.seed, path.seed_score, path.hops + (hop,), damping,
                              path.score * weight * HOP_COST)
             if target not in best or _preference(candidate) > _preference(best[target]):
                 best[target] = candidate
@@ -136,24 +136,20 @@ class PathSearch:
 
     def _rescore(self, paths: list[Path]) -> None:
         """The final score: the hops' product, times how much of the question's relation words the path covers,
-        the hubs it went through, and whether its hops take the question's words in order outward from the entity."""
+        the hubs it went through, and whether it ends in what the question asks for."""
         relation_terms = frozenset().union(*(m for _, m in self._words.values())) if self._words else frozenset()
+        texts = self.lookup.property_texts({p.hops[-1].triple[1] for p in paths}) if self.focus else {}
         for p in paths:
             covered = frozenset().union(*(h.matched for h in p.hops))
             coverage = len(covered) / len(relation_terms) if relation_terms else 0.0
-            p.score = p.score * p.damping * (1.0 + coverage) * self._order(p)
+            p.score = p.score * p.damping * (1.0 + coverage) * self._answer_type(p, texts)
 
-    def _order(self, path: Path) -> float:
-        start, end = path.seed_span
-        factor, last = 1.0, -1.0
-        for hop in path.hops:
-            if not hop.matched:
-                continue
-            distance = min(min(abs(self.terms[i].start - start), abs(self.terms[i].start - end)) for i in hop.matched)
-            if distance < last:
-                factor *= ORDER
-            last = distance
-        return factor
+    def _answer_type(self, path: Path, texts) -> float:
+        if not texts:
+            return 1.0
+        last = path.hops[-1]
+        text = texts[last.triple[1]]
+        return TYPE_MATCH if class_words(text.range if last.forward else text.domain) & self.focus else 1.0
 
 
 def _preference(path: Path) -> tuple:

@@ -100,3 +100,29 @@ def relevance(terms: list[Term], words: dict[str, float]) -> tuple[float, frozen
             matched.add(i)
             best = max(best, score)
     return best, frozenset(matched)
+
+
+WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "when", "where"})
+ASKS_BY_NOUN = frozenset({"which", "what", "whose"})
+FOCUS_WORDS = 2  # content words after "which" / "what" that may name what is asked for ("which movies", "what genres")
+
+
+def focus_stems(question: str, skip: list[tuple[int, int]]) -> frozenset[str]:
+    """What the question asks for: "who" itself, or the first content words after "which" / "what"."""
+    words = [(normalize(m.group(0)), m.start()) for m in WORD.finditer(question)]
+    out: set[str] = set()
+    for i, (word, _) in enumerate(words):
+        if word not in WH_WORDS:
+            continue
+        out.add(word)
+        if word not in ASKS_BY_NOUN:
+            break  # "who", "when", "where" ask by themselves
+        following = [w for w, start in words[i + 1:] if w not in FUNCTION_WORDS and not any(a <= start < b for a, b in skip)]
+        out.update(stem(w) for w in following[:FOCUS_WORDS])
+        break
+    return frozenset(out)
+
+
+def class_words(names: list[str]) -> frozenset[str]:
+    """Stems of a class's labels ("film", "movies" -> "film", "mov"); question words such as "who" kept whole."""
+    return frozenset(w if w in WH_WORDS else stem(w) for name in names for w in normalize(name).split(" ") if w)

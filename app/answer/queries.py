@@ -41,22 +41,29 @@ SELECT DISTINCT ?x WHERE {
   ?x a ?t
 }"""
 
-# Labels of the IRIs in the VALUES block: an entity exists when a fact graph labels it.
+# The names of every class and property: words that name a relation or a type, not an entity.
+VOCABULARY_NAMES = PREFIXES + """
+SELECT DISTINCT ?text WHERE {
+  VALUES ?t { rdf:Property rdfs:Class owl:Class owl:ObjectProperty owl:DatatypeProperty owl:TransitiveProperty
+              owl:SymmetricProperty owl:FunctionalProperty owl:InverseFunctionalProperty }
+  VALUES ?k { rdfs:label skos:prefLabel skos:altLabel }
+  ?x a ?t ; ?k ?text
+  FILTER(isLiteral(?text))
+}"""
+
+# Labels of the IRIs: an entity exists when a fact graph labels it. Types, labels and descriptions of the IRIs.
+# Each VALUES row pairs an IRI with a predicate, so every row is one index lookup (a block per variable made
+# Oxigraph join them after reading every triple of each IRI).
 LABELS_OF = PREFIXES + """
 SELECT ?e ?p ?label ?g WHERE {
-  VALUES ?e { %(entities)s }
-  VALUES ?p { %(predicates)s }
+  VALUES (?e ?p) { %(pairs)s }
   { GRAPH ?g { ?e ?p ?label } } UNION { ?e ?p ?label }
   FILTER(isLiteral(?label))
 }"""
-
-# Types, labels and descriptions of the IRIs in the VALUES block. ?inferred: the inferred graph (substituted),
-# left out because its superclass types would only be decoded to be dropped.
 ENTITY_DETAILS = PREFIXES + """
-SELECT ?e ?p ?v ?g ?inferred WHERE {
-  VALUES ?e { %(entities)s }
-  VALUES ?p { rdf:type %(predicates)s }
-  { GRAPH ?g { ?e ?p ?v } FILTER(?g != ?inferred) } UNION { ?e ?p ?v }
+SELECT ?e ?p ?v ?g WHERE {
+  VALUES (?e ?p) { %(pairs)s }
+  { GRAPH ?g { ?e ?p ?v } } UNION { ?e ?p ?v }
 }"""
 
 # Predicates of schema and system vocabularies say nothing about the world (labels and descriptions in other
@@ -148,11 +155,22 @@ SELECT ?root ?d ?rule ?depth ?conclusion ?premise ?g WHERE {
 
 # What each property of the VALUES block is called (labels, alternative labels, comments), and the texts of
 # its inverse properties (?inverse bound), in any graph, ontology included.
+# Labels of the classes the properties of the VALUES block lead from (rdfs:domain) and to (rdfs:range).
+PROPERTY_CLASSES = PREFIXES + """
+SELECT ?p ?side ?text WHERE {
+  VALUES ?p { %(properties)s }
+  { ?p rdfs:domain ?c BIND("domain" AS ?side) } UNION { ?p rdfs:range ?c BIND("range" AS ?side) }
+  { ?c rdfs:label ?text } UNION { ?c skos:prefLabel ?text } UNION { ?c skos:altLabel ?text }
+  FILTER(isLiteral(?text))
+}"""
+
 PROPERTY_TEXT = PREFIXES + """
 SELECT ?p ?k ?text ?inverse WHERE {
   VALUES ?p { %(properties)s }
-  VALUES ?k { rdfs:label skos:prefLabel skos:altLabel rdfs:comment }
-  { ?p ?k ?text } UNION { { ?p owl:inverseOf ?inverse } UNION { ?inverse owl:inverseOf ?p } ?inverse ?k ?text }
+  { VALUES ?k { rdfs:label skos:prefLabel skos:altLabel rdfs:comment } ?p ?k ?text }
+  UNION
+  { { ?p owl:inverseOf ?inverse } UNION { ?inverse owl:inverseOf ?p }
+    { ?inverse rdfs:label ?text } UNION { ?inverse skos:prefLabel ?text } UNION { ?inverse skos:altLabel ?text } }
   FILTER(isLiteral(?text))
 }"""
 

@@ -16,9 +16,10 @@ from app.answer.linking import LabelMatcher
 from app.answer.lookup import FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
 from app.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
 from app.answer.paths import Path, PathSearch
-from app.answer.predicates import CAMEL, question_terms
+from app.answer.predicates import CAMEL, focus_stems, question_terms
 from app.extract.sanitize import sanitize
 
+NAMING_LINK = 0.5  # a link this strong names an entity: its words are not read as relation words
 SOURCE_WEIGHT = 0.3  # an entity named in a matching chunk is a weaker start than one the question names
 MAX_SIGNATURES = 3  # the best path of each of this many kinds of path is kept before the rest by score
 SIGNATURE_SHARE = 0.3  # ... when it scores at least this share of the best path
@@ -55,26 +56,25 @@ class Retriever:
     def context(self, request: ContextQuery) -> ContextResponse:
         matcher = LabelMatcher(self.lookup.label_index())
         links = matcher.link(request.query)
-        seeds = {iri: (link.score, (link.start, link.end)) for link in links for iri in link.iris}
+        seeds = {iri: link.score for link in links for iri in link.iris}
         hinted = set()
         for hint in request.entities:
             iri = self.ids.iri(hint)
             if iri is None or iri not in matcher.index:
                 iri = best[0] if (best := matcher.best(hint)) else None
             if iri is not None:
-                seeds[iri] = (1.0, (0, 0))
+                seeds[iri] = 1.0
                 hinted.add(iri)
         sources = self._sources(request.query, request.document)
         for source in sources:
             for iri in matcher.mentions(source.text):
-                seeds.setdefault(iri, (SOURCE_WEIGHT * source.score, (0, 0)))
+                seeds.setdefault(iri, SOURCE_WEIGHT * source.score)
 
         doc_graph = self.iris.document_graph(request.document) if request.document else None
         allowed = (lambda t, st: doc_graph in st.asserted_in or not st.asserted) if doc_graph else None
-        terms = question_terms(request.query, [(link.start, link.end) for link in links])
-        search = PathSearch(self.lookup, terms, allowed)
-        ordered = sorted(seeds.items(), key=lambda kv: (-kv[1][0], kv[0]))
-        paths = search.search([(iri, score, span) for iri, (score, span) in ordered], request.max_hops)
+        spans = [(link.start, link.end) for link in links if link.score >= NAMING_LINK]  # weaker ones may be words
+        search = PathSearch(self.lookup, question_terms(request.query, spans), focus_stems(request.query, spans), allowed)
+        paths = search.search(sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0])), request.max_hops)
         kept = _whole_paths(paths, request.limit) if request.include_relations else []
 
         ranked = _rank_nodes(kept, paths, seeds, {iri for link in links for iri in link.iris} | hinted)
@@ -103,7 +103,7 @@ class Retriever:
             ContextEntity(id=self.ids.of(iri), iri=iri, label=details[iri].label,
                           types=[self.ids.predicate_id(t) for t in details[iri].types],
                           description=details[iri].description,
-                          score=round(node_score.get(iri, seeds.get(iri, (0.0,))[0]), 4), hops=hops.get(iri, 0))
+                          score=round(node_score.get(iri, seeds.get(iri, 0.0)), 4), hops=hops.get(iri, 0))
             for iri in top if iri in details
         ]
         relations = [self._relation(t, statuses[t], depths.get(t, 0), details, names, first_path[t]) for t in triples]
@@ -219,7 +219,7 @@ def _whole_paths(paths: list[Path], limit: int) -> list[Path]:
     return kept
 
 
-def _rank_nodes(kept: list[Path], paths: list[Path], seeds: dict[str, tuple[float, tuple[int, int]]],
+def _rank_nodes(kept: list[Path], paths: list[Path], seeds: dict[str, float],
                 named: set[str]) -> list[str]:
     """Ends of the kept paths first (not the entities the question names), then their other nodes, the entities
     the search started from, and every other node it reached, by its best path."""
@@ -230,7 +230,7 @@ def _rank_nodes(kept: list[Path], paths: list[Path], seeds: dict[str, tuple[floa
     for p in kept:
         for iri in p.nodes:
             out.setdefault(iri)
-    for iri, _ in sorted(seeds.items(), key=lambda kv: (-kv[1][0], kv[0])):
+    for iri, _ in sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0])):
         out.setdefault(iri)
     for p in paths:
         out.setdefault(p.end)

@@ -1,0 +1,268 @@
+"""Benchmark: multi-hop retrieval and extractive answers on MetaQA (a 134k-triple movie KB), over HTTP.
+
+    python bench/kbqa.py [--questions 1000] [--seed 7] [--minted] [--data-dir DIR] [--hops 2 3]
+
+kb.txt from ../shared/data/kbqa/metaqa is loaded with `attest load` as N-Triples under its own IRIs (entities
+`movie:`, relations `rel:`, both declared in the `prefixes` setting), each entity with an rdfs:label; the
+year, votes and rating relations give literals (attributes). With --minted the same KB is minted under
+Attest's base instead (entity/{id}, ont: predicates). A small Turtle vocabulary names the nine relations with
+rdfs:label and skos:altLabel, as a user would (VOCABULARY below). A seeded sample of questions per hop count,
+brackets stripped, goes to POST /context (max_hops = the hop count, limit 20) and POST /answer (extractive):
+- path recall: a whole gold relation path from the topic entity to a gold answer is among /context's relations;
+- answer recall: a gold answer is among /context's entities (or, for a value such as a year, its attributes);
+- Hits@1: the first answer /answer names is gold;
+- /context latency p50 / p95 (ms).
+Targets: path recall >= 0.95 (2-hop), >= 0.90 (3-hop); Hits@1 >= 0.90, >= 0.80; /context p95 < 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+KBQA = REPO.parent / "shared" / "data" / "kbqa" / "metaqa"
+ENTITY_NS = "https://example.org/metaqa/movie/"
+RELATION_NS = "https://example.org/metaqa/relation/"
+BASE = "https://w3id.org/attest/"
+ONT = BASE + "ontology#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+LITERAL_RELATIONS = {"release_year", "has_imdb_votes", "has_imdb_rating"}
+# what a user writes once for their own KB: each relation's label and the other words people use for it
+VOCABULARY = {
+    "directed_by": ("directed by", ["director", "directors", "directed", "directing", "filmmaker"]),
+    "written_by": ("written by", ["writer", "writers", "screenwriter", "wrote", "written", "co-wrote", "author", "scripted"]),
+    "starred_actors": ("starred actors", ["actor", "actors", "acted", "starring", "stars", "starred", "cast", "appeared"]),
+    "release_year": ("release year", ["released", "year", "years", "date", "dates", "when"]),
+    "in_language": ("in language", ["language", "languages", "spoken"]),
+    "has_tags": ("has tags", ["tag", "tags", "described", "topics"]),
+    "has_genre": ("has genre", ["genre", "genres", "type", "types", "kind", "category"]),
+    "has_imdb_votes": ("has imdb votes", ["votes", "popularity"]),
+    "has_imdb_rating": ("has imdb rating", ["rating", "rated"]),
+}
+
+# the classes the relations lead from and to, named with the words questions ask for them by ("which films", "who")
+CLASSES = {
+    "Movie": ("movie", ["film", "films", "movies"]),
+    "Person": ("person", ["people", "who", "whom"]),
+    "Genre": ("genre", ["genres", "type", "types", "kind"]),
+    "Language": ("language", ["languages"]),
+    "Tag": ("tag", ["tags", "topic", "topics"]),
+}
+DOMAIN_RANGE = {"directed_by": ("Movie", "Person"), "written_by": ("Movie", "Person"), "starred_actors": ("Movie", "Person"),
+                "in_language": ("Movie", "Language"), "has_genre": ("Movie", "Genre"), "has_tags": ("Movie", "Tag")}
+SHOW_MISSES = [0]
+
+
+class Naming:
+    """IRIs of the KB's entities and relations, under its own namespaces or minted under Attest's base."""
+
+    def __init__(self, minted: bool) -> None:
+        self.minted = minted
+
+    def entity(self, name: str) -> str:
+        local = quote(name, safe="").replace("~", "%7E").replace("_", "%5F").replace("%20", "_")
+        if not self.minted:
+            return ENTITY_NS + local
+        local = local.replace("%", "~")
+        return f"{BASE}entity/{local if local[0].isalnum() else 'x' + local}"
+
+    def relation(self, name: str) -> str:
+        return (ONT if self.minted else RELATION_NS) + name
+
+
+def nt_literal(value: str, relation: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    if relation == "release_year" and re.fullmatch(r"\d{4}", value):
+        return f'"{escaped}"^^<{XSD}gYear>'
+    return f'"{escaped}"'
+
+
+def write_kb(naming: Naming, out: Path) -> int:
+    """kb.txt as N-Triples with a label per entity, and the vocabulary as Turtle; returns the triple count."""
+    labelled: set[str] = set()
+    count = 0
+    with open(out / "kb.nt", "w", encoding="utf-8") as f:
+        for line in open(KBQA / "kb.txt", encoding="utf-8"):
+            parts = line.rstrip("\n").split("|")
+            if len(parts) != 3:
+                continue
+            s, p, o = parts
+            names = [s] if p in LITERAL_RELATIONS else [s, o]
+            for name in names:
+                if name not in labelled:
+                    labelled.add(name)
+                    f.write(f"<{naming.entity(name)}> <http://www.w3.org/2000/01/rdf-schema#label> {nt_literal(name, '')} .\n")
+                    count += 1
+            obj = nt_literal(o, p) if p in LITERAL_RELATIONS else f"<{naming.entity(o)}>"
+            f.write(f"<{naming.entity(s)}> <{naming.relation(p)}> {obj} .\n")
+            count += 1
+    lines = ["@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .", "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .",
+             "@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> ."]
+    for name, (label, alts) in CLASSES.items():
+        alt = ", ".join(f'"{a}"@en' for a in alts)
+        lines.append(f'<{naming.relation(name)}> a rdfs:Class ; rdfs:label "{label}"@en ; skos:altLabel {alt} .')
+    for rel, (label, alts) in VOCABULARY.items():
+        alt = ", ".join(f'"{a}"@en' for a in alts)
+        domain, range_ = DOMAIN_RANGE.get(rel, ("Movie", None))
+        lines.append(f'<{naming.relation(rel)}> a rdf:Property ; rdfs:label "{label}"@en ; skos:altLabel {alt} ;'
+                     f' rdfs:domain <{naming.relation(domain)}>' + (f' ; rdfs:range <{naming.relation(range_)}> .' if range_ else ' .'))
+    (out / "vocabulary.ttl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return count
+
+
+def questions(hops: int, n: int, seed: int) -> list[dict]:
+    folder = KBQA / f"{hops}-hop"
+    rows = zip(open(folder / "qa_test.txt", encoding="utf-8"), open(folder / "qa_test_qtype.txt", encoding="utf-8"),
+               open(folder / "qa_test_relpath.txt", encoding="utf-8"))
+    out = []
+    for qa, qtype, relpath in rows:
+        question, answers = qa.rstrip("\n").split("\t")
+        topic = re.search(r"\[(.+?)\]", question).group(1)
+        out.append({"question": question.replace("[", "").replace("]", ""), "topic": topic,
+                    "answers": set(answers.split("|")), "type": qtype.strip(), "path": relpath.strip().split("|")})
+    return random.Random(seed).sample(out, min(n, len(out)))
+
+
+def path_found(q: dict, relations: list[dict], naming: Naming, names: dict[str, str]) -> bool:
+    """Whether the relations hold the whole gold path from the topic entity to a gold answer."""
+    edges = defaultdict(set)  # (node, relation, forward) -> next nodes
+    for r in relations:
+        s, p, o = r["triple"]
+        rel = p.rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+        target = names.get(o) if r["object"] is not None else r["value"]
+        edges[(names.get(s), rel, True)].add(target)
+        if r["object"] is not None:
+            edges[(target, rel, False)].add(names.get(s))
+    frontier = {q["topic"]}
+    for step in q["path"]:
+        rel, forward = (step[:-4], False) if step.endswith("_inv") else (step, True)
+        frontier = {n for node in frontier for n in edges.get((node, rel, forward), ())}
+    return bool(frontier & q["answers"])
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def attest(*args, config: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), *args], cwd=REPO,
+                          capture_output=True, text=True, check=True)
+
+
+def run(args: argparse.Namespace, minted: bool) -> dict:
+    naming = Naming(minted)
+    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-kbqa-")) / ("minted" if minted else "own")
+    work.mkdir(parents=True, exist_ok=True)
+    config = work / "attest.yaml"
+    config.write_text(f"data_dir: {work / 'data'}\nprefixes:\n  movie: {ENTITY_NS}\n  rel: {RELATION_NS}\n", encoding="utf-8")
+    t = time.perf_counter()
+    triples = write_kb(naming, work)
+    if not (work / "data").exists():
+        attest("load", str(work / "kb.nt"), str(work / "vocabulary.ttl"), config=config)
+    print(f"{'minted' if minted else 'own IRIs'}: {triples} triples loaded in {time.perf_counter() - t:.1f} s", flush=True)
+    names = {}
+    for line in open(KBQA / "kb.txt", encoding="utf-8"):
+        for name in (line.split("|")[0], line.rstrip("\n").split("|")[-1]):
+            names[naming.entity(name)] = name
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(base_url=url, timeout=60) as client:
+            for _ in range(600):
+                try:
+                    if client.get("/ready").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.2)
+            t = time.perf_counter()
+            client.post("/context", json={"query": "warm up Kismet", "max_hops": 1})  # builds the label index
+            print(f"first /context (label index of the whole KB): {time.perf_counter() - t:.1f} s", flush=True)
+            return {hops: measure(client, questions(hops, args.questions, args.seed), hops, naming, names)
+                    for hops in args.hops}
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming, names: dict[str, str]) -> dict:
+    per_type = defaultdict(lambda: defaultdict(int))
+    latencies = []
+    for q in sample:
+        t = time.perf_counter()
+        response = client.post("/context", json={"query": q["question"], "max_hops": hops, "limit": 20})
+        latencies.append((time.perf_counter() - t) * 1000)
+        response.raise_for_status()
+        body = response.json()
+        answered = client.post("/answer", json={"question": q["question"], "max_hops": hops, "limit": 20,
+                                               "mode": "extractive"}).json()
+        labels = {e["label"] for e in body["entities"]} | {r["value"] for r in body["relations"] if r["value"]}
+        first = answered["answers"][0]["label"] if answered.get("answers") else None
+        if SHOW_MISSES[0] > 0 and first not in q["answers"]:
+            SHOW_MISSES[0] -= 1
+            top = body["paths"][0] if body["paths"] else None
+            kinds = [" > ".join(next(r["predicate"] for r in body["relations"] if r["id"] == rid) for rid in p["relations"])
+                     for p in body["paths"][:3]]
+            print(f"miss: {q['question']!r} gold {'|'.join(q['path'])}; answered {first!r} by {kinds}; "
+                  f"links {[(l['text'], l['score']) for l in body['links']]}")
+        for key in (q["type"], "all"):
+            row = per_type[key]
+            row["n"] += 1
+            row["path"] += path_found(q, body["relations"], naming, names)
+            row["answer"] += bool(labels & q["answers"])
+            row["hits1"] += first in q["answers"]
+    return {"types": per_type, "p50": statistics.median(latencies), "p95": pct(latencies, 0.95)}
+
+
+def report(label: str, results: dict) -> None:
+    for hops, r in results.items():
+        print(f"\n{label}, {hops}-hop: /context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")
+        print(f"| question type | n | path recall | answer recall | Hits@1 |\n|---|---|---|---|---|")
+        for name, row in sorted(r["types"].items(), key=lambda kv: (kv[0] == "all", kv[0])):
+            n = row["n"]
+            print(f"| {'**all**' if name == 'all' else name} | {n} | {row['path'] / n:.3f} | {row['answer'] / n:.3f} | {row['hits1'] / n:.3f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=int, default=1000, help="questions sampled per hop count")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--hops", type=int, nargs="+", default=[2, 3])
+    parser.add_argument("--minted", action="store_true", help="also run with the KB minted under Attest's base")
+    parser.add_argument("--data-dir", help="keep the loaded stores here (reused when present)")
+    parser.add_argument("--show-misses", type=int, default=0, help="print this many questions whose first answer is wrong")
+    args = parser.parse_args()
+    SHOW_MISSES[0] = args.show_misses
+    if not KBQA.is_dir():
+        raise SystemExit(f"MetaQA not found at {KBQA} (../shared/data/kbqa/metaqa beside the repository)")
+    print(f"MetaQA from {KBQA.relative_to(REPO.parent)}; {args.questions} questions per hop count, seed {args.seed}")
+    report("own IRIs", run(args, minted=False))
+    if args.minted:
+        report("minted under Attest's base", run(args, minted=True))
+
+
+if __name__ == "__main__":
+    main()
