@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from pyoxigraph import Literal, NamedNode
 
-from app.api.deps import Writer
+from app.answer.service import answer_ids
+from app.api.deps import IrisDep, SettingsDep, Writer
 from app.errors import BadRequest, NotFound
 from app.reasoner import Reasoner
 
@@ -25,9 +26,10 @@ def get_reasoner(request: Request) -> Reasoner:
 ReasonerDep = Annotated[Reasoner, Depends(get_reasoner)]
 
 
-def _iri(value: str, name: str) -> NamedNode:
+def _iri(value: str, name: str, ids=None) -> NamedNode:
+    """An IRI given in full, or as a citable id (a minted entity id or a CURIE of a declared prefix)."""
     try:
-        return NamedNode(value)
+        return NamedNode((ids.iri(value) if ids else None) or value)
     except ValueError as exc:
         raise BadRequest(f"'{name}' is not a valid IRI: {value!r}", field=name) from exc
 
@@ -35,9 +37,11 @@ def _iri(value: str, name: str) -> NamedNode:
 @router.get("/explain")
 def explain(
     reasoner: ReasonerDep,
-    s: Annotated[str, Query(description="Subject IRI")],
-    p: Annotated[str, Query(description="Predicate IRI")],
-    o: Annotated[str | None, Query(description="Object IRI (or give o_literal)")] = None,
+    settings: SettingsDep,
+    iris: IrisDep,
+    s: Annotated[str, Query(description="Subject IRI or id (minted id, CURIE)")],
+    p: Annotated[str, Query(description="Predicate IRI or CURIE")],
+    o: Annotated[str | None, Query(description="Object IRI or id (or give o_literal)")] = None,
     o_literal: Annotated[str | None, Query(description="Object as a literal's lexical form")] = None,
     o_datatype: Annotated[str | None, Query(description="Datatype IRI of o_literal (default xsd:string)")] = None,
     max_depth: Annotated[int | None, Query(ge=1, le=20, description="Depth bound of the proof tree")] = None,
@@ -46,11 +50,12 @@ def explain(
     documents and chunks they came from. Bounded by max_depth (default: settings.max_trace_depth), cycle-free."""
     if (o is None) == (o_literal is None):
         raise BadRequest("give exactly one of 'o' (an IRI) and 'o_literal'")
+    ids = answer_ids(settings, iris)
     if o is not None:
-        obj = _iri(o, "o")
+        obj = _iri(o, "o", ids)
     else:
         obj = Literal(o_literal, datatype=_iri(o_datatype, "o_datatype")) if o_datatype else Literal(o_literal)
-    tree = reasoner.explain(_iri(s, "s"), _iri(p, "p"), obj, max_depth)
+    tree = reasoner.explain(_iri(s, "s", ids), _iri(p, "p", ids), obj, max_depth)
     if tree["status"] == "unknown":
         raise NotFound("the triple is neither asserted nor inferred", triple=tree["triple"])
     return tree
