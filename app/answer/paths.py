@@ -39,7 +39,6 @@ class Path:
     """A walk from a linked entity; its end is a candidate answer."""
 
     seed: str
-    seed_score: float
     hops: tuple[Hop, ...] = ()
     damping: float = 1.0
     score: float = 0.0
@@ -70,7 +69,7 @@ class PathSearch:
 
     def search(self, seeds: list[tuple[str, float]], max_hops: int) -> list[Path]:
         """Every path kept by the beam, best first (a path of any length from 1 to max_hops)."""
-        beam = [Path(iri, score, score=score) for iri, score in seeds]
+        beam = [Path(iri, score=score) for iri, score in seeds]
         found: list[Path] = []
         for _ in range(max_hops):
             beam = [p for p in beam if not is_literal(p.end)]
@@ -121,7 +120,7 @@ class PathSearch:
             hop = Hop(triple, forward, status, rel, matched)
             weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
             weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
-            candidate = Path(path.seed, path.seed_score, path.hops + (hop,), damping,
+            candidate = Path(path.seed, path.hops + (hop,), damping,
                              path.score * weight * HOP_COST)
             if target not in best or _preference(candidate) > _preference(best[target]):
                 best[target] = candidate
