@@ -183,3 +183,47 @@ def test_empty_and_entity_free_text(rules):
     assert rules.extract("").entities == []
     extraction = rules.extract("the cat sat on the mat and nobody said anything.")
     assert extraction.entities == [] and extraction.relations == []
+
+
+def test_known_labels_in_lower_case_unless_they_are_common_words(terms):
+    """Issue 11: lower-case spellings of distinctive known labels match; "go" or "rust" match only beside a cue."""
+    rules = RuleExtractor(terms, known_entities=[("Redis", "Database"), ("RDF", "DataFormat"), ("Rust", "Language"),
+                                                 ("go", "Language"), ("Apple", "Company"), ("pandas", "Library")])
+    got = types(rules.extract("The service stores its state in redis and exports rdf. We load it with pandas."))
+    assert got == {"redis": "Database", "rdf": "DataFormat", "pandas": "Library"}
+    assert rules.extract("The pipes will rust if we go on like this; an apple a day.").entities == []
+    assert types(rules.extract("The crawler is written in rust.")) == {"rust": "Language"}  # a cue supports it
+    assert types(rules.extract("Apple makes phones.")) == {"Apple": "Company"}  # as written, it still matches
+
+
+@pytest.mark.parametrize("sentence,name,type_name", [
+    ("The service stores its state in redis.", "redis", "Database"),
+    ("Kubernetes keeps its cluster state in etcd, a distributed key-value store.", "etcd", "Database"),
+    ("mongodb is a document database.", "mongodb", "Database"),
+    ("The parser is written in ocaml.", "ocaml", "Language"),
+    ("The pipeline is built on airflow.", "airflow", "Technology"),
+    ("First install kubectl on your laptop.", "kubectl", "Software"),
+    ("Then import numpy as np.", "numpy", "Library"),
+    ("We use the rdflib library for parsing.", "rdflib", "Library"),
+    ("The npm registry hosts packages such as lodash.", "lodash", "Library"),
+    ("numpy and scipy are libraries for numerical computing.", "numpy", "Library"),
+])
+def test_lexical_cues_name_unlisted_lower_case_words(rules, sentence, name, type_name):
+    assert types(rules.extract(sentence)).get(name) == type_name
+
+
+def test_lower_case_common_words_beside_cues_are_not_names(rules):
+    for text in ("Store the leftovers in the fridge and install the new shelf tomorrow.",
+                 "The team will go over the results and remove the rust from the old pipes.",
+                 "The scheduler uses caching and batching; results are kept in memory.",
+                 "It uses quorum reads and is written in advance.",
+                 "See /usr/local/bin and https://example.org/install for details."):
+        assert rules.extract(text).entities == [], text
+
+
+def test_lower_case_names_take_part_in_lists_repeats_and_relations(rules):
+    extraction = rules.extract("The cluster uses etcd, consul and zookeeper. Later etcd was replaced. Oxigraph uses rocksdb.")
+    got = types(extraction)
+    assert {"etcd", "consul", "zookeeper", "rocksdb"} <= set(got)
+    assert [e.start for e in extraction.entities if e.name == "etcd"] == [17]  # one entity, first mention's span
+    assert ("Oxigraph", "uses", "rocksdb") in triples(extraction)

@@ -28,6 +28,9 @@ _CONTINUES = re.compile(
     r"[\W_]*(?:(?:and|then|now|instead|also)\W+)*(?:output|print|return|respond|reply|answer|say|state|add|emit|list|"
     r"include|extract|create|insert|write|tell|classify|label|mark|report|produce|generate)\b", re.IGNORECASE)
 EXCERPT = 200
+# a role label opening a sentence in mid-line ("Done. system: ..."): the sanitizer's role pattern reads line starts only
+_MIDLINE_ROLE = re.compile(r"[.!?][\"')\]]*\s+[>*_#\-\s]*[\[(]?\s*(?:system|assistant|user|developer|human|instructions?|response)\b",
+                           re.IGNORECASE)
 
 
 def _sentences(text: str) -> list[tuple[int, int, bool]]:
@@ -86,6 +89,8 @@ def _flagged(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int, se
 
 def refused_sentences(text: str) -> list[RefusedSentence]:
     """The sentences (or lines) of `text` that are injection attempts, in text order."""
+    if not attempt_kinds(text) and not _MIDLINE_ROLE.search(text):
+        return []  # what a sentence holds, the whole text holds (save a role label in mid-line): nothing to refuse
     refused: list[RefusedSentence] = []
     units: list[tuple[int, int, bool]] = []  # the pieces a continuation is judged on: lines of sentences
     for start, end, opens in _sentences(text):

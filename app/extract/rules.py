@@ -38,6 +38,7 @@ from spacy.tokens import Doc, Span
 from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from app.extract.ontology_terms import OntologyTerms
 from app.extract import rules_lexicon as lex
+from app.extract import rules_lowercase as lc
 from app.extract.refuse import inside, refused_sentences
 from app.extract.sanitize import injection_kinds
 
@@ -100,11 +101,14 @@ class RuleExtractor:
         self.phrases = lex.relation_phrases(terms)
         self.nlp = spacy.blank("en")
         self.nlp.add_pipe("sentencizer")
-        # phrase patterns (fast even with many thousands of graph labels); short and all-caps names match exactly
-        short = {label for label in self.known if len(label) <= 3 or label.isupper()}
+        # phrase patterns (fast even with many thousands of graph labels). A label that is a common English word or
+        # two letters ("Go", "Rust", "IT") matches only as written; written in lower case ("go", "rust") it matches
+        # nothing here and is found only beside a cue (_lowercase); every other label matches in any letter case.
+        exact = {label for label in self.known if not lex.distinctive(label)}
         rulers = (
-            ("known_exact", "ORTH", [{"label": self.known[label], "id": label, "pattern": label} for label in short]),
-            ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in short]),
+            ("known_exact", "ORTH", [{"label": self.known[label], "id": label, "pattern": label} for label in exact
+                                     if not label.islower()]),
+            ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in exact]),
             ("type_cues", "LOWER", [{"label": CUE + t, "pattern": spelling} for spelling, t in self.terms.type_labels()]),
         )
         for name, attr, patterns in rulers:
@@ -113,6 +117,9 @@ class RuleExtractor:
                 with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
                     ruler.add_patterns(patterns)
         self._fuzzy_cache: dict[str, str | None] = {}
+        # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
+        self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
+        self._heads.update({h: t for h, label in lc.HEADS.items() if h not in self._heads and (t := self._type(label))})
 
     # ------------------------------------------------------------------ setup
     def _type(self, label: str) -> str | None:
@@ -124,6 +131,7 @@ class RuleExtractor:
         words = [t.text for t in doc]
         lower = [w.lower() for w in words]
         space = [bool(t.whitespace_) for t in doc]
+        doc.user_data["words"], doc.user_data["space"] = words, space  # read again by _lowercase
         starts = _line_or_sentence_starts(doc)
         named = [_is_name_word(w) for w in words]
         n = len(words)
@@ -172,22 +180,35 @@ class RuleExtractor:
                 return ent
         return None
 
+    def _head_at(self, doc: Doc, k: int, reach: int) -> str | None:
+        """Type of the first head noun ("store", "editor", "format") within `reach` words of k, only words between."""
+        for start in range(k, min(k + reach + 1, len(doc))):
+            tok = doc[start]
+            if tok.lower_ in self._heads:
+                return self._heads[tok.lower_]
+            if not (tok.is_alpha or tok.text == "-"):
+                return None
+        return None
+
     def _cue_after(self, doc: Doc, start: int, end: int) -> str | None:
-        """Type named by "X, a <cue>", "X is a <cue>", or "the X <cue>" ("the Oxigraph database")."""
+        """Type named by "X, a <cue>", "X is a <cue>", or "the X <cue>" ("the Oxigraph database"); a cue is an
+        ontology class label or a head noun ("etcd, a distributed key-value store")."""
         k = end
         comma = k < len(doc) and doc[k].text == ","
         k += comma
         copula = k < len(doc) and doc[k].lower_ in {"is", "was", "remains"}
         k += copula
         if (comma or copula) and k < len(doc) and doc[k].lower_ in {"a", "an", "the"}:
-            cue = self._cue_at(doc, k + 1, 4)
+            cue, reach = self._cue_at(doc, k + 1, 4), (k + 1, 4)
         elif not comma and not copula:
             # "the TransE model": a definite article before the name; "a Python library" names a library in Python
             definite = start > 0 and doc[start - 1].lower_ == "the"
-            cue = self._cue_at(doc, end, 0) if definite else None
+            cue, reach = (self._cue_at(doc, end, 0), (end, 0)) if definite else (None, None)
         else:
-            cue = None
-        return cue.label_[len(CUE):] if cue is not None else None
+            cue, reach = None, None
+        if cue is not None:
+            return cue.label_[len(CUE):]
+        return self._head_at(doc, *reach) if reach else None
 
     def _fuzzy_known(self, text: str) -> str | None:
         """The known label `text` nearly spells (rapidfuzz ratio >= FUZZY_CUTOFF), if any."""
@@ -268,6 +289,9 @@ class RuleExtractor:
             headline = doc.user_data["sentence_start"][start] in headlines
             type_name, confidence = self._type_mention(doc, start, end, headline)
             mentions.append(Mention(start, end, doc[start:end].text, type_name, confidence))
+        for m in mentions:  # capitalized names too: a lower-case name never overlaps one
+            taken.update(range(m.start, m.end))
+        mentions.extend(self._lowercase(doc, taken))
         text = doc.text  # Doc.text re-joins every token on each access
         for m in mentions:
             span = doc[m.start:m.end]
@@ -278,6 +302,77 @@ class RuleExtractor:
                 m.end_char -= 1  # "the W3C." at the end of a sentence: the period is not part of the name
             m.text = text[m.start_char:m.end_char]
         return sorted(mentions, key=lambda m: m.start)
+
+    def _lowercase(self, doc: Doc, taken: set[int]) -> list[Mention]:
+        """Lower-case names: a known label that is a common word ("rust") beside a cue, or a word that is not common
+        English beside one ("uses etcd", "stored in redis", "mongodb, a document database"); then the other mentions
+        of the latter in the text ("etcd" again, without a cue), and names listed after one ("uses etcd, consul and zk")."""
+        found: list[Mention] = []
+        accepted: dict[str, tuple[str | None, float]] = {}
+        waiting: list[tuple[int, int, str]] = []
+        previous: tuple[int, tuple[str | None, float]] | None = None  # end and cue of the last cued token
+        words, space = doc.user_data["words"], doc.user_data["space"]
+        spans = lc.candidates(doc, taken, words, space)
+        folded = ["".join(words[start:end]).casefold() for start, end in spans]  # compounds hold no spaces
+
+        def listed(end: int, start: int) -> bool:
+            return end <= start and " ".join(words[end:start]).lower() in lex.COORDINATION
+
+        # cues are read only in lists ("uses memory, disk and etcd") that hold a known label or an unlisted word
+        linked = [k > 0 and listed(spans[k - 1][1], spans[k][0]) for k in range(len(spans))]
+        wanted, chain = [False] * len(spans), []
+        for k in range(len(spans) + 1):
+            if k == len(spans) or not linked[k]:
+                if any(f in self._known_folded or not lex.word_like(f) for f in (folded[i] for i in chain)):
+                    for i in chain:
+                        wanted[i] = True
+                chain = []
+            if k < len(spans):
+                chain.append(k)
+        cues = [self._lower_cue(doc, start, end) if want else None for (start, end), want in zip(spans, wanted)]
+        for k in range(len(spans) - 2, -1, -1):  # "numpy and scipy are libraries": the cue of a list's last name
+            if cues[k] is None and cues[k + 1] is not None and linked[k + 1]:
+                cues[k] = cues[k + 1]
+        for (start, end), cue, fold in zip(spans, cues, folded):
+            text = "".join(words[start:end])
+            known = self._known_folded.get(fold)
+            if cue is None and previous is not None and listed(previous[0], start):
+                cue = previous[1]  # "uses etcd, consul and zookeeper"; "such as express and lodash"
+            if cue is not None:
+                previous = (end, cue)
+            if known is not None and cue is not None:
+                mention = Mention(start, end, text, self.known[known], 0.9, known=True)
+            elif cue is not None and cue[0] and not lex.word_like(fold):
+                mention = Mention(start, end, text, *cue)
+                accepted.setdefault(fold, cue)
+            else:
+                waiting.append((start, end, fold))
+                continue
+            found.append(mention)
+        found.extend(Mention(s, e, "".join(words[s:e]), *accepted[f]) for s, e, f in waiting if f in accepted)
+        return found
+
+    def _lower_cue(self, doc: Doc, start: int, end: int) -> tuple[str | None, float] | None:
+        """Type and confidence a cue gives a lower-case token: the apposition or copula if any, else the words before."""
+        if type_name := self._cue_after(doc, start, end):
+            return type_name, 0.85
+        if (cue := lc.cue_before(doc, start, doc.user_data["sentence_start"][start])) and not lc.modifies_next(doc, end):
+            return self._type(cue[0]), cue[1]
+        if start >= 3 and doc[start - 2:start].text.lower() == "such as" and (t := self._plural_head(doc[start - 3].lower_)):
+            return t, 0.8  # "packages such as lodash"
+        if end < len(doc) and doc[end].lower_ in {"are", "were"}:
+            for tok in doc[end + 1:end + 5]:  # "scipy are (popular) libraries"
+                if (t := self._plural_head(tok.lower_)) and tok.lower_.endswith("s"):
+                    return t, 0.8
+                if not (tok.is_alpha or tok.text == "-"):
+                    break
+        return None
+
+    def _plural_head(self, word: str) -> str | None:
+        for stem in (word, word[:-1], word[:-2], word[:-3] + "y"):
+            if stem in self._heads and (stem == word or word.endswith(("s", "es", "ies"))):
+                return self._heads[stem]
+        return None
 
     # ------------------------------------------------------------------ relations
     def _fits(self, mention: Mention, required: str | None) -> bool:

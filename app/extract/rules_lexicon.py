@@ -1,7 +1,9 @@
 """Word lists and ontology-derived phrase tables the offline rule extractor reads (no trained model needed).
 
 Interface (used by app.extract.rules only):
-    first_names(), places()                     -> lexicons from app/extract/data/
+    first_names(), places(), common_words()     -> lexicons from app/extract/data/
+    is_common(word), word_like(word)            -> a common English word (or its plural); also an inflected or derived one
+    distinctive(label)                          -> whether a known label may match in any letter case
     relation_phrases(terms) -> {phrase tokens: [predicate local names]}  from labels, altLabels, local names
     norm_gap(tokens) -> (tuple of content words, negated, hedged)
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+
+from spacy.lang.en.stop_words import STOP_WORDS
 
 from app.extract.ontology_terms import OntologyTerms
 
@@ -63,6 +67,48 @@ def places() -> dict[str, str]:
             name, _, kind = line.partition("|")
             table[name.strip()] = kind.strip()
     return table
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    words: set[str] = set()
+    for line in (DATA / "common_words.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            words.update(line.split())
+    return frozenset(words)
+
+
+def is_common(word: str) -> bool:
+    """A stop word, a listed common word, or the plural of one ("keys", "boxes", "libraries")."""
+    w, common = word.casefold(), common_words()
+    return w in STOP_WORDS or w in common or any(
+        w.endswith(suffix) and w[:-len(suffix)] + tail in common for suffix, tail in (("s", ""), ("es", ""), ("ies", "y")))
+
+
+DERIVED = ("tion", "tions", "sion", "sions", "ment", "ments", "ness", "ity", "ities", "ance", "ence", "ism", "isms", "ous",
+           "ive", "ives", "ical", "ally", "izes", "ized", "ises", "ised", "izing", "ising", "ing", "ings", "able")
+
+
+@lru_cache(maxsize=65_536)
+def word_like(word: str) -> bool:
+    """Reads as an English word, not a name: common, short, inflected from a common word, or derived ("-tion", "-ing")."""
+    w = word.casefold()
+    if "-" in w:  # key-value, real-time: a compound of words; scikit-learn: not
+        return all(word_like(part) for part in w.split("-") if part)
+    if any(c.isdigit() for c in w):
+        return False
+    if len(w) < 3 or is_common(w):
+        return True
+    stems = {w[:-2], w[:-1]} if w.endswith("ed") else {w[:-3], w[:-3] + "e"} if w.endswith("ing") else \
+        {w[:-2]} if w.endswith("ly") else set()
+    stems |= {s[:-1] for s in stems if len(s) > 2 and s[-1] == s[-2]}  # stopped -> stop
+    return bool(stems & common_words()) or (len(w) >= 7 and w.endswith(DERIVED))
+
+
+def distinctive(label: str) -> bool:
+    """A known label that may match in any letter case: a phrase, or a word of three or more letters not common in English
+    ("rdflib", "RDF", "Redis" -- but not "Go", "Rust", "Apple": those match only as written, or lower-case beside a cue)."""
+    return len(label.split()) > 1 or (len(label) > 2 and not is_common(label))
 
 
 def split_camel(name: str) -> str:
