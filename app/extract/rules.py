@@ -7,9 +7,13 @@ Interface (stable; used by the ingest pipeline when no LLM answers):
     extraction = extractor.extract(text) # Extraction; spans are character offsets into `text`
 
 How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns):
-  * known_exact / known_folded: every known (label, type) from the graph, as an entity (short and all-caps
-    labels case-sensitively, others case-insensitively); type_cues: every ontology class label and
-    skos:altLabel ("triple store", "library", "university") as a type cue.
+  * known_exact / known_folded: every known (label, type) from the graph, as an entity (labels that are common
+    English words or two letters case-sensitively, others case-insensitively); type_cues: every ontology class
+    label and skos:altLabel ("triple store", "library", "university") as a type cue.
+  * Lower-case names (rules_lowercase.LowercaseNames): a common-word known label ("rust") or a word that is not
+    common English ("etcd") beside a cue: "uses X", "stored in X", "written in X", "X, a key-value store".
+  * Sentences refused as injection attempts (app.extract.refuse) give no mentions and no relations; they are
+    listed in Extraction.refused.
   * New names: runs of capitalized / camel-case / acronym tokens (with versions like "SPARQL 1.1",
     hyphen and slash joins, "of" inside organization names); a lone sentence-initial word only when it
     looks like a name (inner capitals, digits) or is capitalized elsewhere in the text.
@@ -38,7 +42,7 @@ from spacy.tokens import Doc, Span
 from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from app.extract.ontology_terms import OntologyTerms
 from app.extract import rules_lexicon as lex
-from app.extract import rules_lowercase as lc
+from app.extract.rules_lowercase import HEADS, LowercaseNames
 from app.extract.refuse import inside, refused_sentences
 from app.extract.sanitize import injection_kinds
 
@@ -84,7 +88,7 @@ def _shape_strong(text: str) -> bool:
     return any(any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word) for word in text.split())
 
 
-class RuleExtractor:
+class RuleExtractor(LowercaseNames):
     """Extractor that needs no network and no trained model."""
 
     name = "rules:spacy"
@@ -119,7 +123,7 @@ class RuleExtractor:
         self._fuzzy_cache: dict[str, str | None] = {}
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
         self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
-        self._heads.update({h: t for h, label in lc.HEADS.items() if h not in self._heads and (t := self._type(label))})
+        self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
 
     # ------------------------------------------------------------------ setup
     def _type(self, label: str) -> str | None:
@@ -291,7 +295,7 @@ class RuleExtractor:
             mentions.append(Mention(start, end, doc[start:end].text, type_name, confidence))
         for m in mentions:  # capitalized names too: a lower-case name never overlaps one
             taken.update(range(m.start, m.end))
-        mentions.extend(self._lowercase(doc, taken))
+        mentions.extend(Mention(*found) for found in self._lowercase(doc, taken))
         text = doc.text  # Doc.text re-joins every token on each access
         for m in mentions:
             span = doc[m.start:m.end]
@@ -302,77 +306,6 @@ class RuleExtractor:
                 m.end_char -= 1  # "the W3C." at the end of a sentence: the period is not part of the name
             m.text = text[m.start_char:m.end_char]
         return sorted(mentions, key=lambda m: m.start)
-
-    def _lowercase(self, doc: Doc, taken: set[int]) -> list[Mention]:
-        """Lower-case names: a known label that is a common word ("rust") beside a cue, or a word that is not common
-        English beside one ("uses etcd", "stored in redis", "mongodb, a document database"); then the other mentions
-        of the latter in the text ("etcd" again, without a cue), and names listed after one ("uses etcd, consul and zk")."""
-        found: list[Mention] = []
-        accepted: dict[str, tuple[str | None, float]] = {}
-        waiting: list[tuple[int, int, str]] = []
-        previous: tuple[int, tuple[str | None, float]] | None = None  # end and cue of the last cued token
-        words, space = doc.user_data["words"], doc.user_data["space"]
-        spans = lc.candidates(doc, taken, words, space)
-        folded = ["".join(words[start:end]).casefold() for start, end in spans]  # compounds hold no spaces
-
-        def listed(end: int, start: int) -> bool:
-            return end <= start and " ".join(words[end:start]).lower() in lex.COORDINATION
-
-        # cues are read only in lists ("uses memory, disk and etcd") that hold a known label or an unlisted word
-        linked = [k > 0 and listed(spans[k - 1][1], spans[k][0]) for k in range(len(spans))]
-        wanted, chain = [False] * len(spans), []
-        for k in range(len(spans) + 1):
-            if k == len(spans) or not linked[k]:
-                if any(f in self._known_folded or not lex.word_like(f) for f in (folded[i] for i in chain)):
-                    for i in chain:
-                        wanted[i] = True
-                chain = []
-            if k < len(spans):
-                chain.append(k)
-        cues = [self._lower_cue(doc, start, end) if want else None for (start, end), want in zip(spans, wanted)]
-        for k in range(len(spans) - 2, -1, -1):  # "numpy and scipy are libraries": the cue of a list's last name
-            if cues[k] is None and cues[k + 1] is not None and linked[k + 1]:
-                cues[k] = cues[k + 1]
-        for (start, end), cue, fold in zip(spans, cues, folded):
-            text = "".join(words[start:end])
-            known = self._known_folded.get(fold)
-            if cue is None and previous is not None and listed(previous[0], start):
-                cue = previous[1]  # "uses etcd, consul and zookeeper"; "such as express and lodash"
-            if cue is not None:
-                previous = (end, cue)
-            if known is not None and cue is not None:
-                mention = Mention(start, end, text, self.known[known], 0.9, known=True)
-            elif cue is not None and cue[0] and not lex.word_like(fold):
-                mention = Mention(start, end, text, *cue)
-                accepted.setdefault(fold, cue)
-            else:
-                waiting.append((start, end, fold))
-                continue
-            found.append(mention)
-        found.extend(Mention(s, e, "".join(words[s:e]), *accepted[f]) for s, e, f in waiting if f in accepted)
-        return found
-
-    def _lower_cue(self, doc: Doc, start: int, end: int) -> tuple[str | None, float] | None:
-        """Type and confidence a cue gives a lower-case token: the apposition or copula if any, else the words before."""
-        if type_name := self._cue_after(doc, start, end):
-            return type_name, 0.85
-        if (cue := lc.cue_before(doc, start, doc.user_data["sentence_start"][start])) and not lc.modifies_next(doc, end):
-            return self._type(cue[0]), cue[1]
-        if start >= 3 and doc[start - 2:start].text.lower() == "such as" and (t := self._plural_head(doc[start - 3].lower_)):
-            return t, 0.8  # "packages such as lodash"
-        if end < len(doc) and doc[end].lower_ in {"are", "were"}:
-            for tok in doc[end + 1:end + 5]:  # "scipy are (popular) libraries"
-                if (t := self._plural_head(tok.lower_)) and tok.lower_.endswith("s"):
-                    return t, 0.8
-                if not (tok.is_alpha or tok.text == "-"):
-                    break
-        return None
-
-    def _plural_head(self, word: str) -> str | None:
-        for stem in (word, word[:-1], word[:-2], word[:-3] + "y"):
-            if stem in self._heads and (stem == word or word.endswith(("s", "es", "ies"))):
-                return self._heads[stem]
-        return None
 
     # ------------------------------------------------------------------ relations
     def _fits(self, mention: Mention, required: str | None) -> bool:

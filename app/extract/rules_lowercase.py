@@ -7,10 +7,12 @@ Interface (used by app.extract.rules only):
                                            uses / written in / stored in / built on / install / import X
     modifies_next(doc, end)             -> True when a lower-case content word follows ("uses quorum reads"): X is
                                            then a modifier, not the thing the cue names
+    LowercaseNames                      -> the RuleExtractor's lower-case pass (a mixin: it reads the extractor's
+                                           known labels, heads and cue methods)
     HEADS                               -> head nouns beyond the ontology's class labels that say what a name is
                                            ("X, a key-value store", "X is a command-line utility", "the X module")
-Whether the token is a common English word (and so needs more than a cue) is decided by the caller with
-rules_lexicon.word_like / is_common.
+Whether a token is a common English word, and so needs to be a known label as well as beside a cue, is
+rules_lexicon.word_like (spaCy's stop words, app/extract/data/common_words.txt, plurals and inflections).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import re
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
+
+from app.extract import rules_lexicon as lex
 
 # ontology labels (normalized by the caller) for nouns that head a description of a technical name
 HEADS = {
@@ -37,6 +41,7 @@ STORED = frozenset({"store", "stores", "stored", "storing", "keep", "keeps", "ke
 BUILT = frozenset({"built", "based", "runs", "run", "running", "relies", "rely", "depends", "depend"})
 INSTALL = frozenset({"install", "installs", "installed", "installing", "reinstall", "uninstall"})
 NAME = re.compile(r"[a-z][a-z0-9]*(?:[._+#][a-z0-9]+)*\+*#?")
+Found = tuple[int, int, str, "str | None", float, bool]  # start, end (tokens), text, type, confidence, known label
 GLUE = frozenset({"/", ".", "@", "~", "$", "-", "--", "\\", ":", "_"})
 
 
@@ -93,3 +98,78 @@ def modifies_next(doc: Doc, end: int) -> bool:
         return False
     nxt = doc[end]
     return bool(doc[end - 1].whitespace_) and nxt.is_alpha and nxt.text[0].islower() and not nxt.is_stop
+
+
+class LowercaseNames:
+    """Lower-case mentions for RuleExtractor (mixed into it; uses its known labels, _heads, _type and _cue_after)."""
+
+    def _lowercase(self, doc: Doc, taken: set[int]) -> list[Found]:
+        """Lower-case names: a known label that is a common word ("rust") beside a cue, or a word that is not common
+        English beside one ("uses etcd", "stored in redis", "mongodb, a document database"); then the other mentions
+        of the latter in the text ("etcd" again, without a cue), and names listed after one ("uses etcd, consul and zk")."""
+        found: list[Found] = []
+        accepted: dict[str, tuple[str | None, float]] = {}
+        waiting: list[tuple[int, int, str]] = []
+        previous: tuple[int, tuple[str | None, float]] | None = None  # end and cue of the last cued token
+        words, space = doc.user_data["words"], doc.user_data["space"]
+        spans = candidates(doc, taken, words, space)
+        folded = ["".join(words[start:end]).casefold() for start, end in spans]  # compounds hold no spaces
+
+        def listed(end: int, start: int) -> bool:
+            return end <= start and " ".join(words[end:start]).lower() in lex.COORDINATION
+
+        # cues are read only in lists ("uses memory, disk and etcd") that hold a known label or an unlisted word
+        linked = [k > 0 and listed(spans[k - 1][1], spans[k][0]) for k in range(len(spans))]
+        wanted, chain = [False] * len(spans), []
+        for k in range(len(spans) + 1):
+            if k == len(spans) or not linked[k]:
+                if any(f in self._known_folded or not lex.word_like(f) for f in (folded[i] for i in chain)):
+                    for i in chain:
+                        wanted[i] = True
+                chain = []
+            if k < len(spans):
+                chain.append(k)
+        cues = [self._lower_cue(doc, start, end) if want else None for (start, end), want in zip(spans, wanted)]
+        for k in range(len(spans) - 2, -1, -1):  # "numpy and scipy are libraries": the cue of a list's last name
+            if cues[k] is None and cues[k + 1] is not None and linked[k + 1]:
+                cues[k] = cues[k + 1]
+        for (start, end), cue, fold in zip(spans, cues, folded):
+            text = "".join(words[start:end])
+            known = self._known_folded.get(fold)
+            if cue is None and previous is not None and listed(previous[0], start):
+                cue = previous[1]  # "uses etcd, consul and zookeeper"; "such as express and lodash"
+            if cue is not None:
+                previous = (end, cue)
+            if known is not None and cue is not None:
+                mention = (start, end, text, self.known[known], 0.9, True)
+            elif cue is not None and cue[0] and not lex.word_like(fold):
+                mention = (start, end, text, *cue, False)
+                accepted.setdefault(fold, cue)
+            else:
+                waiting.append((start, end, fold))
+                continue
+            found.append(mention)
+        found.extend((s, e, "".join(words[s:e]), *accepted[f], False) for s, e, f in waiting if f in accepted)
+        return found
+
+    def _lower_cue(self, doc: Doc, start: int, end: int) -> tuple[str | None, float] | None:
+        """Type and confidence a cue gives a lower-case token: the apposition or copula if any, else the words before."""
+        if type_name := self._cue_after(doc, start, end):
+            return type_name, 0.85
+        if (cue := cue_before(doc, start, doc.user_data["sentence_start"][start])) and not modifies_next(doc, end):
+            return self._type(cue[0]), cue[1]
+        if start >= 3 and doc[start - 2:start].text.lower() == "such as" and (t := self._plural_head(doc[start - 3].lower_)):
+            return t, 0.8  # "packages such as lodash"
+        if end < len(doc) and doc[end].lower_ in {"are", "were"}:
+            for tok in doc[end + 1:end + 5]:  # "scipy are (popular) libraries"
+                if (t := self._plural_head(tok.lower_)) and tok.lower_.endswith("s"):
+                    return t, 0.8
+                if not (tok.is_alpha or tok.text == "-"):
+                    break
+        return None
+
+    def _plural_head(self, word: str) -> str | None:
+        for stem in (word, word[:-1], word[:-2], word[:-3] + "y"):
+            if stem in self._heads and (stem == word or word.endswith(("s", "es", "ies"))):
+                return self._heads[stem]
+        return None
