@@ -16,7 +16,8 @@ LINK_CUTOFF = 88.0  # stricter for question n-grams: many n-grams, each a chance
 SHORT_LABEL = 4  # labels this short (RDF, OWL) must match exactly
 MAX_NGRAM = 6  # longest question span tried against labels by rapidfuzz
 MAX_LINK_WORDS = 300  # a 10 KB question is linked on its first 300 words
-MIN_MENTION = 3
+MIN_MENTION = 3  # labels shorter than this are not looked for in source text
+MIN_LABEL = 2  # ... nor in a question unless written exactly as the label ("CQ", "Up")
 CASE_MISMATCH = 0.85  # a span written in other case than the label ("redis" for "Redis") is weaker evidence
 COMMON_WORD = 0.5  # a single lower-case word in the question ("films") is more often a word than a name
 VOCABULARY_WORD = 0.1  # a lower-case span made of the words classes and properties are named by ("director", "actors")
@@ -55,7 +56,7 @@ class LabelMatcher:
             table: dict[tuple[str, ...], list[str]] = {}  # a label's folded words -> IRIs, in index order
             longest: dict[str, int] = {}  # first word -> most words of a label starting with it
             for label, iri in zip(self.normalized, index.iris):
-                if len(label) >= MIN_MENTION or label.isdigit():
+                if len(label) >= MIN_LABEL or label.isdigit():
                     words = tuple(label.split(" "))
                     iris = table.setdefault(words, [])
                     if iri not in iris:
@@ -88,7 +89,9 @@ class LabelMatcher:
         found: set[str] = set()
         for i, word in enumerate(words):
             for n in range(1, self.longest.get(word, 0) + 1):
-                found.update(self.table.get(tuple(words[i:i + n]), ()))
+                key = tuple(words[i:i + n])
+                if key in self.table and sum(map(len, key)) + n - 1 >= MIN_MENTION:
+                    found.update(self.table[key])
         return found
 
     def link(self, question: str) -> list[Link]:
@@ -109,13 +112,14 @@ class LabelMatcher:
         links = []
         for i, j, iris, similarity in sorted(chosen):
             text = question[tokens[i][1]:tokens[j - 1][2]]
-            if all(w in STOP_WORDS for w in words[i:j]):
-                continue  # "the", "who": words, whatever a label says
-            score = similarity / 100.0
             labels = {self.index.preferred.get(iri, "") for iri in iris}
-            if not any(" ".join(FOLD.split(label)).strip() == " ".join(FOLD.split(text)).strip() for label in labels):
-                score *= CASE_MISMATCH
-            if text.islower() and all(w in self.vocabulary or w in STOP_WORDS for w in words[i:j]):
+            as_written = any(" ".join(FOLD.split(label)).strip() == " ".join(FOLD.split(text)).strip() for label in labels)
+            if not as_written and (all(w in STOP_WORDS for w in words[i:j]) or len(text) < MIN_MENTION):
+                continue  # "the", "who", "up": words, unless written as a title is ("Who Am I?", "Up")
+            score = similarity / 100.0 if as_written else similarity / 100.0 * CASE_MISMATCH
+            if all(w in STOP_WORDS for w in words[i:j]) or len(text) < MIN_MENTION:
+                score *= COMMON_WORD
+            elif text.islower() and all(w in self.vocabulary or w in STOP_WORDS for w in words[i:j]):
                 score *= VOCABULARY_WORD
             elif j - i == 1 and text.islower() and not any(c.isdigit() for c in text):
                 score *= COMMON_WORD

@@ -13,9 +13,11 @@ GENERIC = 0.6  # relatesTo / mentions say less than a specific relation
 INFERRED = 0.9  # an inferred hop is worth a little less than an asserted one
 HOP_COST = 0.95  # of two paths that explain the question equally, the shorter wins
 HUB_FREE = 50  # degree up to which a node passed through costs nothing; above, the score falls with log(degree)
-BEAM = 64  # paths kept after each hop
+BEAM = 96  # paths kept after each hop
+PER_KIND = 12  # ... at most this many of one kind (predicates and directions): ties of one kind cannot crowd out another
 PRUNE = 0.02  # paths under this share of the best one are not extended
 WANTED = 0.3  # a hub is read only along predicates at least this relevant
+ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
 TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
 
 
@@ -39,6 +41,7 @@ class Path:
     """A walk from a linked entity; its end is a candidate answer."""
 
     seed: str
+    mention: int | None = None  # where the question names the seed (None: a hint or a source mention)
     hops: tuple[Hop, ...] = ()
     damping: float = 1.0
     score: float = 0.0
@@ -65,11 +68,11 @@ class PathSearch:
         self.lookup, self.terms, self.focus, self.allowed = lookup, terms, focus, allowed
         self._words: dict[tuple[str, bool], tuple[float, frozenset[int]]] = {}
         self._degrees: dict[str, int] = {}
-        self.weights_total = 0  # question terms any predicate met: the denominator of coverage
 
-    def search(self, seeds: list[tuple[str, float]], max_hops: int) -> list[Path]:
-        """Every path kept by the beam, best first (a path of any length from 1 to max_hops)."""
-        beam = [Path(iri, score=score) for iri, score in seeds]
+    def search(self, seeds: list[tuple[str, float, int | None]], max_hops: int) -> list[Path]:
+        """Every path kept by the beam, best first (a path of any length from 1 to max_hops); a seed is
+        (IRI, link score, offset of its mention in the question or None)."""
+        beam = [Path(iri, mention, score=score) for iri, score, mention in seeds]
         found: list[Path] = []
         for _ in range(max_hops):
             beam = [p for p in beam if not is_literal(p.end)]
@@ -78,9 +81,7 @@ class PathSearch:
             best = max(p.score for p in beam)
             beam = [p for p in beam if p.score >= best * PRUNE]
             facts = self._facts({p.end for p in beam})
-            extended = [q for p in beam for q in self._extend(p, facts.get(p.end, {}))]
-            extended.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
-            beam = extended[:BEAM]
+            beam = _diverse([q for p in beam for q in self._extend(p, facts.get(p.end, {}))])
             found.extend(beam)
         self._rescore(found)
         found.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
@@ -120,7 +121,7 @@ class PathSearch:
             hop = Hop(triple, forward, status, rel, matched)
             weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
             weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
-            candidate = Path(path.seed, path.hops + (hop,), damping,
+            candidate = Path(path.seed, path.mention, path.hops + (hop,), damping,
                              path.score * weight * HOP_COST)
             if target not in best or _preference(candidate) > _preference(best[target]):
                 best[target] = candidate
@@ -135,13 +136,33 @@ class PathSearch:
 
     def _rescore(self, paths: list[Path]) -> None:
         """The final score: the hops' product, times how much of the question's relation words the path covers,
-        the hubs it went through, and whether it ends in what the question asks for."""
+        the hubs it went through, whether its first hop is the relation the question attaches to the entity, and
+        whether it ends in what the question asks for."""
         relation_terms = frozenset().union(*(m for _, m in self._words.values())) if self._words else frozenset()
         texts = self.lookup.property_texts({p.hops[-1].triple[1] for p in paths}) if self.focus else {}
+        anchors = {p.mention: self._anchor(p.mention, relation_terms) for p in paths}
         for p in paths:
-            covered = frozenset().union(*(h.matched for h in p.hops))
-            coverage = len(covered) / len(relation_terms) if relation_terms else 0.0
-            p.score = p.score * p.damping * (1.0 + coverage) * self._answer_type(p, texts)
+            coverage = len(self._covered(p)) / len(relation_terms) if relation_terms else 0.0
+            anchored = ANCHOR if anchors[p.mention] in p.hops[0].matched else 1.0
+            p.score = p.score * p.damping * (1.0 + coverage) * anchored * self._answer_type(p, texts)
+
+    def _covered(self, path: Path) -> set[int]:
+        """The question words a path accounts for: each hop one word it matches, the first not yet accounted for,
+        so "the screenwriter of X also wrote" asks for two hops of the writer relation, not one."""
+        covered: set[int] = set()
+        for hop in path.hops:
+            covered.update(sorted(hop.matched - covered)[:1])
+        return covered
+
+    def _anchor(self, mention: int | None, relation_terms: frozenset[int]) -> int | None:
+        """The relation word that governs an entity's mention: the nearest one before it ("the director of X",
+        "movies starred by X"), else the nearest one after it ("X co-wrote ..."). It names the first hop."""
+        if mention is None or not relation_terms:
+            return None
+        before = [i for i in relation_terms if self.terms[i].start < mention]
+        if before:
+            return max(before, key=lambda i: self.terms[i].start)
+        return min(relation_terms, key=lambda i: self.terms[i].start)
 
     def _answer_type(self, path: Path, texts) -> float:
         if not texts:
@@ -149,6 +170,21 @@ class PathSearch:
         last = path.hops[-1]
         text = texts[last.triple[1]]
         return TYPE_MATCH if class_words(text.range if last.forward else text.domain) & self.focus else 1.0
+
+
+def _diverse(paths: list[Path]) -> list[Path]:
+    """The best BEAM paths, at most PER_KIND of each kind, best first."""
+    paths.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
+    kinds: dict[tuple, int] = {}
+    kept = []
+    for p in paths:
+        n = kinds.get(p.signature, 0)
+        if n < PER_KIND:
+            kinds[p.signature] = n + 1
+            kept.append(p)
+            if len(kept) == BEAM:
+                break
+    return kept
 
 
 def _preference(path: Path) -> tuple:

@@ -16,7 +16,8 @@ COMMENT_WEIGHT = 0.3  # a comment's words (examples, other properties named) say
 PREFIX_MATCH = 0.8  # "direct" ~ "directorial": one stem begins the other
 FUZZY_MATCH = 0.7  # a near spelling ("screnwriter")
 FUZZY_CUTOFF = 85
-MIN_STEM = 4
+MIN_STEM = 5  # "film" is not "filmmaker": one stem begins the other only from five letters
+MIN_WORD = 3  # "co" of "co-wrote" says nothing about which relation
 # function words only: spaCy's stop list also holds "used", "part", "made", "name", the very words relations are named by
 FUNCTION_WORDS = frozenset("""a an the of in on at by to for from with into onto about as and or but if so than then
 is are was were be been being am do does did has have had having this that these those it its they them their there
@@ -51,7 +52,7 @@ def question_terms(question: str, skip: list[tuple[int, int]]) -> list[Term]:
         if any(a <= m.start() < b for a, b in skip):
             continue
         for word in normalize(m.group(0)).split(" "):
-            if word and word not in FUNCTION_WORDS and not word.isdigit():
+            if len(word) >= MIN_WORD and word not in FUNCTION_WORDS and not word.isdigit():
                 out.append(Term(stem(word), m.start()))
     return out
 
@@ -62,7 +63,7 @@ def describing_words(text: PropertyText, local_name: str, inverse: bool) -> dict
 
     def add(phrase: str, weight: float) -> None:
         for word in normalize(CAMEL.sub(" ", phrase)).split(" "):
-            if word and word not in FUNCTION_WORDS:
+            if len(word) >= MIN_WORD and word not in FUNCTION_WORDS:
                 s = stem(word)
                 out[s] = max(out.get(s, 0.0), weight)
 

@@ -57,6 +57,7 @@ class Retriever:
         matcher = LabelMatcher(self.lookup.label_index())
         links = matcher.link(request.query)
         seeds = {iri: link.score for link in links for iri in link.iris}
+        mentions = {iri: link.start for link in links for iri in link.iris}
         hinted = set()
         for hint in request.entities:
             iri = self.ids.iri(hint)
@@ -74,7 +75,8 @@ class Retriever:
         allowed = (lambda t, st: doc_graph in st.asserted_in or not st.asserted) if doc_graph else None
         spans = [(link.start, link.end) for link in links if link.score >= NAMING_LINK]  # weaker ones may be words
         search = PathSearch(self.lookup, question_terms(request.query, spans), focus_stems(request.query, spans), allowed)
-        paths = search.search(sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0])), request.max_hops)
+        ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
+        paths = search.search([(iri, score, mentions.get(iri)) for iri, score in ordered], request.max_hops)
         kept = _whole_paths(paths, request.limit) if request.include_relations else []
 
         ranked = _rank_nodes(kept, paths, seeds, {iri for link in links for iri in link.iris} | hinted)
