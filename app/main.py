@@ -11,6 +11,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from app import __version__
 from app import observability
 from app.api import errors, limits
+from app.ingest import summary
 from app.ontology import load_ontology
 from app.settings import Settings, load_settings
 from app.sparql.deadline import open_executor
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.iris = Iris(settings.base_iri)
         app.state.store = open_store(settings)
         load_ontology(app.state.store, settings.ontology_dir, app.state.iris)
+        summary.ensure(app.state.store, app.state.iris)  # a store from before the summary, or edited by hand
         app.state.query_executor = open_executor(app.state.store, settings)  # deadlines: app/sparql/deadline.py
         try:
             yield

@@ -56,6 +56,10 @@ class Iris:
         return f"{self.base}graph/derivations"
 
     @property
+    def facts_graph(self) -> str:
+        return f"{self.base}graph/facts"
+
+    @property
     def quarantine_graph(self) -> str:
         return f"{self.base}graph/quarantine"
 

@@ -47,10 +47,14 @@ INJECTION = """
 
 
 def load_graph(store, iris) -> None:
+    """Written straight into document graphs, as a hand edit would be: the fact summary is then rebuilt."""
+    from app.ingest import summary
+
     base = iris.base
     store.load(ENTITIES.replace("{base}", base), RdfFormat.TURTLE, graph=iris.document_graph(DOC))
     store.load(CHUNKS.replace("{base}", base).replace("{doc}", DOC), RdfFormat.TURTLE, graph=iris.document_graph(DOC))
     store.load(INJECTION.replace("{base}", base).replace("{doc}", DOC2), RdfFormat.TURTLE, graph=iris.document_graph(DOC2))
+    summary.rebuild(store, iris)
 
 
 def triple(iris, s: str, p: str, o: str) -> tuple[str, str, str]:

@@ -166,12 +166,15 @@ def test_batched_resolution_uses_a_few_queries(verifier, store, iris):
 
 
 def test_label_index_cache_follows_the_store(verifier, store, iris):
-    from pyoxigraph import RdfFormat
+    from pyoxigraph import Literal, NamedNode, Quad
+
+    from app.ingest.status import commit
 
     assert only_claim(verifier.verify("X <<entity:Blazegraph>>.")).citations[0].status == "not_found"
-    store.load(f'<{iris.entity("blazegraph")}> <http://www.w3.org/2000/01/rdf-schema#label> "Blazegraph" .',
-               RdfFormat.TURTLE, graph=iris.document_graph("more"))
+    label = Quad(NamedNode(iris.entity("blazegraph")), NamedNode("http://www.w3.org/2000/01/rdf-schema#label"),
+                 Literal("Blazegraph"), NamedNode(iris.document_graph("more")))
+    commit(store, iris, "more", document=[label], status=[], quarantine=[], fresh=True)  # as ingestion writes
     hit = only_claim(verifier.verify("X <<entity:Blazegraph>>.")).citations[0]
     assert hit.status == "label_match" and hit.iri == iris.entity("blazegraph")
-    store.drop_graph(iris.document_graph("more"))
+    commit(store, iris, "more", document=[], status=[], quarantine=[], fresh=False)  # and deletes
     assert only_claim(verifier.verify("X <<entity:Blazegraph>>.")).citations[0].status == "not_found"

@@ -13,6 +13,7 @@ from pyoxigraph import Literal, NamedNode, RdfFormat, parse
 from app.answer import queries as q
 from app.answer.ids import Ids
 from app.answer.memo import Memo
+from app.ingest import summary
 from app.store import GraphStore
 from app.vocab import ATT, DCT, ONT, OWL, PREFIXES, RDF, RDFS, SCHEMA, SH, SKOS, XSD, Iris
 
@@ -112,10 +113,28 @@ class GraphLookup:
         self._label_nodes = [(NamedNode(p),) for p in self.label_predicates]
         self._not_facts = frozenset(self.label_predicates) | frozenset(DESCRIPTION_PREDICATES)
         self._kinds: dict[str, str | None] = {}
+        self._dataset: dict | None = None
         self.memo = Memo(self.owner)
 
     def entity_id(self, iri: str) -> str | None:
         return self.ids.of(iri)
+
+    @property
+    def dataset(self) -> dict:
+        """The graphs lookups read: while the fact summary is current, it stands for every document graph (one
+        copy of each fact instead of one per document that states it); else every graph."""
+        if self._dataset is None:
+            self._dataset = self.memo.many("dataset", ["facts"], lambda _: {"facts": self._read_dataset()})["facts"]
+        return self._dataset
+
+    def _read_dataset(self) -> dict:
+        graphs = self.store.graphs()
+        if summary.is_current(self.store, self.iris):
+            graphs = [g for g in graphs if g in (self.iris.facts_graph, self.iris.inferred_graph)
+                      or (self.counts(g) is not None and not g.startswith(self.iris.document_graph_prefix))]
+        else:  # an out-of-date summary is not read at all
+            graphs = [g for g in graphs if g != self.iris.facts_graph]
+        return {"union_default_graph": False, "named_graphs": graphs or [self.iris.facts_graph]}
 
     def counts(self, graph: str) -> str | None:
         """'asserted', 'inferred' or None (system graphs whose content is not a fact: ontology, derivations, quarantine)."""
@@ -154,7 +173,7 @@ class GraphLookup:
         best: dict[str, tuple[int, str]] = {}
         found: dict[tuple[str, str], int] = {}  # (iri, label) -> rank of the best predicate giving it
         query = q.with_values(q.ENTITY_LABELS, predicates=self._label_nodes)
-        for row in self.store.query(query, **q.ANY_GRAPH):
+        for row in self.store.query(query, **self.dataset):
             iri = row["e"].value
             g = row["g"]
             if self.counts(g.value if g is not None else "") != "asserted" or iri in vocabulary or not self.is_node(iri):
@@ -180,7 +199,7 @@ class GraphLookup:
         rank = {p: i for i, p in enumerate(self.label_predicates)}
         best: dict[str, tuple[int, str]] = {}
         for batch in _batches(_pairs(iris, self.label_predicates)):
-            for row in self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **q.ANY_GRAPH):
+            for row in self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset):
                 g = row["g"]
                 if self.counts(g.value if g is not None else "") is None:
                     continue
@@ -203,7 +222,7 @@ class GraphLookup:
         inferred_types: dict[str, set[str]] = {}
         descriptions: dict[str, str] = {}
         for batch in _batches(_pairs(iris, wanted)):
-            for row in self.store.query(q.with_values(q.ENTITY_DETAILS, pairs=batch), **q.ANY_GRAPH):
+            for row in self.store.query(q.with_values(q.ENTITY_DETAILS, pairs=batch), **self.dataset):
                 g = row["g"]
                 kind = self.counts(g.value if g is not None else "")
                 if kind is None:
@@ -237,7 +256,7 @@ class GraphLookup:
     def _read_degrees(self, iris: list[str]) -> dict[str, int]:
         out: dict[str, int] = {}
         for batch in _batches(_nodes(iris)):
-            for row in self.store.query(q.with_values(q.DEGREES, entities=batch)):
+            for row in self.store.query(q.with_values(q.DEGREES, entities=batch), **self.dataset):
                 out[row["x"].value] = int(row["n"].value)
         return out
 
@@ -279,7 +298,7 @@ class GraphLookup:
 
     def _fact_quads(self, query: str) -> Iterable[Quad]:
         """The rows of a fact query that are facts: in a fact graph, between nodes, with a predicate that says something."""
-        for row in self.store.query(query, **q.ANY_GRAPH):
+        for row in self.store.query(query, **self.dataset):
             g = row["g"].value if row["g"] is not None else ""
             s, p, o = row["s"].value, row["p"].value, row["o"]
             if p in self._not_facts or self.counts(g) is None or not self.is_node(s):
@@ -300,11 +319,36 @@ class GraphLookup:
         rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in triples]
         out: dict[Triple, list[str]] = {}
         for batch in _batches(rows):
-            for row in self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch), **q.ANY_GRAPH):
+            for row in self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch), **self.dataset):
                 g = row["g"].value if row["g"] is not None else ""
                 if self.counts(g) is not None:
                     out.setdefault((row["s"].value, row["p"].value, row["o"].value), []).append(g)
         return out
+
+    def documents(self, triples: Iterable[Triple]) -> dict[Triple, tuple[int, list[str]]]:
+        """How many document graphs assert each triple, and (at most) the first and last of them by IRI: the
+        support of a fact, without reading one row per document."""
+        found = self.memo.many("documents", (t for t in triples if not is_literal(t[2])), self._read_documents)
+        return {t: v for t, v in found.items() if v is not None}
+
+    def _read_documents(self, triples: list[Triple]) -> dict[Triple, tuple[int, list[str]]]:
+        rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in triples]
+        out = {}
+        for batch in _batches(rows):
+            query = q.with_values(q.TRIPLE_DOCUMENTS, triples=batch, prefix=Literal(self.iris.document_graph_prefix))
+            for row in self.store.query(query):
+                out[(row["s"].value, row["p"].value, row["o"].value)] = (
+                    int(row["n"].value), sorted({row["first"].value, row["last"].value}))
+        return out
+
+    def graph_triples(self, graph: str) -> set[Triple]:
+        """Every triple of one graph, as Triples (a document's facts, for answers about that document only)."""
+        found = self.memo.many("graph", [graph], lambda gs: {g: self._read_graph(g) for g in gs})
+        return found[graph] or set()
+
+    def _read_graph(self, graph: str) -> set[Triple]:
+        return {(q_.subject.value, q_.predicate.value, q_.object.value if isinstance(q_.object, NamedNode) else str(q_.object))
+                for q_ in self.store.quads(graph) if isinstance(q_.subject, NamedNode)}
 
     # chunks and properties ---------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode
 
 from app.vocab import ATT, DCT, ONT, OWL, PROV, RDF, RDFS, SH, SKOS
 
@@ -90,12 +90,19 @@ SELECT ?s ?p ?o ?g WHERE {
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
 } LIMIT """
 
-# How many triples touch each IRI of the VALUES block (any predicate, any graph): hubs are read differently.
+# How many triples touch each IRI of the VALUES block (any predicate): hubs are read differently.
 DEGREES = PREFIXES + """
 SELECT ?x (COUNT(*) AS ?n) WHERE {
   VALUES ?x { %(entities)s }
-  { ?x ?p ?o } UNION { ?s ?p ?x }
+  { GRAPH ?g { ?x ?p ?o } } UNION { GRAPH ?g { ?s ?p ?x } } UNION { ?x ?p ?o } UNION { ?s ?p ?x }
 } GROUP BY ?x"""
+
+# How many document graphs (their IRI prefix: a pyoxigraph Literal, escaped) hold each triple, the first and last.
+TRIPLE_DOCUMENTS = """
+SELECT ?s ?p ?o (COUNT(?g) AS ?n) (MIN(STR(?g)) AS ?first) (MAX(STR(?g)) AS ?last) WHERE {
+  VALUES (?s ?p ?o) { %(triples)s }
+  GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), %(prefix)s))
+} GROUP BY ?s ?p ?o"""
 
 # Outgoing facts and attributes of the subjects in the VALUES block (resolving hashed relation ids).
 FACTS_FROM = PREFIXES + """
@@ -186,6 +193,7 @@ def values_rows(rows: Iterable[Sequence[NamedNode]]) -> str:
     return " ".join(out)
 
 
-def with_values(query: str, **blocks: Iterable[Sequence[NamedNode]]) -> str:
-    """Fill a query's VALUES placeholders with serialized NamedNode rows (see module docstring)."""
-    return query % {name: values_rows(rows) for name, rows in blocks.items()}
+def with_values(query: str, **blocks: Iterable[Sequence[NamedNode]] | Literal) -> str:
+    """Fill a query's VALUES placeholders with serialized NamedNode rows (see module docstring); a Literal
+    placeholder takes the literal's own escaped serialization."""
+    return query % {name: str(rows) if type(rows) is Literal else values_rows(rows) for name, rows in blocks.items()}

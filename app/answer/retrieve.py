@@ -71,8 +71,10 @@ class Retriever:
             for iri in matcher.mentions(source.text):
                 seeds.setdefault(iri, SOURCE_WEIGHT * source.score)
 
-        doc_graph = self.iris.document_graph(request.document) if request.document else None
-        allowed = (lambda t, st: doc_graph in st.asserted_in or not st.asserted) if doc_graph else None
+        allowed = None
+        if request.document:  # that document's facts, and what is inferred
+            own = self.lookup.graph_triples(self.iris.document_graph(request.document))
+            allowed = lambda t, st: t in own or not st.asserted  # noqa: E731
         spans = [(link.start, link.end) for link in links if link.score >= NAMING_LINK]  # weaker ones may be words
         search = PathSearch(self.lookup, question_terms(request.query, spans), focus_stems(request.query, spans), allowed)
         ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -86,6 +88,7 @@ class Retriever:
         statuses = {h.triple: h.status for p in kept for h in p.hops}
         details = self.lookup.details(set(top) | {x for t in triples for x in (t[0], t[2]) if not is_literal(x)})
         depths = self._depths([t for t in triples if not statuses[t].asserted])
+        support = self.lookup.documents(t for t in triples if statuses[t].asserted)
         names = {p: self._predicate_words(p) for p in {t[1] for t in triples}}
         first_path = {}
         for i, p in enumerate(kept):
@@ -108,7 +111,8 @@ class Retriever:
                           score=round(node_score.get(iri, seeds.get(iri, 0.0)), 4), hops=hops.get(iri, 0))
             for iri in top if iri in details
         ]
-        relations = [self._relation(t, statuses[t], depths.get(t, 0), details, names, first_path[t]) for t in triples]
+        relations = [self._relation(t, statuses[t], depths.get(t, 0), support.get(t, (0, [])), details, names, first_path[t])
+                     for t in triples]
         context_paths = [self._path(p, details) for p in kept]
         context_links = [ContextLink(text=link.text, start=link.start, end=link.end,
                                      entities=[self.ids.of(i) for i in link.iris], score=link.score,
@@ -128,16 +132,18 @@ class Retriever:
         local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         return text.label or CAMEL.sub(" ", local).strip().lower() or local
 
-    def _relation(self, triple: Triple, status: FactStatus, depth: int, details, names, path: int) -> ContextRelation:
+    def _relation(self, triple: Triple, status: FactStatus, depth: int, support: tuple[int, list[str]], details, names,
+                  path: int) -> ContextRelation:
         s, p, o = triple
         value = literal_value(o) if is_literal(o) else None
         words = f"{_label(details, s)} {names[p]} {value if value is not None else _label(details, o)}"
-        documents = sorted(g.removeprefix(self.iris.document_graph_prefix) for g in status.asserted_in
-                           if g.startswith(self.iris.document_graph_prefix))
+        count, graphs = support
+        documents = [g.removeprefix(self.iris.document_graph_prefix) for g in graphs]
         return ContextRelation(id=relation_id(self.ids, triple), subject=self.ids.of(s), predicate=self.ids.predicate_id(p),
                                object=None if value is not None else self.ids.of(o), value=value, triple=list(triple),
                                text=words, status="asserted" if status.asserted else "inferred",
-                               depth=0 if status.asserted else depth, documents=documents, path=path)
+                               depth=0 if status.asserted else depth, documents=documents, document_count=count,
+                               path=path)
 
     def _path(self, path: Path, details) -> ContextPath:
         end = path.end

@@ -16,6 +16,7 @@ from app.api.sparql import executor_of, respond
 from app.errors import BadRequest, NotFound, UnsupportedFormat
 from app.sparql.formats import DATASET_FORMATS, GRAPH_FORMATS, Format, negotiate
 from app.sparql.streaming import ChunkPipe, run_streamed
+from app.ingest import summary
 from app.store.rdfio import format_for_media_type, format_for_path, parse_quads
 
 router = APIRouter(tags=["graph store"])
@@ -142,6 +143,7 @@ async def _write(request: Request, target: Target, *, replace: bool) -> Response
 def _store_write(request: Request, target: Target, quads: list[Quad], replace: bool) -> Response:
     """Each write is one transaction: a PUT replaces the graph atomically, a POST adds all quads or none."""
     store = request.app.state.store
+    _unsummarized(store, request.app.state.iris, target)
     existed = _exists(store, target)
     if target.graph is None:
         _replace_default(request, quads) if replace else store.add(quads)
@@ -158,10 +160,17 @@ def _store_write(request: Request, target: Target, quads: list[Quad], replace: b
 async def _delete(request: Request, target: Target) -> Response:
     if target.dataset:
         raise BadRequest("DELETE needs ?graph=IRI or ?default")
-    return await run_in_threadpool(_store_delete, request.app.state.store, target)
+    return await run_in_threadpool(_store_delete, request.app.state.store, request.app.state.iris, target)
 
 
-def _store_delete(store, target: Target) -> Response:
+def _unsummarized(store, iris, target: Target) -> None:
+    """A write to a document graph outside ingestion: the fact summary is out of date from now until rebuilt."""
+    if target.graph is not None and target.graph.startswith(iris.document_graph_prefix):
+        store.update(summary.invalidation(iris))
+
+
+def _store_delete(store, iris, target: Target) -> Response:
+    _unsummarized(store, iris, target)
     if target.graph is None:
         store.update("CLEAR SILENT DEFAULT")
     elif not store.drop_graph(target.graph):

@@ -12,6 +12,7 @@ from tqdm import tqdm
 
 from app.cli.base import cli, settings_of
 from app.errors import StoreError
+from app.ingest import summary
 from app.ontology import check_ontology, load_ontology
 from app.store import EmbeddedStore, open_store
 from app.store.rdfio import format_for_path
@@ -50,8 +51,12 @@ def load(
     """Load RDF files; each is written whole or not at all (a syntax error names file:line:column)."""
     for path in files:
         format_for_path(path)  # unknown extensions fail before anything is written
-    store = open_store(settings_of(ctx))
+    settings = settings_of(ctx)
+    iris = Iris(settings.base_iri)
+    store = open_store(settings)
     try:
+        if (graph or "").startswith(iris.document_graph_prefix) or any(format_for_path(p).supports_datasets for p in files):
+            store.update(summary.invalidation(iris))  # document graphs may change outside ingestion
         for path in files:
             with tqdm(total=None if path.suffix == ".gz" else path.stat().st_size, unit="B", unit_scale=True, desc=path.name, disable=not sys.stderr.isatty()) as bar:
                 count = store.bulk_load_file(path, graph=graph, progress=None if bar.disable else bar.update)

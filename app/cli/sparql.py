@@ -10,10 +10,12 @@ import typer
 
 from app.cli.base import cli, settings_of
 from app.errors import BadRequest
+from app.ingest import summary
 from app.sparql.executor import apply_update, evaluate, result_kind, serialize
 from app.sparql.formats import FORMATS_BY_NAME, GRAPH_FORMATS, RESULT_FORMATS, format_named, negotiate
 from app.sparql.protocol import Dataset
 from app.store import open_store
+from app.vocab import Iris
 
 FORMAT_HELP = "Output format: " + "|".join(FORMATS_BY_NAME) + " (default json for SELECT/ASK, turtle for CONSTRUCT/DESCRIBE)"
 
@@ -69,7 +71,7 @@ def update(
     sparql = _text(text, file, "update")
     store = open_store(settings_of(ctx))
     try:
-        apply_update(store.raw, sparql, Dataset())
+        apply_update(store.raw, sparql, Dataset(), before=summary.invalidation(Iris(settings_of(ctx).base_iri)))
     finally:
         store.close()
     typer.echo("update applied")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyoxigraph import Quad
 
+from app.ingest.summary import summary_quads
 from app.store import GraphStore
 from app.store.rdfio import quad_data
 from app.vocab import Iris
@@ -46,7 +47,9 @@ class CommitBatch:
         doc_ids = list(self._graphs)
         guarded = [self.iris.document_graph(d) for d in doc_ids] + [self.iris.status_graph(d) for d in doc_ids]
         quads = [q for qs in self._graphs.values() for q in qs]
-        finish = quad_data("INSERT DATA", self._quarantine) if self._quarantine else None
+        # the quarantine records and the documents' share of the fact summary become permanent with the batch
+        permanent = [*self._quarantine, *summary_quads(self.iris, quads)]
+        finish = quad_data("INSERT DATA", permanent) if permanent else None
         self._graphs, self._quarantine, self._size = {}, [], 0
         with self.store.bulk_write_guard(guarded, finish=finish):
             self.store.bulk_add(quads)

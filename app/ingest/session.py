@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from app.extract.models import Extractor
 from app.extract.ontology_terms import OntologyTerms, load_terms
+from app.ingest import summary
 from app.ingest.pipeline import IngestPipeline
 from app.ingest.resolve import EntityIndex
 from app.settings import Settings
@@ -50,6 +51,7 @@ def make_reasoner(store: GraphStore, settings: Settings):
 
 def open_session(store: GraphStore, settings: Settings, *, offline: bool = False, reason: bool = True) -> Session:
     terms = load_terms(settings.ontology_dir)
+    summary.ensure(store, Iris(settings.base_iri))
     extractor, mode = choose_extractor(store, settings, terms, offline=offline)
     reasoner = make_reasoner(store, settings) if reason else None
     return Session(IngestPipeline(store, settings, extractor, terms=terms, reasoner=reasoner), mode)

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from pyoxigraph import Literal, NamedNode, Quad
 
+from app.ingest import summary
 from app.ingest.rdf_map import A, DATETIME, att, integer
 from app.store import GraphStore
 from app.vocab import ATT, Iris
@@ -168,7 +169,8 @@ WHERE {{ GRAPH {q} {{ ?s <{att}fromDocument> {doc} . ?s ?p ?o }} }}"""
 
 def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | None, status: list[Quad],
            quarantine: list[Quad], fresh: bool) -> None:
-    """Write a document's graph, its status graph and its quarantine records in ONE transaction.
+    """Write a document's graph, its status graph, its quarantine records and the fact summary's change in ONE
+    transaction.
 
     `document` None keeps the document graph (and its quarantine records) as they are: a failed extraction
     only updates the status. A fresh document (nothing stored yet) is one `add`; otherwise every new graph
@@ -176,7 +178,7 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     old state or the new one -- staging graphs are discarded when the store is opened.
     """
     if fresh:
-        store.add([*(document or []), *status, *quarantine])
+        store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
         return
     targets = {iris.status_graph(doc_id): status}
     if document is not None:
@@ -192,7 +194,11 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
         store.add(batch)
     ops = [f"MOVE SILENT GRAPH {staged[g]} TO GRAPH {NamedNode(g)}" if g in staged else f"DROP SILENT GRAPH {NamedNode(g)}"
            for g in targets]
-    if document is not None:
+    if document is not None:  # the fact summary follows the document graph in the same transaction
+        doc_graph = iris.document_graph(doc_id)
+        ops.insert(0, summary.withdraw(iris, doc_graph, staged.get(doc_graph)))
+        if document:
+            ops.append(summary.contribute(iris, doc_graph))
         q = NamedNode(iris.quarantine_graph)
         ops.append(QUARANTINE_OF_DOCUMENT.format(q=q, att=ATT, doc=NamedNode(iris.document(doc_id))))
         if "quarantine" in staged:

@@ -16,10 +16,12 @@ from typing import IO, Protocol
 from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples, Store
 
 from app.errors import BadRequest, NotAcceptable, SparqlSyntaxError, StoreError
+from app.ingest import summary
 from app.sparql.formats import Format, ResultKind, negotiate
 from app.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
 from app.sparql.protocol import Dataset
 from app.sparql.streaming import ChunkPipe, Streamed, run_streamed
+from app.vocab import Iris
 
 QueryResult = QuerySolutions | QueryBoolean | QueryTriples
 
@@ -68,9 +70,13 @@ def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph:
         raise StoreError(f"query failed: {exc}") from exc
 
 
-def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
-    """Run an update in one transaction: on any error nothing is written."""
+def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str | None = None,
+                 before: str | None = None) -> None:
+    """Run an update in one transaction: on any error nothing is written. `before`: an operation of ours run
+    first in the same transaction (e.g. marking the fact summary out of date)."""
     text = add_using_clauses(update, dataset.default_graphs, dataset.named_graphs)
+    if before:
+        text = f"{before} ;\n{text}"  # a prologue may follow ';', so the client's PREFIX and BASE stay valid
     try:
         store.update(text, base_iri=base_iri)
     except SyntaxError as exc:
@@ -111,9 +117,10 @@ def _written(store) -> None:
 class ThreadedExecutor:
     """QueryExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
 
-    def __init__(self, store, *, union_default_graph: bool, threads: int = 16) -> None:
+    def __init__(self, store, *, union_default_graph: bool, threads: int = 16, before_update: str | None = None) -> None:
         self.store = store  # an EmbeddedStore: queries and updates use its pyoxigraph Store
         self.union_default_graph = union_default_graph
+        self.before_update = before_update
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sparql")
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
@@ -132,7 +139,7 @@ class ThreadedExecutor:
     async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
         def run() -> None:
             try:
-                apply_update(self.store.raw, update, dataset, base_iri=base_iri)
+                apply_update(self.store.raw, update, dataset, base_iri=base_iri, before=self.before_update)
             finally:
                 _written(self.store)
 
@@ -198,7 +205,9 @@ def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
     """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
     if not hasattr(store, "raw"):
         raise StoreError(f"no SPARQL executor for a {type(store).__name__}")
-    threaded = ThreadedExecutor(store, union_default_graph=settings.default_graph_as_union)
+    # a client's update may change document graphs in ways the fact summary cannot follow
+    threaded = ThreadedExecutor(store, union_default_graph=settings.default_graph_as_union,
+                                before_update=summary.invalidation(Iris(settings.base_iri)))
     if deadline_executor is not None:
         return WorkerPoolExecutor(deadline_executor, threaded)
     return threaded

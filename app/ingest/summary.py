@@ -1,0 +1,85 @@
+"""The fact summary (graph/facts): every entity triple the document graphs assert, held once, changed in the same
+transaction as the document graphs that support it."""
+
+from __future__ import annotations
+
+import logging
+
+from pyoxigraph import Literal, NamedNode, Quad
+
+from app.store import GraphStore
+from app.vocab import ATT, PROV, Iris
+
+log = logging.getLogger("attest.summary")
+VERSION = "1"  # the marker's value: a summary written by other rules is rebuilt
+
+
+def is_summarized(iris: Iris, quad: Quad) -> bool:
+    """Whether a document triple belongs in the summary: about a minted entity, not provenance or a record."""
+    return (isinstance(quad.subject, NamedNode) and quad.subject.value.startswith(iris.entity_prefix)
+            and not quad.predicate.value.startswith((ATT, PROV)))
+
+
+def summary_quads(iris: Iris, document: list[Quad]) -> list[Quad]:
+    """A new document's contribution (adding a triple the summary holds already changes nothing)."""
+    graph = NamedNode(iris.facts_graph)
+    return [Quad(q.subject, q.predicate, q.object, graph) for q in document if is_summarized(iris, q)]
+
+
+def _filter(iris: Iris) -> str:
+    return (f'FILTER(STRSTARTS(STR(?s), "{iris.entity_prefix}") && !STRSTARTS(STR(?p), "{ATT}") '
+            f'&& !STRSTARTS(STR(?p), "{PROV}"))')
+
+
+def withdraw(iris: Iris, document_graph: str, replacement: NamedNode | None) -> str:
+    """Update operation, run before a document graph is replaced or dropped: its triples that neither the
+    replacement nor another document graph holds leave the summary."""
+    keep = f"FILTER NOT EXISTS {{ GRAPH {replacement} {{ ?s ?p ?o }} }}" if replacement is not None else ""
+    doc = NamedNode(document_graph)
+    return f"""DELETE {{ GRAPH {NamedNode(iris.facts_graph)} {{ ?s ?p ?o }} }} WHERE {{
+  GRAPH {doc} {{ ?s ?p ?o }} {_filter(iris)} {keep}
+  FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {doc} && STRSTARTS(STR(?g), "{iris.document_graph_prefix}")) }}
+}}"""
+
+
+def contribute(iris: Iris, document_graph: str) -> str:
+    """Update operation, run after a document graph is written: its triples join the summary."""
+    return f"""INSERT {{ GRAPH {NamedNode(iris.facts_graph)} {{ ?s ?p ?o }} }} WHERE {{
+  GRAPH {NamedNode(document_graph)} {{ ?s ?p ?o }} {_filter(iris)}
+}}"""
+
+
+def marker(iris: Iris) -> Quad:
+    return Quad(NamedNode(iris.base + "summary"), NamedNode(ATT + "summaryVersion"), Literal(VERSION),
+                NamedNode(iris.facts_graph))
+
+
+def is_current(store: GraphStore, iris: Iris) -> bool:
+    """Whether the summary is complete: its marker is written by a rebuild and removed by any write it cannot follow."""
+    m = marker(iris)
+    return bool(store.query(f"ASK {{ GRAPH {m.graph_name} {{ {m.subject} {m.predicate} {m.object} }} }}"))
+
+
+def invalidation(iris: Iris) -> str:
+    """Update operation, run with a write the summary cannot follow (a client's SPARQL update, a Graph Store
+    write to a document graph): readers fall back to the document graphs until the next rebuild."""
+    m = marker(iris)
+    return f"DELETE DATA {{ GRAPH {m.graph_name} {{ {m.subject} {m.predicate} {m.object} }} }}"
+
+
+def rebuild(store: GraphStore, iris: Iris) -> None:
+    """Recompute the summary from every document graph, in one transaction."""
+    m = marker(iris)
+    store.update(f"""DROP SILENT GRAPH {m.graph_name} ;
+INSERT {{ GRAPH {m.graph_name} {{ ?s ?p ?o }} }} WHERE {{
+  GRAPH ?g {{ ?s ?p ?o }} FILTER(STRSTARTS(STR(?g), "{iris.document_graph_prefix}")) {_filter(iris)}
+}} ;
+INSERT DATA {{ GRAPH {m.graph_name} {{ {m.subject} {m.predicate} {m.object} }} }}""")
+
+
+def ensure(store: GraphStore, iris: Iris) -> None:
+    """Rebuild the summary when it is missing or out of date (a store written before it existed, a manual edit)."""
+    if not is_current(store, iris):
+        log.info("building the fact summary (graph/facts) from the document graphs")
+        rebuild(store, iris)
+

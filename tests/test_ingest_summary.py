@@ -1,0 +1,90 @@
+"""The fact summary (graph/facts) stays exactly the entity triples of the document graphs under add, replace, delete."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from pyoxigraph import Literal, NamedNode, Quad
+
+from app.ingest import summary
+from app.ingest.batch import CommitBatch
+from app.ingest.status import commit
+from app.store import open_store
+from app.vocab import ATT, ONT, RDFS, Iris
+
+IRIS = Iris("https://w3id.org/attest/")
+ENTITIES = [NamedNode(IRIS.entity(f"e{i}")) for i in range(5)]
+# a small pool, so documents share triples: the summary must keep a triple while any document still holds it
+TRIPLES = ([(e, NamedNode(RDFS + "label"), Literal(f"E{i}")) for i, e in enumerate(ENTITIES)]
+           + [(a, NamedNode(ONT + "uses"), b) for a in ENTITIES[:3] for b in ENTITIES[2:]]
+           + [(ENTITIES[0], NamedNode(ATT + "confidence"), Literal("0.9")),  # provenance: never summarized
+              (NamedNode(IRIS.chunk("c1")), NamedNode(ONT + "mentions"), ENTITIES[1])])  # not about an entity
+DOCS = ["a", "b", "c"]
+OPS = st.lists(st.tuples(st.sampled_from(["write", "delete", "batch"]), st.sampled_from(DOCS),
+                         st.sets(st.integers(0, len(TRIPLES) - 1), max_size=6)), min_size=1, max_size=12)
+
+
+def _quads(doc: str, picks: set[int]) -> list[Quad]:
+    graph = NamedNode(IRIS.document_graph(doc))
+    return [Quad(*TRIPLES[i], graph) for i in sorted(picks)]
+
+
+def _summary(store) -> set:
+    m = summary.marker(IRIS)
+    return {(q.subject, q.predicate, q.object) for q in store.quads(IRIS.facts_graph)} - {(m.subject, m.predicate, m.object)}
+
+
+def _recomputed(store) -> set:
+    out = set()
+    for g in store.graphs():
+        if g.startswith(IRIS.document_graph_prefix):
+            out |= {(q.subject, q.predicate, q.object) for q in store.quads(g) if summary.is_summarized(IRIS, q)}
+    return out
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS)
+def test_summary_equals_a_recomputation_after_any_writes(tmp_path_factory, ops):
+    from app.settings import load_settings
+
+    store = open_store(load_settings(None, data_dir=tmp_path_factory.mktemp("summary")))
+    try:
+        summary.ensure(store, IRIS)
+        for op, doc, picks in ops:
+            exists = store.has_graph(IRIS.document_graph(doc))
+            if op == "delete":
+                if exists:
+                    commit(store, IRIS, doc, document=[], status=[], quarantine=[], fresh=False)
+            elif op == "batch" and not exists:  # the bulk path takes new documents only
+                batch = CommitBatch(store, IRIS, max_quads=1000)
+                batch.add(doc, document=_quads(doc, picks), status=[], quarantine=[])
+                batch.flush()
+            else:
+                commit(store, IRIS, doc, document=_quads(doc, picks), status=[], quarantine=[], fresh=not exists)
+            assert _summary(store) == _recomputed(store)
+        assert summary.is_current(store, IRIS)
+    finally:
+        store.close()
+
+
+def test_a_clients_update_marks_it_out_of_date_and_a_start_rebuilds_it(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import load_settings
+    from tests.conftest import REPO
+
+    settings = load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology",
+                             shapes_dir=REPO / "shapes", queries_dir=REPO / "queries")
+    with TestClient(create_app(settings)) as client:
+        store = client.app.state.store
+        commit(store, IRIS, "a", document=_quads("a", {0, 5}), status=[], quarantine=[], fresh=True)
+        assert summary.is_current(store, IRIS) and _summary(store) == _recomputed(store)
+        update = f"INSERT DATA {{ GRAPH <{IRIS.document_graph('a')}> {{ <{IRIS.entity('e4')}> <{RDFS}label> \"E4\" }} }}"
+        assert client.post("/sparql", data={"update": update}).status_code == 204
+        assert not summary.is_current(store, IRIS)  # readers go back to the document graphs
+        bad = client.post("/sparql", data={"update": "INSERT DATA { <x:a> <x:b> "})
+        assert bad.status_code == 400
+    with TestClient(create_app(settings)) as client:
+        store = client.app.state.store
+        assert summary.is_current(store, IRIS) and _summary(store) == _recomputed(store)
+        assert (ENTITIES[4], NamedNode(RDFS + "label"), Literal("E4")) in _summary(store)
