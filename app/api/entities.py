@@ -1,13 +1,16 @@
-"""GET /entities/{id}: an entity's label, types, facts (asserted and inferred) and the sources that mention it."""
+"""GET /entities/{id}: an entity's label, types, a page of its facts (asserted and inferred) and of the sources that mention it."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from pyoxigraph import NamedNode
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pyoxigraph import Literal, NamedNode, Triple
 
 from app.answer.lookup import GraphLookup
 from app.answer.service import answer_ids
 from app.api.deps import IrisDep, SettingsDep, StoreDep
+from app.api.paging import DEFAULT_LIMIT, MAX_LIMIT, Page, next_cursor, page
 from app.errors import NotFound
 from app.vocab import ATT, PREFIXES
 
@@ -15,48 +18,65 @@ router = APIRouter(tags=["entities"])
 
 _PREFIXES = "".join(f"PREFIX {k}: <{v}>\n" for k, v in PREFIXES.items())
 
-# every pattern reads the named graphs and the store's own default graph (?g unbound), union off
+# every pattern reads the named graphs of the lookup's dataset and the store's own default graph (?g unbound)
 DESCRIBE = _PREFIXES + """
 SELECT ?g ?p ?v ?e WHERE {
   { GRAPH ?g { ?e ?p ?v } } UNION { ?e ?p ?v }
   FILTER(?p IN (rdf:type, rdfs:label, skos:prefLabel, skos:altLabel, ont:description, dct:description, att:confidence))
 }"""
 
+# facts and attributes in and out of ?e (one row per triple), in the graphs answers read (the fact summary
+# standing for the document graphs); a page at a time
 FACTS = _PREFIXES + """
-SELECT ?g ?s ?p ?o ?confidence ?chunk ?e WHERE {
-  { { GRAPH ?g { ?e ?p ?o } } UNION { ?e ?p ?o } BIND(?e AS ?s) } UNION { { GRAPH ?g { ?s ?p ?e } } UNION { ?s ?p ?e } BIND(?e AS ?o) }
-  FILTER(isIRI(?s) && isIRI(?o) && ?p != ont:mentions && ?p != ont:mentionedIn && !STRSTARTS(STR(?p), STR(rdf:))
+SELECT DISTINCT ?s ?p ?o ?e WHERE {
+  { { GRAPH ?g { ?e ?p ?o } } UNION { ?e ?p ?o } BIND(?e AS ?s) FILTER(isIRI(?o) || isLiteral(?o)) }
+  UNION { { GRAPH ?g { ?s ?p ?e } } UNION { ?s ?p ?e } BIND(?e AS ?o) FILTER(isIRI(?s)) }
+  FILTER(?p != ont:mentions && ?p != ont:mentionedIn && !STRSTARTS(STR(?p), STR(rdf:))
          && !STRSTARTS(STR(?p), STR(rdfs:)) && !STRSTARTS(STR(?p), STR(owl:)) && !STRSTARTS(STR(?p), STR(att:))
          && !STRSTARTS(STR(?p), STR(prov:)) && !STRSTARTS(STR(?p), STR(sh:)) && !STRSTARTS(STR(?p), STR(skos:)))
-  OPTIONAL { GRAPH ?g { ?st rdf:reifies <<( ?s ?p ?o )>> ; att:confidence ?confidence . OPTIONAL { ?st att:inChunk ?chunk } } }
-}"""
+} LIMIT %d OFFSET %d"""
 
+# the statements that assert ?t, with their confidence and chunk (a few: the support is counted apart)
+STATEMENTS = _PREFIXES + """
+SELECT ?confidence ?chunk ?t WHERE {
+  GRAPH ?g { ?st rdf:reifies ?t ; att:confidence ?confidence . OPTIONAL { ?st att:inChunk ?chunk } }
+} LIMIT %d"""
+
+CONFIDENCE = _PREFIXES + "SELECT (MAX(?c) AS ?confidence) ?e WHERE { GRAPH ?g { ?e att:confidence ?c } } GROUP BY ?e"
+
+# where ?e is mentioned: document, chunk, span, surface form; a page at a time
 SOURCES = _PREFIXES + """
 SELECT ?doc ?source ?chunk ?start ?end ?surface ?e WHERE {
   GRAPH ?g {
-    ?m a att:Mention ; att:denotes ?e ; att:inChunk ?chunk ; att:surfaceForm ?surface .
+    ?m att:denotes ?e ; att:inChunk ?chunk ; att:surfaceForm ?surface .
     OPTIONAL { ?m att:charStart ?start ; att:charEnd ?end }
     ?chunk att:inDocument ?doc .
     OPTIONAL { ?doc att:source ?source }
   }
-}"""
+} LIMIT %d OFFSET %d"""
+MAX_CHUNKS = 5  # chunks shown per fact; /explain and the fact-sources query give them all
 
 
 @router.get("/entities/{entity_id:path}")
-def get_entity(entity_id: str, store: StoreDep, iris: IrisDep, settings: SettingsDep) -> dict[str, object]:
-    """The entity's description across the graphs that hold facts, its facts, and where it is mentioned; the id is a
-    minted id, a CURIE of a declared prefix or an IRI."""
-    iri = answer_ids(settings, iris).iri(entity_id)
+def get_entity(entity_id: str, store: StoreDep, iris: IrisDep, settings: SettingsDep,
+               limit: Annotated[int | None, Query(description=f"Facts and sources per page (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})")] = None,
+               facts_cursor: Annotated[str | None, Query(description="Continue the facts from this cursor (`facts_next`)")] = None,
+               sources_cursor: Annotated[str | None, Query(description="Continue the sources from this cursor (`sources_next`)")] = None,
+               ) -> dict[str, object]:
+    """The entity's labels, types and descriptions, a page of its facts (asserted and inferred, with how many
+    documents support each) and a page of the places it is mentioned; the id is a minted id, a CURIE of a
+    declared prefix or an IRI. Each list says where it goes on (`facts_next`, `sources_next`)."""
+    ids = answer_ids(settings, iris)
+    iri = ids.iri(entity_id)
     if iri is None:
         raise NotFound(f"no entity with id '{entity_id[:200]}'", id=entity_id[:200])
     entity = NamedNode(iri)
-    lookup = GraphLookup(store, iris)
-    labels: set[str] = set()
-    alt: set[str] = set()
-    types: set[str] = set()
-    descriptions: set[str] = set()
-    confidence = 0.0
-    for row in store.query(DESCRIBE, substitutions={"e": entity}, union_default_graph=False):
+    lookup = GraphLookup(store, iris, ids=ids)
+    generation = getattr(store, "generation", None)
+    facts_page = page(limit, facts_cursor, list_name="facts", subject=iri, generation=generation)
+    sources_page = page(limit, sources_cursor, list_name="sources", subject=iri, generation=generation)
+    labels, alt, types, descriptions = set(), set(), set(), set()
+    for row in store.query(DESCRIBE, substitutions={"e": entity}, **lookup.dataset):
         if lookup.counts(row["g"].value if row["g"] is not None else "") is None:
             continue
         p, v = row["p"].value, row["v"].value
@@ -66,34 +86,53 @@ def get_entity(entity_id: str, store: StoreDep, iris: IrisDep, settings: Setting
             labels.add(v)
         elif p.endswith("#altLabel"):
             alt.add(v)
-        elif p == ATT + "confidence":
-            confidence = max(confidence, float(v))
-        else:
+        elif p != ATT + "confidence":
             descriptions.add(v)
     if not labels and not types:
         raise NotFound(f"no entity with id '{entity_id[:200]}'", id=entity_id[:200])
-    facts: dict[tuple[str, str, str], dict[str, object]] = {}
-    for row in store.query(FACTS, substitutions={"e": entity}, union_default_graph=False):
-        kind = lookup.counts(row["g"].value if row["g"] is not None else "")
-        if kind is None:
-            continue
-        inferred = kind == "inferred"
-        key = (row["s"].value, row["p"].value, row["o"].value)
-        fact = facts.setdefault(key, {"subject": key[0], "predicate": key[1], "object": key[2],
-                                      "asserted": False, "inferred": False, "confidence": None, "chunks": []})
-        fact["inferred" if inferred else "asserted"] = True
-        if row["confidence"] is not None:
-            fact["confidence"] = max(float(row["confidence"].value), fact["confidence"] or 0.0)
-        if row["chunk"] is not None and row["chunk"].value not in fact["chunks"]:
-            fact["chunks"].append(row["chunk"].value)
-    sources = [{"document": r["doc"].value, "source": r["source"].value if r["source"] else None,
-                "chunk": r["chunk"].value, "surface_form": r["surface"].value,
-                "start": int(r["start"].value) if r["start"] else None, "end": int(r["end"].value) if r["end"] else None}
-               for r in store.query(SOURCES, substitutions={"e": entity})]
+    confidence = next((float(r["confidence"].value) for r in store.query(CONFIDENCE, substitutions={"e": entity})
+                       if r["confidence"] is not None), None)
+    facts, facts_more = _facts(store, lookup, entity, facts_page) if facts_cursor or not sources_cursor else ([], False)
+    sources, sources_more = _sources(store, entity, sources_page) if sources_cursor or not facts_cursor else ([], False)
     return {
-        "id": answer_ids(settings, iris).of(iri) or entity_id, "iri": entity.value,
+        "id": ids.of(iri) or entity_id, "iri": iri,
         "label": sorted(labels)[0] if labels else entity_id, "labels": sorted(labels), "alt_labels": sorted(alt - labels),
-        "types": sorted(types), "descriptions": sorted(descriptions), "confidence": confidence or None,
-        "facts": sorted(facts.values(), key=lambda f: (f["predicate"], f["subject"], f["object"])),
-        "sources": sorted(sources, key=lambda s: (s["document"], s["start"] or 0)),
+        "types": sorted(types), "descriptions": sorted(descriptions), "confidence": confidence,
+        "facts": facts,
+        "facts_next": next_cursor(facts_page, len(facts), facts_more, list_name="facts", subject=iri, generation=generation),
+        "sources": sources,
+        "sources_next": next_cursor(sources_page, len(sources), sources_more, list_name="sources", subject=iri,
+                                    generation=generation),
+        "limit": facts_page.limit, "limit_capped": facts_page.capped,
     }
+
+
+def _facts(store, lookup: GraphLookup, entity: NamedNode, at: Page) -> tuple[list[dict], bool]:
+    rows = list(store.query(FACTS % (at.limit + 1, at.offset), substitutions={"e": entity}, **lookup.dataset))
+    more = len(rows) > at.limit
+    triples = [(r["s"].value, r["p"].value, r["o"].value if isinstance(r["o"], NamedNode) else str(r["o"]))
+               for r in rows[:at.limit]]
+    status = lookup.status(triples)
+    support = lookup.documents(triples)
+    out = []
+    for (s, p, o), row in zip(triples, rows):
+        st = status.get((s, p, o))
+        fact = {"subject": s, "predicate": p, "object": o if isinstance(row["o"], NamedNode) else None,
+                "value": row["o"].value if isinstance(row["o"], Literal) else None,
+                "asserted": bool(st and st.asserted) or isinstance(row["o"], Literal), "inferred": bool(st and st.inferred),
+                "document_count": support.get((s, p, o), (0, []))[0], "confidence": None, "chunks": []}
+        term = Triple(row["s"], row["p"], row["o"])
+        for r in store.query(STATEMENTS % MAX_CHUNKS, substitutions={"t": term}):
+            fact["confidence"] = max(float(r["confidence"].value), fact["confidence"] or 0.0)
+            if r["chunk"] is not None and r["chunk"].value not in fact["chunks"]:
+                fact["chunks"].append(r["chunk"].value)
+        out.append(fact)
+    return out, more
+
+
+def _sources(store, entity: NamedNode, at: Page) -> tuple[list[dict], bool]:
+    rows = list(store.query(SOURCES % (at.limit + 1, at.offset), substitutions={"e": entity}))
+    return [{"document": r["doc"].value, "source": r["source"].value if r["source"] else None,
+             "chunk": r["chunk"].value, "surface_form": r["surface"].value,
+             "start": int(r["start"].value) if r["start"] else None, "end": int(r["end"].value) if r["end"] else None}
+            for r in rows[:at.limit]], len(rows) > at.limit

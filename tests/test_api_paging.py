@@ -1,0 +1,54 @@
+"""Paging where a list grows with the corpus: /entities/{id} facts and sources, capped limits, forged and stale cursors."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.api import paging
+
+
+@pytest.fixture
+def many(client):
+    """Oxigraph mentioned in 25 documents, with a few facts each."""
+    for i in range(25):
+        text = f"Report {i}. Oxigraph uses RocksDB for storage. Oxigraph implements SPARQL. Apache Jena implements SPARQL."
+        assert client.post("/documents", json={"text": text, "name": f"r{i}.txt"}).status_code == 201
+    return client
+
+
+def test_sources_and_facts_come_in_pages_that_add_up(many):
+    first = many.get("/entities/oxigraph", params={"limit": 10}).json()
+    assert len(first["sources"]) == 10 and first["sources_next"] and first["limit"] == 10
+    seen = [(s["document"], s["start"]) for s in first["sources"]]
+    cursor = first["sources_next"]
+    while cursor:
+        page = many.get("/entities/oxigraph", params={"limit": 10, "sources_cursor": cursor}).json()
+        assert page["facts"] == [] and page["label"] == "Oxigraph"
+        seen += [(s["document"], s["start"]) for s in page["sources"]]
+        cursor = page["sources_next"]
+    assert len(seen) == len(set(seen)) == 25  # every mention once: one per chunk that names it, 25 documents
+    uses = next(f for f in first["facts"] if f["predicate"].endswith("#uses"))
+    assert uses["document_count"] == 25 and 0 < len(uses["chunks"]) <= 5  # support counted, chunks bounded
+
+
+def test_a_limit_over_the_maximum_is_capped_and_says_so(many):
+    body = many.get("/entities/oxigraph", params={"limit": 10_000}).json()
+    assert body["limit"] == paging.MAX_LIMIT and body["limit_capped"] is True
+    assert many.get("/entities/oxigraph", params={"limit": 0}).status_code in (400, 422)
+
+
+@pytest.mark.parametrize("cursor", ["nope", "eyJ4IjoxfQ", "A" * 400, "%00%ff"])
+def test_a_forged_cursor_is_400(many, cursor):
+    response = many.get("/entities/oxigraph", params={"sources_cursor": cursor})
+    assert response.status_code == 400 and "cursor" in response.json()["message"]
+
+
+def test_a_stale_or_foreign_cursor_is_400(many):
+    cursor = many.get("/entities/oxigraph", params={"limit": 5}).json()["sources_next"]
+    foreign = many.get("/entities/apache-jena", params={"sources_cursor": cursor})
+    assert foreign.status_code == 400 and "another list" in foreign.json()["message"]
+    wrong_list = many.get("/entities/oxigraph", params={"facts_cursor": cursor})
+    assert wrong_list.status_code == 400
+    many.post("/documents", json={"text": "Oxigraph uses Redis.", "name": "later.txt"})
+    stale = many.get("/entities/oxigraph", params={"sources_cursor": cursor})
+    assert stale.status_code == 400 and "stale" in stale.json()["message"]
