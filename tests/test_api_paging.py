@@ -52,3 +52,28 @@ def test_a_stale_or_foreign_cursor_is_400(many):
     many.post("/documents", json={"text": "Oxigraph uses Redis.", "name": "later.txt"})
     stale = many.get("/entities/oxigraph", params={"sources_cursor": cursor})
     assert stale.status_code == 400 and "stale" in stale.json()["message"]
+
+
+def _rows(response) -> list:
+    assert response.status_code == 200, response.text
+    return response.json()["results"]["bindings"]
+
+
+def test_named_queries_page_with_limit_and_offset(many):
+    url, accept = "/queries/documents-mentioning", {"Accept": "application/sparql-results+json"}
+    whole = _rows(many.get(url, params={"entity": "oxigraph"}, headers=accept))
+    assert len(whole) == 25
+    first = many.get(url, params={"entity": "oxigraph", "limit": 10}, headers=accept)
+    assert len(_rows(first)) == 10 and first.headers["X-Attest-Next-Offset"] == "10"
+    last = many.get(url, params={"entity": "oxigraph", "limit": 10, "offset": 20}, headers=accept)
+    assert len(_rows(last)) == 5 and "X-Attest-Next-Offset" not in last.headers
+    pages = _rows(first) + _rows(many.get(url, params={"entity": "oxigraph", "limit": 10, "offset": 10}, headers=accept)) + _rows(last)
+    assert pages == whole  # the same order, every row once
+    capped = many.get(url, params={"entity": "oxigraph", "limit": 100_000}, headers=accept)
+    assert capped.headers["X-Attest-Limit-Capped"] == "10000" and len(_rows(capped)) == 25
+
+
+@pytest.mark.parametrize("params", [{"limit": "abc"}, {"limit": "0"}, {"offset": "-1"}, {"limit": ["1", "2"]}])
+def test_bad_named_query_paging_is_400(many, params):
+    response = many.get("/queries/documents-mentioning", params={"entity": "oxigraph", **params})
+    assert response.status_code == 400, response.text

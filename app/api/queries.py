@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import functools
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
 from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.sparql import TRUNCATED_HEADER
-from app.errors import ConfigError
+from app.errors import BadRequest, ConfigError
 from app.named_queries import NamedQueries, NamedQuery
 from app.sparql.formats import Format, negotiate
+from app.sparql.lexer import with_page
 
 router = APIRouter(prefix="/queries", tags=["named queries"])
 
 KINDS = {"SELECT": "solutions", "ASK": "boolean", "CONSTRUCT": "graph", "DESCRIBE": "graph"}
+DEFAULT_PAGE = 100
+MAX_PAGE = 10_000
 
 
 def _named_queries(request: Request, settings) -> NamedQueries:
@@ -46,30 +51,56 @@ def list_queries(request: Request, settings: SettingsDep) -> dict[str, object]:
 
 @router.get("/{name}")
 def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDep, iris: IrisDep) -> Response:
-    """Run one named query; query-string parameters are bound as typed terms, results negotiated like /sparql."""
+    """Run one named query; query-string parameters are bound as typed terms, results negotiated like /sparql.
+
+    `limit` (default 100, at most 10,000) and `offset` page a SELECT; `X-Attest-Next-Offset` says where the next
+    page starts when there is one, `X-Attest-Limit-Capped` that the limit asked for was over the maximum."""
     query = _named_queries(request, settings).get(name)
     given: dict[str, list[str]] = {}
     for key, value in request.query_params.multi_items():
         given.setdefault(key, []).append(value)
+    limit, offset, capped = _page(given, query)
     substitutions = query.bind(given, iris)
     fmt = negotiate(request.headers.get("accept"), KINDS[query.form])
+    text, room = with_page(query.text, limit, offset, probe=True) if query.form == "SELECT" else (query.text, None)
+    headers = {"X-Attest-Limit-Capped": str(MAX_PAGE)} if capped else {}
     # the endpoint's executor interface takes no substitutions, so named queries call the deadline executor
     # (app/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
     executor = getattr(request.app.state, "query_executor", None)
-    if executor is not None:
-        return _from_executor(executor, query, substitutions, fmt)
-    result = store.query(query.text, union_default_graph=settings.default_graph_as_union, substitutions=substitutions)
-    return Response(_serialize(result, fmt), media_type=fmt.content_type)
-
-
-def _from_executor(executor, query: NamedQuery, substitutions, fmt: Format) -> Response:
+    if executor is None:
+        run = functools.partial(store.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions)
+        if room is not None:  # the page's rows plus one tell whether more follow; then the page itself
+            if len(list(run(text))) > room:
+                headers["X-Attest-Next-Offset"] = str(offset + room)
+            text = with_page(query.text, limit, offset)[0]
+        return Response(_serialize(run(text), fmt), media_type=fmt.content_type, headers=headers)
     graph = KINDS[query.form] == "graph"
-    outcome = executor.execute(query.text, substitutions=substitutions, source="named_query",
+    outcome = executor.execute(text, substitutions=substitutions, source="named_query", max_rows=room,
                                solutions_format=None if graph else fmt.native,
                                triples_format=fmt.native if graph else None)
     payload = _serialize(outcome.to_result(), fmt) if outcome.kind == "boolean" else outcome.payload
-    headers = {TRUNCATED_HEADER: outcome.truncated} if outcome.truncated else {}
+    if room is not None and outcome.truncated == "rows":  # the extra row was there and was cut: more follow
+        headers["X-Attest-Next-Offset"] = str(offset + room)
+    elif outcome.truncated:
+        headers[TRUNCATED_HEADER] = outcome.truncated
     return Response(payload, media_type=fmt.content_type, headers=headers)
+
+
+def _page(given: dict[str, list[str]], query: NamedQuery) -> tuple[int, int, bool]:
+    """limit and offset taken out of the query-string parameters (they are the service's, not the query's)."""
+    out = []
+    for name, default in (("limit", DEFAULT_PAGE), ("offset", 0)):
+        values = given.pop(name, [])
+        if len(values) > 1:
+            raise BadRequest(f"parameter '{name}' is given {len(values)} times; give it once", parameter=name)
+        try:
+            value = int(values[0]) if values else default
+        except ValueError:
+            raise BadRequest(f"parameter '{name}' must be an integer, got {values[0]!r}", parameter=name) from None
+        if value < (1 if name == "limit" else 0):
+            raise BadRequest(f"parameter '{name}' must be at least {1 if name == 'limit' else 0}", parameter=name)
+        out.append(value)
+    return min(out[0], MAX_PAGE), out[1], out[0] > MAX_PAGE
 
 
 def _serialize(result, fmt: Format) -> bytes:

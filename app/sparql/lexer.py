@@ -97,3 +97,25 @@ def has_relative_iri(text: str) -> bool:
     One regex search, no tokenizing: a false positive (inside a string) only adds a harmless BASE.
     """
     return _RELATIVE_IRI.search(text) is not None
+
+
+_INTEGER = re.compile(r"\s*(\d+)")
+
+
+def with_page(query: str, limit: int, offset: int, *, probe: bool = False) -> tuple[str, int]:
+    """(the query with its outermost LIMIT and OFFSET replaced by a page of `limit` rows after `offset`, rows the
+    page may hold): a page never reaches past the query's own LIMIT, and counts from its own OFFSET. `probe`
+    asks for one row more, which tells whether another page follows."""
+    own = {}
+    cut = len(query)
+    for keyword in top_level_words(query):
+        if keyword is not None and keyword.word in ("LIMIT", "OFFSET"):
+            number = _INTEGER.match(query, keyword.start + len(keyword.word))
+            if number is None:
+                raise BadRequest(f"the query's {keyword.word} is not followed by a number")
+            own[keyword.word] = int(number.group(1))
+            cut = min(cut, keyword.start)
+        elif keyword is not None and keyword.word == "VALUES" and own:
+            raise BadRequest("a query with a VALUES clause after its LIMIT cannot be paged")
+    room = limit if "LIMIT" not in own else max(0, min(limit, own["LIMIT"] - offset))
+    return f"{query[:cut].rstrip()}\nLIMIT {room + probe} OFFSET {own.get('OFFSET', 0) + offset}", room
