@@ -21,7 +21,7 @@ Triple = tuple[str, str, str]  # subject IRI, predicate IRI, object IRI or N-Tri
 Quad = tuple[str, str, str, str]  # the same and the graph IRI ('' for the default graph)
 MAX_BATCH = 500  # IRIs per VALUES block; larger inputs are split into several queries
 LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked up within this time
-HUB_DEGREE = 400  # an IRI touched by more triples than this is a hub: read along wanted predicates only
+HUB_DEGREE = 2000  # an IRI touched by more triples than this is a hub: read along wanted predicates only
 HUB_ROWS = 200  # rows read from one hub
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
@@ -86,6 +86,7 @@ class LabelIndex:
     iris: list[str]
     preferred: dict[str, str]
     vocabulary: list[str] = field(default_factory=list)  # names of classes and properties: relation and type words
+    properties: list[str] = field(default_factory=list)  # IRIs declared as properties, in any graph
     normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
     phrases: dict | None = None  # likewise: the matcher's phrase table
 
@@ -169,7 +170,9 @@ class GraphLookup:
 
     def _read_labels(self) -> LabelIndex:
         rank = {p: i for i, p in enumerate(self.label_predicates)}
-        vocabulary = {row["x"].value for row in self.store.query(q.VOCABULARY_TERMS)}
+        terms = [(row["x"].value, row["t"].value) for row in self.store.query(q.VOCABULARY_TERMS)]
+        vocabulary = {x for x, _ in terms}
+        properties = sorted({x for x, t in terms if t not in (RDFS + "Class", OWL + "Class") and isinstance(x, str)})
         best: dict[str, tuple[int, str]] = {}
         found: dict[tuple[str, str], int] = {}  # (iri, label) -> rank of the best predicate giving it
         query = q.with_values(q.ENTITY_LABELS, predicates=self._label_nodes)
@@ -188,7 +191,7 @@ class GraphLookup:
         preferred = {iri: label for iri, (_, label) in best.items()}
         ordered = sorted(found, key=lambda k: (k[1] != preferred[k[0]], found[k], k))
         names = [row["text"].value for row in self.store.query(q.VOCABULARY_NAMES)]
-        return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred, names)
+        return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred, names, properties)
 
     def labels_of(self, iris: Iterable[str]) -> dict[str, str]:
         """IRI -> preferred label for each IRI that a fact graph labels (the light check /verify needs)."""
@@ -275,14 +278,16 @@ class GraphLookup:
                         out[end].add(quad)
         return {i: sorted(quads) for i, quads in out.items()}
 
-    def hub_facts(self, hub: str, predicates: Iterable[str], limit: int = HUB_ROWS) -> dict[Triple, FactStatus]:
-        """At most `limit` facts of a hub along the given predicates, or any when none is given (not remembered:
-        they are a sample)."""
+    def hub_facts(self, hubs: list[str], predicates: Iterable[str], limit: int = HUB_ROWS) -> dict[Triple, FactStatus]:
+        """At most `limit` facts per node (counted over all of them) along the given predicates, or any when none
+        is given (not remembered: for a hub they are a sample)."""
+        if not hubs:
+            return {}
         wanted = [(NamedNode(p),) for p in sorted(set(predicates))]
-        hub_node = [(NamedNode(hub),)]
-        query = (q.with_values(q.HUB_FACTS, entities=hub_node, wanted=wanted) if wanted
-                 else q.with_values(q.FACTS_TOUCHING, entities=hub_node) + " LIMIT ")
-        return self._statuses(self._fact_quads(query + str(int(limit))))
+        nodes = _nodes(hubs)
+        query = (q.with_values(q.HUB_FACTS, entities=nodes, wanted=wanted) if wanted
+                 else q.with_values(q.FACTS_TOUCHING, entities=nodes) + " LIMIT ")
+        return self._statuses(self._fact_quads(query + str(int(limit) * len(hubs))))
 
     def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:
         """Facts and attributes out of the given subjects (resolving hashed relation ids)."""

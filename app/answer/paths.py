@@ -16,7 +16,8 @@ HUB_FREE = 50  # degree up to which a node passed through costs nothing; above, 
 BEAM = 96  # paths kept after each hop
 PER_KIND = 12  # ... at most this many of one kind (predicates and directions): ties of one kind cannot crowd out another
 PRUNE = 0.02  # paths under this share of the best one are not extended
-WANTED = 0.3  # a hub is read only along predicates at least this relevant
+WANTED = 0.3  # past the first hop, facts are read only along predicates at least this relevant
+WIDEN = 10  # ... or, when the question names no relation, from this many of the best nodes
 ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
 TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
 
@@ -62,40 +63,56 @@ class Path:
 class PathSearch:
     """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
 
-    def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(), allowed=None) -> None:
+    def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(), allowed=None,
+                 declared: list[str] = ()) -> None:
         """`focus`: stems of what the question asks for; `allowed(triple, status)`: a filter on facts (e.g. one
-        document's); None keeps every fact."""
+        document's), None keeps every fact; `declared`: the properties the graph declares (scored up front, so
+        a relation the question names is read even where the first hop never met it)."""
         self.lookup, self.terms, self.focus, self.allowed = lookup, terms, focus, allowed
         self._words: dict[tuple[str, bool], tuple[float, frozenset[int]]] = {}
         self._degrees: dict[str, int] = {}
+        if terms and declared:
+            texts = lookup.property_texts(declared)
+            for predicate in declared:
+                for forward in (True, False):
+                    self._relevance(predicate, forward, texts)
 
     def search(self, seeds: list[tuple[str, float, int | None]], max_hops: int) -> list[Path]:
         """Every path kept by the beam, best first (a path of any length from 1 to max_hops); a seed is
         (IRI, link score, offset of its mention in the question or None)."""
         beam = [Path(iri, mention, score=score) for iri, score, mention in seeds]
         found: list[Path] = []
-        for _ in range(max_hops):
+        for hop in range(max_hops):
             beam = [p for p in beam if not is_literal(p.end)]
             if not beam:
                 break
             best = max(p.score for p in beam)
             beam = [p for p in beam if p.score >= best * PRUNE]
-            facts = self._facts({p.end for p in beam})
+            # past the first hop, read along the predicates the question is about (declared ones, and those the
+            # first hop met); when it names none, widen from the best few nodes only (a dense graph would
+            # otherwise be read whole at every hop)
+            wanted = sorted({p for (p, _), (r, _) in self._words.items() if r >= WANTED}) if hop else []
+            if hop and not wanted:
+                widen = list(dict.fromkeys(p.end for p in beam))[:WIDEN]
+                beam = [p for p in beam if p.end in widen]
+            facts = self._facts({p.end for p in beam}, wanted)
             beam = _diverse([q for p in beam for q in self._extend(p, facts.get(p.end, {}))])
             found.extend(beam)
         self._rescore(found)
         found.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
         return found
 
-    def _facts(self, nodes: set[str]) -> dict[str, dict[Triple, FactStatus]]:
-        """The facts touching each node: whole for ordinary nodes, along the wanted predicates for hubs."""
+    def _facts(self, nodes: set[str], wanted: list[str]) -> dict[str, dict[Triple, FactStatus]]:
+        """The facts touching each node: along the wanted predicates when there are any, else whole for ordinary
+        nodes and a bounded sample for hubs."""
         new = [n for n in nodes if n not in self._degrees]
         self._degrees.update(self.lookup.degrees(new))
-        hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
-        found = dict(self.lookup.facts_touching(sorted(nodes - hubs)))
-        wanted = [p for (p, _), (r, _) in self._words.items() if r >= WANTED]
-        for hub in sorted(hubs):
-            found.update(self.lookup.hub_facts(hub, wanted))
+        if wanted:
+            found = self.lookup.hub_facts(sorted(nodes), wanted)
+        else:
+            hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
+            found = dict(self.lookup.facts_touching(sorted(nodes - hubs)))
+            found.update(self.lookup.hub_facts(sorted(hubs), ()))
         by_node: dict[str, dict[Triple, FactStatus]] = {}
         for triple, status in found.items():
             if self.allowed is not None and not self.allowed(triple, status):

@@ -33,9 +33,9 @@ SELECT ?e ?p ?label ?g WHERE {
   FILTER(isIRI(?e) && isLiteral(?label))
 }"""
 
-# IRIs that name vocabulary (classes and properties): never entities, whatever labels they carry.
+# IRIs that name vocabulary (classes and properties, ?t says which): never entities, whatever labels they carry.
 VOCABULARY_TERMS = PREFIXES + """
-SELECT DISTINCT ?x WHERE {
+SELECT DISTINCT ?x ?t WHERE {
   VALUES ?t { rdf:Property rdfs:Class owl:Class owl:ObjectProperty owl:DatatypeProperty owl:AnnotationProperty
               owl:TransitiveProperty owl:SymmetricProperty owl:FunctionalProperty owl:InverseFunctionalProperty }
   ?x a ?t
@@ -46,8 +46,8 @@ VOCABULARY_NAMES = PREFIXES + """
 SELECT DISTINCT ?text WHERE {
   VALUES ?t { rdf:Property rdfs:Class owl:Class owl:ObjectProperty owl:DatatypeProperty owl:TransitiveProperty
               owl:SymmetricProperty owl:FunctionalProperty owl:InverseFunctionalProperty }
-  VALUES ?k { rdfs:label skos:prefLabel skos:altLabel }
-  ?x a ?t ; ?k ?text
+  ?x a ?t .
+  { ?x rdfs:label ?text } UNION { ?x skos:prefLabel ?text } UNION { ?x skos:altLabel ?text }
   FILTER(isLiteral(?text))
 }"""
 
@@ -81,7 +81,7 @@ SELECT ?s ?p ?o ?g WHERE {
   """ + NOT_FACT + """
 }"""
 
-# The same for one hub, read only along the predicates that matter to the question, and at most ?limit rows.
+# The same for hubs, read only along the predicates that matter to the question, and at most LIMIT rows in all.
 HUB_FACTS = PREFIXES + """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES ?p { %(wanted)s }

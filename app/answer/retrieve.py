@@ -21,6 +21,7 @@ from app.extract.sanitize import sanitize
 
 NAMING_LINK = 0.5  # a link this strong names an entity: its words are not read as relation words
 SOURCE_WEIGHT = 0.3  # an entity named in a matching chunk is a weaker start than one the question names
+MAX_SOURCE_SEEDS = 5  # ... and at most this many from each passage
 MAX_SIGNATURES = 3  # the best path of each of this many kinds of path is kept before the rest by score
 SIGNATURE_SHARE = 0.3  # ... when it scores at least this share of the best path
 MAX_KEYWORDS = q.CHUNK_KEYWORDS
@@ -67,16 +68,18 @@ class Retriever:
                 seeds[iri] = 1.0
                 hinted.add(iri)
         sources = self._sources(request.query, request.document)
-        for source in sources:
-            for iri in matcher.mentions(source.text):
-                seeds.setdefault(iri, SOURCE_WEIGHT * source.score)
+        if not seeds:  # the question names nothing: start from what the best matching passages name
+            for source in sources:
+                for iri in sorted(matcher.mentions(source.text))[:MAX_SOURCE_SEEDS]:
+                    seeds.setdefault(iri, SOURCE_WEIGHT * source.score)
 
         allowed = None
         if request.document:  # that document's facts, and what is inferred
             own = self.lookup.graph_triples(self.iris.document_graph(request.document))
             allowed = lambda t, st: t in own or not st.asserted  # noqa: E731
         spans = [(link.start, link.end) for link in links if link.score >= NAMING_LINK]  # weaker ones may be words
-        search = PathSearch(self.lookup, question_terms(request.query, spans), focus_stems(request.query, spans), allowed)
+        search = PathSearch(self.lookup, question_terms(request.query, spans), focus_stems(request.query, spans), allowed,
+                            declared=matcher.index.properties)
         ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
         paths = search.search([(iri, score, mentions.get(iri)) for iri, score in ordered], request.max_hops)
         kept = _whole_paths(paths, request.limit) if request.include_relations else []

@@ -1,0 +1,157 @@
+"""Benchmark: the answer path as the corpus grows (500, 5,000, 50,000 generated documents), over HTTP.
+
+    python bench/scale.py [--docs 5000] [--paragraphs 8] [--rounds 100] [--data-dir DIR]
+
+Generates --docs documents with bench/ingest.py's generator, ingests them offline with `attest ingest`
+(batched bulk commits, reasoning after the batch), then serves the store and measures, each as p50/p95 over
+--rounds calls: /context on varied questions, /answer (extractive), the first page of /entities/{id} for the
+most-mentioned entity, and the named query `neighbours` about it. Also: ingest documents/s, the store's size
+on disk, quads per document and bytes of store per byte of text.
+Targets at 5,000 documents: /context p95 < 100 ms, /answer p95 < 200 ms, /entities first page p95 < 50 ms,
+neighbours < 100 ms, offline ingest >= 20 documents/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ingest import CONCEPTS, LANGS, ORGS, PEOPLE, TECH, make_document  # noqa: E402
+
+QUESTIONS = ["What does {t} use?", "Which standards does {t} implement?", "Who developed {t}?",
+             "Where does {p} work?", "What did {p} propose?", "Who is a member of {o}?", "What improves on {t}?",
+             "Which languages does {t} implement, and who developed it?", "What is {c}?", "Who founded {o}?"]
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def attest(config: Path, *args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), *args], cwd=REPO,
+                          capture_output=True, text=True, **kw)
+
+
+def generate(folder: Path, docs: int, paragraphs: int) -> int:
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(42)
+    total = 0
+    for n in range(docs):
+        text = make_document(rng, n, paragraphs)
+        (folder / f"report-{n:06d}.md").write_text(text, encoding="utf-8")
+        total += len(text.encode())
+    return total
+
+
+def timed(client: httpx.Client, method: str, url: str, **kw) -> float:
+    t = time.perf_counter()
+    response = client.request(method, url, **kw)
+    elapsed = (time.perf_counter() - t) * 1000
+    response.raise_for_status()
+    return elapsed
+
+
+def measure(url: str, rounds: int) -> dict[str, list[float]]:
+    rng = random.Random(7)
+    out: dict[str, list[float]] = {k: [] for k in ("context", "answer", "entities", "neighbours")}
+    with httpx.Client(base_url=url, timeout=120) as client:
+        top = top_entity(client)
+        timed(client, "POST", "/context", json={"query": "What does Oxigraph use?"})  # first call: label index
+        for i in range(rounds):
+            q = rng.choice(QUESTIONS).format(t=rng.choice(TECH + LANGS), p=rng.choice(PEOPLE), o=rng.choice(ORGS),
+                                             c=rng.choice(CONCEPTS))
+            out["context"].append(timed(client, "POST", "/context", json={"query": q}))
+            out["answer"].append(timed(client, "POST", "/answer", json={"question": q, "mode": "extractive"}))
+            out["entities"].append(timed(client, "GET", f"/entities/{top}"))
+            out["neighbours"].append(timed(client, "GET", "/queries/neighbours", params={"entity": top},
+                                           headers={"Accept": "application/sparql-results+json"}))
+    return out
+
+
+def top_entity(client: httpx.Client) -> str:
+    """The most-mentioned entity, by the mention counts of a few candidates' first pages (cheap, and the same
+    every run: the generator draws from fixed lists)."""
+    best, count = "oxigraph", -1
+    for name in TECH[:4]:
+        slug = name.lower().replace(" ", "-")
+        response = client.get("/queries/documents-mentioning", params={"entity": slug, "limit": 10_000},
+                              headers={"Accept": "application/sparql-results+json"})
+        if response.status_code == 200 and len(response.json()["results"]["bindings"]) > count:
+            best, count = slug, len(response.json()["results"]["bindings"])
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=int, default=5000)
+    parser.add_argument("--paragraphs", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--data-dir", help="work here (reused: an existing store is not ingested again)")
+    args = parser.parse_args()
+    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-scale-")) / f"docs-{args.docs}"
+    work.mkdir(parents=True, exist_ok=True)
+    config = work / "attest.yaml"
+    config.write_text(f"data_dir: {work / 'data'}\n", encoding="utf-8")
+    corpus = work / "corpus"
+    text_bytes = generate(corpus, args.docs, args.paragraphs) if not corpus.exists() else du(corpus)
+    if not (work / "data").exists():
+        t = time.perf_counter()
+        done = attest(config, "ingest", "--offline", str(corpus))
+        seconds = time.perf_counter() - t
+        if done.returncode != 0:
+            raise SystemExit(done.stderr[-2000:])
+        summary = [line for line in done.stdout.splitlines() if line.strip()][-6:]
+        print(f"ingest: {args.docs} documents in {seconds:.1f} s = {args.docs / seconds:.1f} documents/s")
+        print("  " + "\n  ".join(summary))
+    stats = attest(config, "stats", check=True).stdout
+    quads = next(int(line.split()[-1]) for line in stats.splitlines() if line.startswith("total"))
+    store_bytes = du(work / "data" / "store")
+    print(f"store: {quads} quads, {quads / args.docs:.0f} per document; {store_bytes / 1e6:.0f} MB on disk, "
+          f"{store_bytes / text_bytes:.1f} bytes per byte of text ({text_bytes / 1e6:.1f} MB of text)")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(1200):
+            try:
+                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.25)
+        results = measure(url, args.rounds)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    print(f"\n{args.docs} documents, {args.rounds} rounds (ms):")
+    print("| request | p50 | p95 |\n|---|---|---|")
+    for name, values in results.items():
+        print(f"| {name} | {statistics.median(values):.1f} | {pct(values, 0.95):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
