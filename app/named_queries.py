@@ -19,6 +19,9 @@ from app.vocab import PREFIXES, XSD, Iris, is_valid_id
 #   # @param entity: entity  The entity to ...  -> required parameter ?entity of type `entity`
 #   # @param limit: integer = 20  Most rows     -> optional parameter with a default
 #   # @param lang: string?  Language tag        -> optional parameter, left unbound when absent
+# "all": the union of every graph; "facts": the fact summary, the inferred graph, the ontology, the default graph and
+# every graph outside the document and system graphs (one copy of each fact instead of one per document)
+DATASETS = ("all", "facts")
 PARAM_LINE = re.compile(
     r"^@param\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?P<type>[a-z]+)(?P<optional>\?)?"
     r"(?:\s*=\s*(?P<default>\S+))?(?:\s+(?P<doc>.*))?$"
@@ -116,9 +119,10 @@ class NamedQuery:
     description: str
     parameters: tuple[Parameter, ...] = field(default_factory=tuple)
     form: str = "SELECT"
+    dataset: str = "all"  # "facts": the fact summary stands for the document graphs (see DATASETS)
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "description": self.description, "form": self.form,
+        return {"name": self.name, "description": self.description, "form": self.form, "dataset": self.dataset,
                 "parameters": [p.to_dict() for p in self.parameters]}
 
     def bind(self, given: Mapping[str, list[str]], iris: Iris) -> dict[str, Term]:
@@ -153,6 +157,7 @@ def parse_named_query(name: str, text: str, source: str = "") -> NamedQuery:
     where = source or f"{name}.rq"
     description: list[str] = []
     params: list[Parameter] = []
+    dataset = "all"
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped:
@@ -164,13 +169,18 @@ def parse_named_query(name: str, text: str, source: str = "") -> NamedQuery:
         body = stripped.lstrip("#").strip()
         if body.startswith("@param"):
             params.append(_parse_param(body, f"{where}:{lineno}"))
+        elif body.startswith("@dataset"):
+            dataset = body.removeprefix("@dataset").strip()
+            if dataset not in DATASETS:
+                raise ConfigError(f"{where}:{lineno}: unknown dataset {dataset!r}; use one of {', '.join(DATASETS)}",
+                                  file=where)
         elif body:
             description.append(body)
     names = [p.name for p in params]
     if len(set(names)) != len(names):
         raise ConfigError(f"{where}: a parameter is declared twice", file=where)
     query = NamedQuery(name=name, text=text, description=" ".join(description), parameters=tuple(params),
-                       form=_query_form(text))
+                       form=_query_form(text), dataset=dataset)
     _check_runs(query, where)
     return query
 

@@ -12,6 +12,7 @@ import pytest
 from pyoxigraph import Literal, NamedNode, RdfFormat, parse
 
 from app.errors import BadRequest, ConfigError, NotFound
+from app.ingest import summary
 from app.named_queries import NamedQueries, parse_named_query
 from app.vocab import ONT, XSD, Iris
 
@@ -206,8 +207,11 @@ def _materialize(store, iris) -> None:
 
 @pytest.fixture
 def seeded(client):
+    from app.ingest import summary
+
     app = client.app
     app.state.store.load(SEED, RdfFormat.TRIG)
+    summary.rebuild(app.state.store, app.state.iris)  # written straight into document graphs, as a hand edit would be
     _materialize(app.state.store, app.state.iris)
     return client
 
@@ -375,6 +379,7 @@ def test_parameter_values_are_bound_never_spliced(seeded):
     store.load('<https://w3id.org/attest/entity/odd> a <https://w3id.org/attest/ontology#Concept> ; '
                '<http://www.w3.org/2000/01/rdf-schema#label> "odd\\") } #" .', RdfFormat.TURTLE,
                graph="https://w3id.org/attest/graph/document/odd")
+    summary.rebuild(store, seeded.app.state.iris)
     assert [r["entity"] for r in _rows(_get(seeded, "entity-by-label", label='") } #'))] == [E + "odd"]
 
 

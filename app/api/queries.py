@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
+from app.answer.lookup import GraphLookup
 from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.sparql import TRUNCATED_HEADER
 from app.errors import BadRequest, ConfigError
@@ -63,19 +64,21 @@ def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDe
     substitutions = query.bind(given, iris)
     fmt = negotiate(request.headers.get("accept"), KINDS[query.form])
     text, room = with_page(query.text, limit, offset, probe=True) if query.form == "SELECT" else (query.text, None)
+    dataset = _dataset(store, iris, query)
     headers = {"X-Attest-Limit-Capped": str(MAX_PAGE)} if capped else {}
     # the endpoint's executor interface takes no substitutions, so named queries call the deadline executor
     # (app/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
     executor = getattr(request.app.state, "query_executor", None)
     if executor is None:
-        run = functools.partial(store.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions)
+        run = functools.partial(store.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
+                                **dataset)
         if room is not None:  # the page's rows plus one tell whether more follow; then the page itself
             if len(list(run(text))) > room:
                 headers["X-Attest-Next-Offset"] = str(offset + room)
             text = with_page(query.text, limit, offset)[0]
         return Response(_serialize(run(text), fmt), media_type=fmt.content_type, headers=headers)
     graph = KINDS[query.form] == "graph"
-    outcome = executor.execute(text, substitutions=substitutions, source="named_query", max_rows=room,
+    outcome = executor.execute(text, substitutions=substitutions, source="named_query", max_rows=room, **dataset,
                                solutions_format=None if graph else fmt.native,
                                triples_format=fmt.native if graph else None)
     payload = _serialize(outcome.to_result(), fmt) if outcome.kind == "boolean" else outcome.payload
@@ -84,6 +87,14 @@ def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDe
     elif outcome.truncated:
         headers[TRUNCATED_HEADER] = outcome.truncated
     return Response(payload, media_type=fmt.content_type, headers=headers)
+
+
+def _dataset(store, iris, query: NamedQuery) -> dict:
+    """The graphs a query reads: every graph, or (`@dataset facts`) the fact summary instead of the document graphs."""
+    if query.dataset != "facts":
+        return {}
+    graphs = [*GraphLookup(store, iris).dataset["named_graphs"], iris.ontology_graph, ""]
+    return {"default_graph": graphs, "named_graphs": [g for g in graphs if g]}
 
 
 def _page(given: dict[str, list[str]], query: NamedQuery) -> tuple[int, int, bool]:

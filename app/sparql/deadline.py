@@ -394,7 +394,7 @@ class QueryExecutor:
         if len(query) > settings.max_query_chars:
             raise PayloadTooLarge(f"query is over the limit of {settings.max_query_chars} characters",
                                   limit=settings.max_query_chars)
-        for graph in (*(default_graph or ()), *(named_graphs or ())):
+        for graph in (*(g for g in default_graph or () if g), *(named_graphs or ())):  # '' is the default graph
             _check_graph_iri(graph)
         request = {
             "query": query,

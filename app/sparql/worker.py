@@ -13,7 +13,7 @@ import sys
 from multiprocessing.connection import Connection
 
 from pyoxigraph import (
-    NamedNode, QueryBoolean, QueryResultsFormat, QuerySolutions, RdfFormat, Store, Variable, parse,
+    DefaultGraph, NamedNode, QueryBoolean, QueryResultsFormat, QuerySolutions, RdfFormat, Store, Variable, parse,
     parse_query_results, serialize,
 )
 
@@ -123,7 +123,7 @@ class Worker:
         return store.query(
             req["query"],
             use_default_graph_as_union=req["union_default_graph"],
-            default_graph=[NamedNode(g) for g in req["default_graph"]] if req["default_graph"] else None,
+            default_graph=[NamedNode(g) if g else DefaultGraph() for g in req["default_graph"]] if req["default_graph"] else None,
             named_graphs=[NamedNode(g) for g in req["named_graphs"]] if req["named_graphs"] else None,
             substitutions={Variable(k): v for k, v in req["substitutions"].items()} or None,
         )

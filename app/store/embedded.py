@@ -130,7 +130,7 @@ class EmbeddedStore:
             return self._store.query(
                 query,
                 use_default_graph_as_union=union_default_graph and not default_graph,
-                default_graph=[_graph_node(g) for g in default_graph] if default_graph else None,
+                default_graph=[_graph_node(g) if g else DefaultGraph() for g in default_graph] if default_graph else None,
                 named_graphs=[_graph_node(g) for g in named_graphs] if named_graphs else None,
                 substitutions={Variable(k): v for k, v in substitutions.items()} if substitutions else None,
             )
