@@ -88,3 +88,26 @@ def test_a_clients_update_marks_it_out_of_date_and_a_start_rebuilds_it(tmp_path)
         store = client.app.state.store
         assert summary.is_current(store, IRIS) and _summary(store) == _recomputed(store)
         assert (ENTITIES[4], NamedNode(RDFS + "label"), Literal("E4")) in _summary(store)
+
+
+def test_a_graph_uploaded_beside_the_documents_is_read_before_and_after_the_rebuild(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from app.settings import load_settings
+    from tests.conftest import REPO
+
+    settings = load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology",
+                             shapes_dir=REPO / "shapes", queries_dir=REPO / "queries")
+    turtle = ('<https://example.org/Zorblax> <http://www.w3.org/2000/01/rdf-schema#label> "Zorblax" ; '
+              '<https://example.org/orbits> <https://example.org/Quux> . '
+              '<https://example.org/Quux> <http://www.w3.org/2000/01/rdf-schema#label> "Quux" .')
+    for restart in (False, True):
+        with TestClient(create_app(settings)) as client:
+            if not restart:
+                assert client.post("/store", content=turtle, headers={"Content-Type": "text/turtle"}).status_code == 201
+                assert not summary.is_current(client.app.state.store, IRIS)  # until the next rebuild
+            else:
+                assert summary.included_graphs(client.app.state.store, IRIS)  # the uploaded graph is listed
+            body = client.post("/context", json={"query": "What does Zorblax orbit?"}).json()
+            assert [e["label"] for e in body["entities"]][:1] == ["Quux"], body

@@ -129,13 +129,12 @@ class GraphLookup:
         return self._dataset
 
     def _read_dataset(self) -> dict:
-        graphs = self.store.graphs()
-        if summary.is_current(self.store, self.iris):
-            graphs = [g for g in graphs if g in (self.iris.facts_graph, self.iris.inferred_graph)
-                      or (self.counts(g) is not None and not g.startswith(self.iris.document_graph_prefix))]
+        included = summary.included_graphs(self.store, self.iris)
+        if included is not None:  # one small read: the graph list is kept with the summary
+            graphs = [self.iris.facts_graph, self.iris.inferred_graph, *included]
         else:  # an out-of-date summary is not read at all
-            graphs = [g for g in graphs if g != self.iris.facts_graph]
-        return {"union_default_graph": False, "named_graphs": graphs or [self.iris.facts_graph]}
+            graphs = [g for g in self.store.graphs() if g != self.iris.facts_graph] or [self.iris.facts_graph]
+        return {"union_default_graph": False, "named_graphs": graphs}
 
     def counts(self, graph: str) -> str | None:
         """'asserted', 'inferred' or None (system graphs whose content is not a fact: ontology, derivations, quarantine)."""

@@ -164,9 +164,9 @@ async def _delete(request: Request, target: Target) -> Response:
 
 
 def _unsummarized(store, iris, target: Target) -> None:
-    """A write to a document graph outside ingestion: the fact summary is out of date from now until rebuilt."""
-    if target.graph is not None and target.graph.startswith(iris.document_graph_prefix):
-        store.update(summary.invalidation(iris))
+    """A write from outside ingestion: the fact summary (and the list of graphs read beside it) is out of date
+    from now until rebuilt."""
+    store.update(summary.invalidation(iris))
 
 
 def _store_delete(store, iris, target: Target) -> Response:

@@ -55,8 +55,7 @@ def load(
     iris = Iris(settings.base_iri)
     store = open_store(settings)
     try:
-        if (graph or "").startswith(iris.document_graph_prefix) or any(format_for_path(p).supports_datasets for p in files):
-            store.update(summary.invalidation(iris))  # document graphs may change outside ingestion
+        store.update(summary.invalidation(iris))  # a write from outside ingestion: the summary is rebuilt at next use
         for path in files:
             with tqdm(total=None if path.suffix == ".gz" else path.stat().st_size, unit="B", unit_scale=True, desc=path.name, disable=not sys.stderr.isatty()) as bar:
                 count = store.bulk_load_file(path, graph=graph, progress=None if bar.disable else bar.update)

@@ -177,6 +177,7 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     is staged and a single SPARQL update swaps them all in (MOVE), so a crash at any point leaves either the
     old state or the new one -- staging graphs are discarded when the store is opened.
     """
+    summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
     if fresh:
         store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
         return

@@ -11,7 +11,8 @@ from app.store import GraphStore
 from app.vocab import ATT, PROV, Iris
 
 log = logging.getLogger("attest.summary")
-VERSION = "1"  # the marker's value: a summary written by other rules is rebuilt
+VERSION = "2"  # the marker's value: a summary written by other rules is rebuilt
+INCLUDES = NamedNode(ATT + "includesGraph")
 
 
 def is_summarized(iris: Iris, quad: Quad) -> bool:
@@ -68,13 +69,35 @@ def invalidation(iris: Iris) -> str:
 
 
 def rebuild(store: GraphStore, iris: Iris) -> None:
-    """Recompute the summary from every document graph, in one transaction."""
+    """Recompute the summary from every document graph, in one transaction; it also lists the graphs that are
+    neither document nor system graphs (`att:includesGraph`), which readers read beside it: only a write from
+    outside ingestion, which marks the summary out of date, can change that list."""
     m = marker(iris)
     store.update(f"""DROP SILENT GRAPH {m.graph_name} ;
 INSERT {{ GRAPH {m.graph_name} {{ ?s ?p ?o }} }} WHERE {{
   GRAPH ?g {{ ?s ?p ?o }} FILTER(STRSTARTS(STR(?g), "{iris.document_graph_prefix}")) {_filter(iris)}
 }} ;
+INSERT {{ GRAPH {m.graph_name} {{ {m.subject} {INCLUDES} ?g }} }} WHERE {{
+  GRAPH ?g {{ }} FILTER(!STRSTARTS(STR(?g), "{iris.document_graph_prefix}") && !STRSTARTS(STR(?g), "{iris.status_graph_prefix}")
+    && !STRSTARTS(STR(?g), "{iris.staging_graph_prefix}") && ?g NOT IN ({_system(iris)}))
+}} ;
 INSERT DATA {{ GRAPH {m.graph_name} {{ {m.subject} {m.predicate} {m.object} }} }}""")
+
+
+def _system(iris: Iris) -> str:
+    graphs = (iris.ontology_graph, iris.inferred_graph, iris.derivations_graph, iris.quarantine_graph,
+              iris.resolution_graph, iris.facts_graph)
+    return ", ".join(str(NamedNode(g)) for g in graphs)
+
+
+def included_graphs(store: GraphStore, iris: Iris) -> list[str] | None:
+    """The graphs read beside a current summary, or None when the summary is out of date."""
+    m = marker(iris)
+    rows = list(store.query(f"""SELECT ?g ?current WHERE {{ GRAPH {m.graph_name} {{
+      {{ {m.subject} {m.predicate} {m.object} BIND(true AS ?current) }} UNION {{ {m.subject} {INCLUDES} ?g }} }} }}"""))
+    if not any(row["current"] is not None for row in rows):
+        return None
+    return sorted(row["g"].value for row in rows if row["g"] is not None)
 
 
 def ensure(store: GraphStore, iris: Iris) -> None:

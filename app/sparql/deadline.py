@@ -579,6 +579,32 @@ class DeadlineStore:
         return getattr(self._store, name)
 
 
+class LiveStore:
+    """A GraphStore view for one request's own bounded lookups (answers): queries run on the live store, which
+    sees every acknowledged write at once (no checkpoint to wait for while ingestion writes), and the request's
+    deadline is checked before each query. Only for our own index lookups: a client's query goes to the workers,
+    which can be killed mid-query."""
+
+    def __init__(self, store, timeout: float, source: str) -> None:
+        self._store, self._timeout, self._source = store, timeout, source
+        self._deadline = time.monotonic() + timeout
+
+    def query(self, query: str, **options) -> QueryResult:
+        if time.monotonic() >= self._deadline:
+            metrics.query_timeouts.labels(self._source).inc()
+            raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
+        metrics.queries.labels(self._source, "ok").inc()
+        return self._store.query(query, **options)
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+
+def live_store(state, source: str, timeout: float | None = None) -> LiveStore:
+    """The store an answer's own lookups read: live, under the request's deadline."""
+    return LiveStore(state.store, timeout or state.settings.query_timeout_s, source)
+
+
 def deadline_store(state, source: str, timeout: float | None = None):
     """The store a user-facing request should query through (app.state holds `store` and `query_executor`)."""
     executor = getattr(state, "query_executor", None)
