@@ -115,6 +115,7 @@ class GraphLookup:
         self._not_facts = frozenset(self.label_predicates) | frozenset(DESCRIPTION_PREDICATES)
         self._kinds: dict[str, str | None] = {}
         self._dataset: dict | None = None
+        self._nodes: dict[str, bool] = {}
         self.memo = Memo(self.owner)
 
     def entity_id(self, iri: str) -> str | None:
@@ -151,7 +152,10 @@ class GraphLookup:
 
     def is_node(self, iri: str) -> bool:
         """Whether an IRI can stand in a fact: it has a citable id and names no schema term."""
-        return not iri.startswith(VOCABULARY_NAMESPACES) and self.ids.of(iri) is not None
+        node = self._nodes.get(iri)
+        if node is None:  # memoized: the same IRIs recur in every row of a hop
+            node = self._nodes[iri] = not iri.startswith(VOCABULARY_NAMESPACES) and self.ids.of(iri) is not None
+        return node
 
     # labels -------------------------------------------------------------------------
 
@@ -303,8 +307,8 @@ class GraphLookup:
     def _fact_quads(self, query: str) -> Iterable[Quad]:
         """The rows of a fact query that are facts: in a fact graph, between nodes, with a predicate that says something."""
         for row in self.store.query(query, **self.dataset):
-            g = row["g"].value if row["g"] is not None else ""
-            s, p, o = row["s"].value, row["p"].value, row["o"]
+            g, s, p, o = row["g"], row["s"].value, row["p"].value, row["o"]
+            g = g.value if g is not None else ""
             if p in self._not_facts or self.counts(g) is None or not self.is_node(s):
                 continue
             if isinstance(o, NamedNode):

@@ -105,11 +105,10 @@ class PathSearch:
     def _facts(self, nodes: set[str], wanted: list[str]) -> dict[str, dict[Triple, FactStatus]]:
         """The facts touching each node: along the wanted predicates when there are any, else whole for ordinary
         nodes and a bounded sample for hubs."""
-        new = [n for n in nodes if n not in self._degrees]
-        self._degrees.update(self.lookup.degrees(new))
-        if wanted:
+        if wanted:  # a bounded read; a node's degree is then taken as the facts it gave (a hub fills the bound)
             found = self.lookup.hub_facts(sorted(nodes), wanted)
         else:
+            self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
             hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
             found = dict(self.lookup.facts_touching(sorted(nodes - hubs)))
             found.update(self.lookup.hub_facts(sorted(hubs), ()))
@@ -120,6 +119,8 @@ class PathSearch:
             for end in (triple[0], triple[2]):
                 if end in nodes:
                     by_node.setdefault(end, {})[triple] = status
+        for node in nodes:
+            self._degrees.setdefault(node, len(by_node.get(node, ())))
         return by_node
 
     def _extend(self, path: Path, facts: dict[Triple, FactStatus]) -> list[Path]:

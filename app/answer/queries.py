@@ -79,6 +79,8 @@ SELECT ?s ?p ?o ?g WHERE {
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
   """ + NOT_FACT + """
+  # an inferred relatesTo twins every specific fact in both directions: it would double what a hop reads
+  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
 }"""
 
 # The same for hubs, read only along the predicates that matter to the question, and at most LIMIT rows in all.
