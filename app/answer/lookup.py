@@ -22,7 +22,7 @@ Quad = tuple[str, str, str, str]  # the same and the graph IRI ('' for the defau
 MAX_BATCH = 500  # IRIs per VALUES block; larger inputs are split into several queries
 LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked up within this time
 HUB_DEGREE = 2000  # an IRI touched by more triples than this is a hub: read along wanted predicates only
-HUB_ROWS = 200  # rows read from one hub
+HUB_ROWS = 200  # rows read per node in a bounded read
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
 GENERIC_PREDICATES = frozenset(ONT + n for n in ("relatesTo", "mentions", "mentionedIn"))

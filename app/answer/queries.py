@@ -3,27 +3,24 @@
 Batching many ids into one query needs a VALUES block (pyoxigraph substitutions bind one term per variable).
 `values_rows` is the only code that writes terms into query text, and it accepts nothing but pyoxigraph
 NamedNode objects: their constructor validates the IRI (RFC 3987 forbids `>`, `<`, spaces, quotes, braces
-and `|`), so a serialized `<iri>` cannot end early or carry SPARQL. Callers also build those IRIs only from
-ids that passed `app.vocab.is_valid_id` ([A-Za-z0-9._~-]) and predicate names that passed PREDICATE_NAME.
+and `|`), so a serialized `<iri>` cannot end early or carry SPARQL (a Literal placeholder is written in the
+literal's own escaped form). Callers build IRIs only from ids that app.answer.ids resolved and checked.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, Sequence
 
 from pyoxigraph import Literal, NamedNode
 
 from app.vocab import ATT, DCT, ONT, OWL, PROV, RDF, RDFS, SH, SKOS
 
-PREDICATE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,99}$")
 
 PREFIXES = (f"PREFIX rdf: <{RDF}> PREFIX rdfs: <{RDFS}> PREFIX skos: <{SKOS}> PREFIX att: <{ATT}> PREFIX ont: <{ONT}> "
             f"PREFIX dct: <{DCT}> PREFIX owl: <{OWL}> PREFIX sh: <{SH}> PREFIX prov: <{PROV}>\n")
 
 # Every quad pattern below reads the named graphs (GRAPH ?g) and the store's own default graph (?g unbound), with
-# the union default graph switched off (ANY_GRAPH): which graph holds a triple decides whether it is a fact.
-ANY_GRAPH = {"union_default_graph": False}
+# the union default graph switched off (GraphLookup.dataset): which graph holds a triple decides whether it is a fact.
 
 # Values of the label predicates (VALUES ?p, in order of preference) of every IRI, with the graph that holds them.
 ENTITY_LABELS = PREFIXES + """
