@@ -77,3 +77,36 @@ def test_named_queries_page_with_limit_and_offset(many):
 def test_bad_named_query_paging_is_400(many, params):
     response = many.get("/queries/documents-mentioning", params={"entity": "oxigraph", **params})
     assert response.status_code == 400, response.text
+
+
+def test_documents_come_in_pages_with_counts_by_status(many):
+    first = many.get("/documents", params={"limit": 10}).json()
+    assert first["count"] == 25 and first["by_status"] == {"done": 25} and len(first["documents"]) == 10
+    ids = [d["id"] for d in first["documents"]]
+    cursor = first["next"]
+    while cursor:
+        page = many.get("/documents", params={"limit": 10, "cursor": cursor}).json()
+        ids += [d["id"] for d in page["documents"]]
+        cursor = page["next"]
+    assert len(ids) == len(set(ids)) == 25
+    sources = [d["source"] for d in many.get("/documents", params={"limit": 100}).json()["documents"]]
+    assert sources == sorted(sources)
+    assert many.get("/documents", params={"cursor": "forged"}).status_code == 400
+
+
+def test_cli_status_pages_and_says_how_many_more(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    for i in range(4):
+        (tmp_path / f"n{i}.txt").write_text(f"Note {i}. Oxigraph uses RocksDB.", encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_SHAPES_DIR": str(REPO / "shapes"),
+           "ATTEST_QUERIES_DIR": str(REPO / "queries"), "ATTEST_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+    run = lambda *args: subprocess.run([sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data"), *args],  # noqa: E731
+                                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert run("ingest", "--offline", *[str(tmp_path / f"n{i}.txt") for i in range(4)]).returncode == 0
+    out = run("status", "--limit", "2").stdout
+    assert out.count("done ") == 2 and "... 2 more (--offset 2)" in out and "4 documents: 4 done" in out
+    assert run("status", "--limit", "2", "--offset", "2").stdout.count("done ") == 2

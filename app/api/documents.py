@@ -7,12 +7,13 @@ import json
 import threading
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 
 from app.api.deps import IrisDep, StoreDep, Writer
 from app.api.heavy import Heavy
+from app.api.paging import DEFAULT_LIMIT, MAX_LIMIT, next_cursor, page
 from app.api.reasoning import get_reasoner
 from app.errors import BadRequest, ExtractionError, NotFound, UnsupportedFormat
 from app.ingest.pipeline import IngestPipeline
@@ -84,9 +85,19 @@ async def _run(pipeline: IngestPipeline, data: bytes, source: str, media_type: s
 
 
 @router.get("/documents")
-def list_documents(store: StoreDep, iris: IrisDep) -> dict[str, object]:
-    docs = StatusRegistry(store, iris).list()
-    return {"documents": docs, "count": len(docs)}
+def list_documents(store: StoreDep, iris: IrisDep,
+                   limit: Annotated[int | None, Query(description=f"Documents per page (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})")] = None,
+                   cursor: Annotated[str | None, Query(description="Continue from this cursor (`next`)")] = None) -> dict[str, object]:
+    """A page of the documents, sorted by source, with how many there are in each status."""
+    generation = getattr(store, "generation", None)
+    at = page(limit, cursor, list_name="documents", subject="", generation=generation)
+    registry = StatusRegistry(store, iris)
+    docs = registry.list(at.limit + 1, at.offset)
+    by_status = registry.counts()
+    return {"documents": docs[:at.limit], "count": sum(by_status.values()), "by_status": by_status,
+            "next": next_cursor(at, min(len(docs), at.limit), len(docs) > at.limit, list_name="documents", subject="",
+                                generation=generation),
+            "limit": at.limit, "limit_capped": at.capped}
 
 
 @router.get("/documents/{doc_id}")

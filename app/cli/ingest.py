@@ -93,23 +93,30 @@ def summary(reports: list[DocumentReport]) -> str:
 
 
 @cli.command()
-def status(ctx: typer.Context) -> None:
-    """Status of every ingested document and its chunks (pending, done, failed, quarantined)."""
+def status(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option(min=1, help="Documents listed (sorted by source)")] = 50,
+    offset: Annotated[int, typer.Option(min=0, help="Documents skipped before the list starts")] = 0,
+) -> None:
+    """Status of the ingested documents and their chunks (pending, done, failed, quarantined), a page at a time."""
     settings = settings_of(ctx)
     store = open_store(settings, read_only=True)
     try:
-        docs = StatusRegistry(store, Iris(settings.base_iri)).list()
+        registry = StatusRegistry(store, Iris(settings.base_iri))
+        docs, states = registry.list(limit, offset), registry.counts()
     finally:
         store.close()
-    if not docs:
+    if not states:
         typer.echo("no documents ingested")
         return
     for d in docs:
         chunks = ", ".join(f"{n} {state}" for state, n in sorted(d["chunks"].items()))
         line = f"{d['status']:<8} {d['id']:<40} {d['source']}  [{chunks}]"
         typer.echo(line + (f"  {d['message']}" if d["message"] else ""))
-    states = Counter(d["status"] for d in docs)
-    typer.echo(f"{len(docs)} documents: " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())))
+    total = sum(states.values())
+    if offset + len(docs) < total:
+        typer.echo(f"... {total - offset - len(docs)} more (--offset {offset + len(docs)})")
+    typer.echo(f"{total} documents: " + ", ".join(f"{n} {s}" for s, n in sorted(states.items())))
 
 
 @cli.command()

@@ -25,13 +25,18 @@ SELECT ?d ?source ?status ?hash ?updated ?message ?media WHERE {{
        att:updated ?updated ; att:mediaType ?media .
     OPTIONAL {{ ?d att:statusMessage ?message }}
   }}
-}}
+}} ORDER BY ?source ?d LIMIT %d OFFSET %d
 """
 CHUNK_COUNTS = f"""
 PREFIX att: <{ATT}>
 SELECT ?d ?status (COUNT(?c) AS ?n) WHERE {{
-  GRAPH ?g {{ ?c a att:ChunkStatus ; att:chunkOf ?d ; att:status ?status }}
+  VALUES ?d {{ %s }}
+  GRAPH ?g {{ ?c att:chunkOf ?d ; att:status ?status }}
 }} GROUP BY ?d ?status
+"""
+STATUS_COUNTS = f"""
+PREFIX att: <{ATT}>
+SELECT ?status (COUNT(?d) AS ?n) WHERE {{ GRAPH ?g {{ ?d a att:DocumentStatus ; att:status ?status }} }} GROUP BY ?status
 """
 
 
@@ -148,19 +153,24 @@ class StatusRegistry:
         status.chunks.sort(key=lambda c: c.index)
         return status
 
-    def list(self) -> list[dict[str, object]]:
-        """Every document's summary, sorted by source."""
-        counts: dict[str, dict[str, int]] = {}
-        for row in self.store.query(CHUNK_COUNTS):
-            counts.setdefault(row["d"].value, {})[row["status"].value] = int(row["n"].value)
+    def list(self, limit: int = 1 << 62, offset: int = 0) -> list[dict[str, object]]:
+        """A page of the documents' summaries, sorted by source."""
         prefix = self.iris.document("")
         out = []
-        for row in self.store.query(DOCUMENT_LIST):
+        for row in self.store.query(DOCUMENT_LIST % (limit, offset)):
             iri = row["d"].value
             out.append({"id": iri[len(prefix):], "source": row["source"].value, "status": row["status"].value,
                         "message": row["message"].value if row["message"] else "", "content_hash": row["hash"].value,
-                        "media_type": row["media"].value, "updated": row["updated"].value, "chunks": counts.get(iri, {})})
-        return sorted(out, key=lambda d: (d["source"], d["id"]))
+                        "media_type": row["media"].value, "updated": row["updated"].value, "chunks": {}})
+        if out:
+            by_iri = {prefix + d["id"]: d for d in out}
+            for row in self.store.query(CHUNK_COUNTS % " ".join(str(NamedNode(i)) for i in by_iri)):
+                by_iri[row["d"].value]["chunks"][row["status"].value] = int(row["n"].value)
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """How many documents are in each status (pending, done, failed)."""
+        return {row["status"].value: int(row["n"].value) for row in self.store.query(STATUS_COUNTS)}
 
 
 QUARANTINE_OF_DOCUMENT = """DELETE {{ GRAPH {q} {{ ?s ?p ?o }} }}
