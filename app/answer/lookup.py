@@ -23,6 +23,7 @@ MAX_BATCH = 500  # IRIs per VALUES block; larger inputs are split into several q
 LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked up within this time
 HUB_DEGREE = 2000  # an IRI touched by more triples than this is a hub: read along wanted predicates only
 HUB_ROWS = 200  # rows read per node in a bounded read
+SUPPORT_CAP = 100  # documents counted per fact shown
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
 GENERIC_PREDICATES = frozenset(ONT + n for n in ("relatesTo", "mentions", "mentionedIn"))
@@ -333,21 +334,21 @@ class GraphLookup:
                     out.setdefault((row["s"].value, row["p"].value, row["o"].value), []).append(g)
         return out
 
-    def documents(self, triples: Iterable[Triple]) -> dict[Triple, tuple[int, list[str]]]:
-        """How many document graphs assert each triple, and (at most) the first and last of them by IRI: the
-        support of a fact, without reading one row per document."""
+    def documents(self, triples: Iterable[Triple]) -> dict[Triple, list[str]]:
+        """The document graphs that assert each triple, at most SUPPORT_CAP + 1 of them by triple (a fact stated
+        by thousands of documents is not read thousands of times to be shown), sorted."""
         found = self.memo.many("documents", (t for t in triples if not is_literal(t[2])), self._read_documents)
-        return {t: v for t, v in found.items() if v is not None}
+        return {t: v for t, v in found.items() if v}
 
-    def _read_documents(self, triples: list[Triple]) -> dict[Triple, tuple[int, list[str]]]:
-        rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in triples]
-        out = {}
-        for batch in _batches(rows):
-            query = q.with_values(q.TRIPLE_DOCUMENTS, triples=batch, prefix=Literal(self.iris.document_graph_prefix))
-            for row in self.store.query(query):
-                out[(row["s"].value, row["p"].value, row["o"].value)] = (
-                    int(row["n"].value), sorted({row["first"].value, row["last"].value}))
-        return out
+    def _read_documents(self, triples: list[Triple]) -> dict[Triple, list[str]]:
+        prefix = str(Literal(self.iris.document_graph_prefix))
+        out: dict[Triple, list[str]] = {}
+        for batch in _batches(triples, 50):
+            branches = [q.TRIPLE_DOCUMENTS % {"i": i, "triple": " ".join(str(NamedNode(x)) for x in t), "prefix": prefix,
+                                              "limit": SUPPORT_CAP + 1} for i, t in enumerate(batch)]
+            for row in self.store.query("SELECT ?i ?g WHERE { " + " UNION ".join(branches) + " }"):
+                out.setdefault(batch[int(row["i"].value)], []).append(row["g"].value)
+        return {t: sorted(graphs) for t, graphs in out.items()}
 
     def graph_triples(self, graph: str) -> set[Triple]:
         """Every triple of one graph, as Triples (a document's facts, for answers about that document only)."""

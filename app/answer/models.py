@@ -94,8 +94,9 @@ class ContextRelation(BaseModel):
     text: str = Field(description="The fact in words")
     status: Literal["asserted", "inferred"] = Field(description="Asserted in a graph, or inferred only")
     depth: int = Field(description="0 when asserted, else the shallowest derivation depth")
-    documents: list[str] = Field(description="Ids of documents asserting it: all of them up to two, else the first and the last by id")
-    document_count: int = Field(0, description="How many documents assert it")
+    documents: list[str] = Field(description="Ids of (at most three) documents asserting it, the first by id")
+    document_count: int = Field(0, description="How many documents assert it, counted up to 100")
+    document_count_capped: bool = Field(False, description="More than 100 documents assert it")
     path: int | None = Field(None, description="Index in `paths` of the first path it belongs to")
 
 

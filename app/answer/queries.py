@@ -96,12 +96,10 @@ SELECT ?x (COUNT(*) AS ?n) WHERE {
   { GRAPH ?g { ?x ?p ?o } } UNION { GRAPH ?g { ?s ?p ?x } } UNION { ?x ?p ?o } UNION { ?s ?p ?x }
 } GROUP BY ?x"""
 
-# How many document graphs (their IRI prefix: a pyoxigraph Literal, escaped) hold each triple, the first and last.
-TRIPLE_DOCUMENTS = """
-SELECT ?s ?p ?o (COUNT(?g) AS ?n) (MIN(STR(?g)) AS ?first) (MAX(STR(?g)) AS ?last) WHERE {
-  VALUES (?s ?p ?o) { %(triples)s }
-  GRAPH ?g { ?s ?p ?o } FILTER(STRSTARTS(STR(?g), %(prefix)s))
-} GROUP BY ?s ?p ?o"""
+# The document graphs (their IRI prefix: a pyoxigraph Literal, escaped) that hold a triple, at most %(limit)d of
+# them: one bounded subquery per triple (the branches are joined by UNION in lookup.documents).
+TRIPLE_DOCUMENTS = """{ SELECT (%(i)d AS ?i) ?g WHERE {
+  GRAPH ?g { %(triple)s } FILTER(STRSTARTS(STR(?g), %(prefix)s)) } LIMIT %(limit)d }"""
 
 # Outgoing facts and attributes of the subjects in the VALUES block (resolving hashed relation ids).
 FACTS_FROM = PREFIXES + """

@@ -13,7 +13,7 @@ from app.answer import queries as q
 from app.answer.citations import entity_marker, relation_marker
 from app.answer.inference import Inference
 from app.answer.linking import LabelMatcher
-from app.answer.lookup import FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
+from app.answer.lookup import SUPPORT_CAP, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
 from app.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
 from app.answer.paths import Path, PathSearch
 from app.answer.predicates import CAMEL, focus_stems, question_terms
@@ -26,6 +26,7 @@ MAX_SIGNATURES = 3  # the best path of each of this many kinds of path is kept b
 SIGNATURE_SHARE = 0.3  # ... when it scores at least this share of the best path
 MAX_KEYWORDS = q.CHUNK_KEYWORDS
 MAX_SOURCES = 5
+MAX_DOCUMENTS = 3  # document ids shown per fact (how many there are is counted)
 SNIPPET_CHARS = 600
 KEYWORD = re.compile(r"[A-Za-z0-9]{3,40}")
 STOPWORDS = frozenset("""the and for are but not you all any can had her was one our out has have what which who whom
@@ -114,7 +115,7 @@ class Retriever:
                           score=round(node_score.get(iri, seeds.get(iri, 0.0)), 4), hops=hops.get(iri, 0))
             for iri in top if iri in details
         ]
-        relations = [self._relation(t, statuses[t], depths.get(t, 0), support.get(t, (0, [])), details, names, first_path[t])
+        relations = [self._relation(t, statuses[t], depths.get(t, 0), support.get(t, []), details, names, first_path[t])
                      for t in triples]
         context_paths = [self._path(p, details) for p in kept]
         context_links = [ContextLink(text=link.text, start=link.start, end=link.end,
@@ -135,18 +136,18 @@ class Retriever:
         local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         return text.label or CAMEL.sub(" ", local).strip().lower() or local
 
-    def _relation(self, triple: Triple, status: FactStatus, depth: int, support: tuple[int, list[str]], details, names,
+    def _relation(self, triple: Triple, status: FactStatus, depth: int, support: list[str], details, names,
                   path: int) -> ContextRelation:
         s, p, o = triple
         value = literal_value(o) if is_literal(o) else None
         words = f"{_label(details, s)} {names[p]} {value if value is not None else _label(details, o)}"
-        count, graphs = support
-        documents = [g.removeprefix(self.iris.document_graph_prefix) for g in graphs]
+        documents = [g.removeprefix(self.iris.document_graph_prefix) for g in support]
         return ContextRelation(id=relation_id(self.ids, triple), subject=self.ids.of(s), predicate=self.ids.predicate_id(p),
                                object=None if value is not None else self.ids.of(o), value=value, triple=list(triple),
                                text=words, status="asserted" if status.asserted else "inferred",
-                               depth=0 if status.asserted else depth, documents=documents, document_count=count,
-                               path=path)
+                               depth=0 if status.asserted else depth, documents=documents[:MAX_DOCUMENTS],
+                               document_count=min(len(documents), SUPPORT_CAP),
+                               document_count_capped=len(documents) > SUPPORT_CAP, path=path)
 
     def _path(self, path: Path, details) -> ContextPath:
         end = path.end

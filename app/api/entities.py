@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pyoxigraph import Literal, NamedNode, Triple
 
-from app.answer.lookup import GraphLookup
+from app.answer.lookup import SUPPORT_CAP, GraphLookup
 from app.answer.service import answer_ids
 from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.paging import DEFAULT_LIMIT, MAX_LIMIT, Page, next_cursor, page
@@ -120,7 +120,8 @@ def _facts(store, lookup: GraphLookup, entity: NamedNode, at: Page) -> tuple[lis
         fact = {"subject": s, "predicate": p, "object": o if isinstance(row["o"], NamedNode) else None,
                 "value": row["o"].value if isinstance(row["o"], Literal) else None,
                 "asserted": bool(st and st.asserted) or isinstance(row["o"], Literal), "inferred": bool(st and st.inferred),
-                "document_count": support.get((s, p, o), (0, []))[0], "confidence": None, "chunks": []}
+                "document_count": min(len(support.get((s, p, o), [])), SUPPORT_CAP),
+                "document_count_capped": len(support.get((s, p, o), [])) > SUPPORT_CAP, "confidence": None, "chunks": []}
         term = Triple(row["s"], row["p"], row["o"])
         for r in store.query(STATEMENTS % MAX_CHUNKS, substitutions={"t": term}):
             fact["confidence"] = max(float(r["confidence"].value), fact["confidence"] or 0.0)
