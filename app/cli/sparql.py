@@ -71,7 +71,7 @@ def update(
     sparql = _text(text, file, "update")
     store = open_store(settings_of(ctx))
     try:
-        apply_update(store.raw, sparql, Dataset(), before=summary.invalidation(Iris(settings_of(ctx).base_iri)))
+        apply_update(store.raw, sparql, Dataset(), then=summary.invalidation(Iris(settings_of(ctx).base_iri)))
     finally:
         store.close()
     typer.echo("update applied")

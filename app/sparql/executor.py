@@ -71,12 +71,12 @@ def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph:
 
 
 def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str | None = None,
-                 before: str | None = None) -> None:
-    """Run an update in one transaction: on any error nothing is written. `before`: an operation of ours run
-    first in the same transaction (e.g. marking the fact summary out of date)."""
+                 then: str | None = None) -> None:
+    """Run an update in one transaction: on any error nothing is written. `then`: an operation of ours run
+    after the client's in the same transaction (e.g. marking the fact summary out of date)."""
     text = add_using_clauses(update, dataset.default_graphs, dataset.named_graphs)
-    if before:
-        text = f"{before} ;\n{text}"  # a prologue may follow ';', so the client's PREFIX and BASE stay valid
+    if then:  # after, not before: Oxigraph takes no PREFIX or BASE after a ';', and the client's text may start so
+        text = f"{text.rstrip().removesuffix(';')}\n;\n{then}"
     try:
         store.update(text, base_iri=base_iri)
     except SyntaxError as exc:
@@ -117,10 +117,10 @@ def _written(store) -> None:
 class ThreadedExecutor:
     """QueryExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
 
-    def __init__(self, store, *, union_default_graph: bool, threads: int = 16, before_update: str | None = None) -> None:
+    def __init__(self, store, *, union_default_graph: bool, threads: int = 16, after_update: str | None = None) -> None:
         self.store = store  # an EmbeddedStore: queries and updates use its pyoxigraph Store
         self.union_default_graph = union_default_graph
-        self.before_update = before_update
+        self.after_update = after_update
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sparql")
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
@@ -139,7 +139,7 @@ class ThreadedExecutor:
     async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
         def run() -> None:
             try:
-                apply_update(self.store.raw, update, dataset, base_iri=base_iri, before=self.before_update)
+                apply_update(self.store.raw, update, dataset, base_iri=base_iri, then=self.after_update)
             finally:
                 _written(self.store)
 
@@ -207,7 +207,7 @@ def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
         raise StoreError(f"no SPARQL executor for a {type(store).__name__}")
     # a client's update may change document graphs in ways the fact summary cannot follow
     threaded = ThreadedExecutor(store, union_default_graph=settings.default_graph_as_union,
-                                before_update=summary.invalidation(Iris(settings.base_iri)))
+                                after_update=summary.invalidation(Iris(settings.base_iri)))
     if deadline_executor is not None:
         return WorkerPoolExecutor(deadline_executor, threaded)
     return threaded
