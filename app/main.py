@@ -15,7 +15,7 @@ from app.ingest import summary
 from app.ontology import load_ontology
 from app.settings import Settings, load_settings
 from app.sparql.deadline import open_executor
-from app.store import open_store
+from app.store import fulltext, open_store
 from app.vocab import Iris
 
 # one line per router module; each module exposes `router`
@@ -44,6 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.store = open_store(settings)
         load_ontology(app.state.store, settings.ontology_dir, app.state.iris)
         summary.ensure(app.state.store, app.state.iris)  # a store from before the summary, or edited by hand
+        fulltext.sync(app.state.store, app.state.iris)  # after a crash between a commit and its index update
         app.state.query_executor = open_executor(app.state.store, settings)  # deadlines: app/sparql/deadline.py
         try:
             yield

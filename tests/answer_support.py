@@ -49,12 +49,15 @@ INJECTION = """
 def load_graph(store, iris) -> None:
     """Written straight into document graphs, as a hand edit would be: the fact summary is then rebuilt."""
     from app.ingest import summary
+    from app.store import fulltext
 
     base = iris.base
     store.load(ENTITIES.replace("{base}", base), RdfFormat.TURTLE, graph=iris.document_graph(DOC))
     store.load(CHUNKS.replace("{base}", base).replace("{doc}", DOC), RdfFormat.TURTLE, graph=iris.document_graph(DOC))
     store.load(INJECTION.replace("{base}", base).replace("{doc}", DOC2), RdfFormat.TURTLE, graph=iris.document_graph(DOC2))
     summary.rebuild(store, iris)
+    for doc in (DOC, DOC2):  # and the full-text index, which ingestion keeps in step
+        fulltext.reindex(store, iris, doc, "sha256:test")
 
 
 def triple(iris, s: str, p: str, o: str) -> tuple[str, str, str]:

@@ -18,6 +18,7 @@ from app.answer.models import ContextEntity, ContextLink, ContextPath, ContextRe
 from app.answer.paths import Path, PathSearch
 from app.answer.predicates import CAMEL, focus_stems, question_terms
 from app.extract.sanitize import sanitize
+from app.store import fulltext
 
 NAMING_LINK = 0.5  # a link this strong names an entity: its words are not read as relation words
 SOURCE_WEIGHT = 0.3  # an entity named in a matching chunk is a weaker start than one the question names
@@ -157,6 +158,12 @@ class Retriever:
                            label=value if value is not None else _label(details, end), score=round(path.score, 6))
 
     def _sources(self, question: str, document: str | None) -> list[ContextSource]:
+        index = fulltext.for_store(self.lookup.store)
+        if index is not None:  # BM25 over the full-text index beside the store
+            return [ContextSource(chunk=h.chunk, document=h.document, start=h.start, end=h.end,
+                                  text=_snippet(h.text[:SNIPPET_CHARS]), score=h.score)
+                    for h in index.search(question, MAX_SOURCES, document)]
+        # a store with no index beside it (in memory, remote): keyword containment over every chunk's text
         words = [w.casefold() for w in KEYWORD.findall(question)]
         keywords = sorted({w for w in words if w not in STOPWORDS}, key=lambda w: (-len(w), w))[:MAX_KEYWORDS]
         if not keywords:

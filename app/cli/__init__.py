@@ -14,6 +14,7 @@ from app.cli import answer  # noqa: E402,F401  (registers answer, verify)
 from app.cli import ingest  # noqa: E402,F401  (registers ingest, status, validate, entities)
 from app.cli import sparql  # noqa: E402,F401  (registers query, update)
 from app.cli import reasoning  # noqa: E402,F401  (registers reason, explain)
+from app.cli import index  # noqa: E402,F401  (registers index rebuild)
 
 
 def main() -> None:

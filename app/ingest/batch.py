@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyoxigraph import Quad
 
 from app.ingest.summary import summary_quads
-from app.store import GraphStore
+from app.store import GraphStore, fulltext
 from app.store.rdfio import quad_data
 from app.vocab import Iris
 
@@ -50,7 +50,10 @@ class CommitBatch:
         # the quarantine records and the documents' share of the fact summary become permanent with the batch
         permanent = [*self._quarantine, *summary_quads(self.iris, quads)]
         finish = quad_data("INSERT DATA", permanent) if permanent else None
+        graphs = self._graphs
         self._graphs, self._quarantine, self._size = {}, [], 0
         with self.store.bulk_write_guard(guarded, finish=finish):
             self.store.bulk_add(quads)
+        for doc_id, doc_quads in graphs.items():  # the full-text index follows (repaired from the store on open)
+            fulltext.on_commit(self.store, self.iris, doc_id, doc_quads, doc_quads)
         return guarded[: len(doc_ids)]

@@ -10,7 +10,7 @@ from app.ingest import summary
 from app.ingest.pipeline import IngestPipeline
 from app.ingest.resolve import EntityIndex
 from app.settings import Settings
-from app.store import GraphStore
+from app.store import GraphStore, fulltext
 from app.vocab import Iris
 
 
@@ -58,6 +58,7 @@ def open_session(store: GraphStore, settings: Settings, *, offline: bool = False
                  parallel: bool = False) -> Session:
     terms = load_terms(settings.ontology_dir)
     summary.ensure(store, Iris(settings.base_iri))
+    fulltext.sync(store, Iris(settings.base_iri))
     extractor, mode = choose_extractor(store, settings, terms, offline=offline, parallel=parallel)
     reasoner = make_reasoner(store, settings) if reason else None
     return Session(IngestPipeline(store, settings, extractor, terms=terms, reasoner=reasoner), mode)

@@ -11,7 +11,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from app.ingest import summary
 from app.ingest.rdf_map import A, DATETIME, att, integer
-from app.store import GraphStore
+from app.store import GraphStore, fulltext
 from app.vocab import ATT, Iris
 
 DOC_STATES = ("pending", "done", "failed")
@@ -190,7 +190,15 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
     if fresh:
         store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
-        return
+    else:
+        _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine)
+    if document is not None:  # the full-text index follows; a crash before it is repaired from the store on open
+        fulltext.on_commit(store, iris, doc_id, document, status)
+
+
+def _swap(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | None, status: list[Quad],
+          quarantine: list[Quad]) -> None:
+    """Stage the new graphs, then swap them in with one SPARQL update (see commit)."""
     targets = {iris.status_graph(doc_id): status}
     if document is not None:
         targets[iris.document_graph(doc_id)] = document

@@ -1,0 +1,185 @@
+"""Full-text index of chunk text (SQLite FTS5, BM25), beside the store, kept in step with document commits."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from pyoxigraph import Literal, NamedNode, Quad
+
+from app.vocab import ATT, Iris
+
+log = logging.getLogger("attest.fulltext")
+FILE = "fulltext.sqlite"
+TERM = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 16
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (document TEXT PRIMARY KEY, hash TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
+  text, chunk UNINDEXED, document UNINDEXED, start UNINDEXED, end UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+"""
+# chunk texts and spans of the documents' graphs, for re-indexing from the store
+CHUNKS_OF = f"""SELECT ?c ?text ?start ?end ?g ?doc WHERE {{ GRAPH ?g {{
+  ?c <{ATT}text> ?text ; <{ATT}inDocument> ?doc . OPTIONAL {{ ?c <{ATT}charStart> ?start ; <{ATT}charEnd> ?end }} }} }}"""
+_OPEN: dict[Path, "FullText"] = {}
+_opening = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: str
+    document: str
+    start: int | None
+    end: int | None
+    text: str
+    score: float  # 0-1, the best hit 1
+
+
+@dataclass(frozen=True)
+class Chunk:
+    iri: str
+    text: str
+    start: int | None
+    end: int | None
+
+
+class FullText:
+    """One SQLite file: `documents` says which content hash of each document the index holds, `chunks` its text."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        try:
+            self.db = self._connect()
+        except sqlite3.DatabaseError as exc:  # a corrupt file: the store holds everything it had
+            log.warning("full-text index %s is unreadable (%s): rebuilt from the store", path, exc)
+            path.unlink(missing_ok=True)
+            self.db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(SCHEMA)
+        db.execute("SELECT count(*) FROM documents").fetchone()
+        return db
+
+    def held(self) -> dict[str, str]:
+        with self.lock:
+            return dict(self.db.execute("SELECT document, hash FROM documents").fetchall())
+
+    def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk]) -> None:
+        """The document's chunks, in one SQLite transaction (an empty list with an empty hash deletes it)."""
+        rows = [(c.text, c.iri, document, c.start, c.end) for c in chunks]
+        with self.lock:
+            self.db.execute("BEGIN")
+            try:
+                self.db.execute("DELETE FROM chunks WHERE document = ?", (document,))
+                self.db.execute("DELETE FROM documents WHERE document = ?", (document,))
+                if content_hash:
+                    self.db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", rows)
+                    self.db.execute("INSERT INTO documents VALUES (?, ?)", (document, content_hash))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def search(self, text: str, limit: int, document: str | None = None) -> list[Hit]:
+        """The chunks that best match the words of `text` (BM25), any word sufficing; words are quoted, so FTS5
+        operators in the text (NEAR, AND, *, ^, quotes) are read as words."""
+        terms = list(dict.fromkeys(t.casefold() for t in TERM.findall(text)))[:MAX_TERMS]
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        query = ("SELECT chunk, document, start, end, text, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ?"
+                 + (" AND document = ?" if document else "") + " ORDER BY rank LIMIT ?")
+        args = (match, document, limit) if document else (match, limit)
+        with self.lock:
+            rows = self.db.execute(query, args).fetchall()
+        best = min((r[5] for r in rows), default=-1.0)  # bm25: lower is better, negative
+        return [Hit(r[0], r[1], r[2], r[3], r[4], round(r[5] / best, 4) if best else 1.0) for r in rows]
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+
+def for_store(store) -> FullText | None:
+    """The index beside an on-disk store (None for stores without a directory: in memory, remote); one per
+    directory in this process, whichever view of the store asks."""
+    path = getattr(store, "path", None)
+    if path is None:
+        return None
+    file = Path(path).parent / FILE
+    with _opening:
+        index = _OPEN.get(file)
+        if index is None:
+            index = _OPEN[file] = FullText(file)
+        return index
+
+
+def chunks_of(quads: Iterable[Quad], iris: Iris) -> dict[str, list[Chunk]]:
+    """Document id -> its chunks, read from a document graph's quads as ingestion writes them."""
+    props: dict[str, dict[str, object]] = {}
+    for q in quads:
+        p = q.predicate.value
+        if p in (ATT + "text", ATT + "inDocument", ATT + "charStart", ATT + "charEnd") and isinstance(q.subject, NamedNode):
+            props.setdefault(q.subject.value, {})[p[len(ATT):]] = q.object
+    out: dict[str, list[Chunk]] = {}
+    prefix = iris.document("")
+    for iri, p in props.items():
+        if "text" in p and "inDocument" in p:
+            doc = p["inDocument"].value.removeprefix(prefix)
+            out.setdefault(doc, []).append(Chunk(iri, p["text"].value, _int(p.get("charStart")), _int(p.get("charEnd"))))
+    return out
+
+
+def _int(term) -> int | None:
+    return int(term.value) if isinstance(term, Literal) else None
+
+
+def sync(store, iris: Iris) -> int:
+    """Make the index hold exactly the documents the store has, at their stored content hash (after a crash
+    between a commit and its index update, or an index written by another version); returns documents changed."""
+    from app.ingest.status import StatusRegistry
+
+    index = for_store(store)
+    if index is None:
+        return 0
+    registry = StatusRegistry(store, iris)
+    stored = {d["id"]: d["content_hash"] for d in registry.list() if d["status"] == "done"}
+    held = index.held()
+    changed = 0
+    for doc in held.keys() - stored.keys():
+        index.replace(doc, "", [])
+        changed += 1
+    for doc, content_hash in stored.items():
+        if held.get(doc) != content_hash:
+            reindex(store, iris, doc, content_hash)
+            changed += 1
+    if changed:
+        log.info("full-text index brought up to date with the store: %d document(s)", changed)
+    return changed
+
+
+def reindex(store, iris: Iris, doc: str, content_hash: str) -> None:
+    index = for_store(store)
+    if index is None:
+        return
+    rows = store.query(CHUNKS_OF, substitutions={"g": NamedNode(iris.document_graph(doc)), "doc": NamedNode(iris.document(doc))})
+    chunks = [Chunk(r["c"].value, r["text"].value, _int(r["start"]), _int(r["end"])) for r in rows]
+    index.replace(doc, content_hash, chunks)
+
+
+def on_commit(store, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
+    """After a document's commit: its chunks replace what the index held for it (none when it was deleted)."""
+    index = for_store(store)
+    if index is None:
+        return
+    content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
+                         and q.subject.value == iris.document(doc)), "")
+    index.replace(doc, content_hash if document else "", chunks_of(document, iris).get(doc, []))

@@ -1,0 +1,72 @@
+"""The full-text index beside the store: BM25 search, kept in step with commits, repaired from the store."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from app.store import fulltext
+from app.store.fulltext import FullText
+
+
+@pytest.fixture
+def ingested(client):
+    texts = {"rocks.txt": "Oxigraph keeps its data in RocksDB, an embedded key-value store.",
+             "jena.txt": "Apache Jena is a Java framework with the TDB storage engine.",
+             "owl.txt": "OWL 2 RL is a profile of the Web Ontology Language."}
+    for name, text in texts.items():
+        assert client.post("/documents", json={"text": text, "name": name}).status_code == 201
+    return client
+
+
+def _index(client) -> FullText:
+    return fulltext.for_store(client.app.state.store)
+
+
+def _contents(index: FullText) -> set:
+    with index.lock:
+        return set(index.db.execute("SELECT chunk, document, text FROM chunks").fetchall())
+
+
+def test_search_ranks_the_matching_chunk_first_and_context_uses_it(ingested):
+    hits = _index(ingested).search("Which key-value store does Oxigraph use?", 5)
+    assert hits and "RocksDB" in hits[0].text and hits[0].score == 1.0
+    sources = ingested.post("/context", json={"query": "What storage engine does Apache Jena have?"}).json()["sources"]
+    assert "TDB" in sources[0]["text"] and sources[0]["document"].startswith("jena")
+
+
+def test_replace_and_delete_follow_the_commits(ingested):
+    index = _index(ingested)
+    assert ingested.post("/documents", json={"text": "Oxigraph is written in Rust.", "name": "rocks.txt"}).status_code == 201
+    assert not index.search("RocksDB", 5) and index.search("Rust", 5)
+    doc = next(d["id"] for d in ingested.get("/documents").json()["documents"] if d["source"] == "owl.txt")
+    assert ingested.delete(f"/documents/{doc}").status_code == 204
+    assert not index.search("Ontology Language", 5) and doc not in index.held()
+
+
+def test_an_index_behind_the_store_is_repaired_to_what_a_rebuild_gives(ingested):
+    store, iris, index = ingested.app.state.store, ingested.app.state.iris, _index(ingested)
+    before = _contents(index)
+    held = index.held()
+    doc = sorted(held)[0]
+    index.replace(doc, "", [])  # as if the process died between the store's commit and the index's
+    index.replace("gone-doc", "sha256:x", [fulltext.Chunk("urn:c", "stale text", 0, 1)])  # a document deleted since
+    assert fulltext.sync(store, iris) == 2
+    assert _contents(index) == before and index.held() == held
+
+
+def test_a_corrupt_index_file_is_rebuilt_with_a_log_line(tmp_path, caplog):
+    path = tmp_path / "fulltext.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with caplog.at_level(logging.WARNING, logger="attest.fulltext"):
+        index = FullText(path)
+    assert "rebuilt from the store" in caplog.text and index.held() == {}
+    index.close()
+
+
+@pytest.mark.parametrize("query", ['"', 'NEAR(a b)', "a AND OR NOT", "*", "^start", "x:y", "ÜNÏCÖDÉ ✓", "", "'; DROP TABLE chunks; --"])
+def test_hostile_query_text_never_errors(ingested, query):
+    _index(ingested).search(query, 5)
+    assert ingested.post("/context", json={"query": query or "x"}).status_code == 200
+    assert _index(ingested).held()
