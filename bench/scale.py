@@ -137,6 +137,8 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(1200):
+            if proc.poll() is not None:
+                raise SystemExit(f"the server exited with {proc.returncode} (is another process holding {work / 'data'}?)")
             try:
                 if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
                     break
