@@ -166,3 +166,12 @@ def test_each_ingest_process_reasons_only_over_what_it_added(tmp_path):
     assert full.returncode == 0 and "s writing" in full.stdout
     counts = [line.split(": ", 1)[1].split(" (")[0] for line in (kept.stdout, full.stdout)]
     assert counts[0] == counts[1]
+
+
+def test_summary_counts_mentions_and_distinct_entities_apart(tmp_path):
+    for i in (1, 2):  # the same four entities in both documents, plus each one's title
+        (tmp_path / f"d{i}.txt").write_text(f"Doc {i}. Oxigraph uses RocksDB. Apache Jena implements SPARQL.", encoding="utf-8")
+    proc = attest(tmp_path, "ingest", "--offline", str(tmp_path / "d1.txt"), str(tmp_path / "d2.txt"))
+    assert proc.returncode == 0, proc.stderr
+    assert "chunks: 2, entity mentions: 10, relation statements: 4, quarantined: 0" in proc.stdout
+    assert "the store now holds 6 distinct entities and 2 distinct relations between them" in proc.stdout

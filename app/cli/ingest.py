@@ -20,7 +20,7 @@ from app.ingest.validate_store import validate_store
 from app.ingest.status import StatusRegistry
 from app.ontology import load_ontology
 from app.store import open_store
-from app.vocab import Iris
+from app.vocab import ONT, Iris
 
 entities_cli = typer.Typer(help="Inspect and correct entity resolution.", no_args_is_help=True)
 cli.add_typer(entities_cli, name="entities")
@@ -77,7 +77,7 @@ def ingest(
             kept = "kept the stored records" if reasoner.first.records_kept else "wrote all records"
             typer.echo(f"reasoner: came up over {reasoner.first.asserted} asserted triples ({kept}), then derived "
                        f"each write's consequences; {reasoner.inferred_count()} inferred triples now")
-        typer.echo(summary(reports))
+        typer.echo(summary(reports, distinct_counts(store, iris)))
     finally:
         if session is not None and hasattr(session.pipeline.extractor, "close"):
             session.pipeline.extractor.close()
@@ -86,16 +86,32 @@ def ingest(
         raise typer.Exit(1)
 
 
-def summary(reports: list[DocumentReport]) -> str:
+# distinct entities and entity-to-entity facts of the fact summary (one copy each, however many documents say it)
+DISTINCT = f"""SELECT (COUNT(DISTINCT ?e) AS ?entities) (COUNT(DISTINCT ?f) AS ?facts) WHERE {{ GRAPH ?g {{
+  {{ ?e a ?type }} UNION {{ ?s ?p ?o FILTER(isIRI(?o) && STRSTARTS(STR(?p), "{ONT}")) BIND(CONCAT(STR(?s), STR(?p), STR(?o)) AS ?f) }}
+}} }}"""
+
+
+def summary(reports: list[DocumentReport], distinct: tuple[int, int] | None = None) -> str:
+    """What the run did: documents by outcome; chunks, entity mentions and statements in the documents it wrote;
+    and, when given, the distinct entities and facts the store holds after it."""
     outcomes = Counter(r.outcome for r in reports)
     done = [r for r in reports if r.status == "done" and r.outcome != "unchanged"]
     parts = [f"documents: {outcomes['new']} new, {outcomes['changed']} changed, {outcomes['unchanged']} unchanged, "
              f"{outcomes['failed'] + outcomes['rejected']} failed"]
     if outcomes["retried"] or outcomes["rebuilt"]:
         parts[0] += f", {outcomes['retried'] + outcomes['rebuilt']} retried"
-    parts.append(f"chunks: {sum(r.chunks for r in done)}, entities: {sum(r.entities for r in done)}, "
-                 f"relations: {sum(r.relations for r in done)}, quarantined: {sum(len(r.quarantined) for r in done)}")
+    parts.append(f"chunks: {sum(r.chunks for r in done)}, entity mentions: {sum(r.entities for r in done)}, "
+                 f"relation statements: {sum(r.relations for r in done)}, quarantined: {sum(len(r.quarantined) for r in done)}")
+    if distinct is not None:
+        parts.append(f"the store now holds {distinct[0]} distinct entities and {distinct[1]} distinct relations between them")
     return "\n".join(parts)
+
+
+def distinct_counts(store, iris: Iris) -> tuple[int, int]:
+    """(entities, entity-to-entity facts) of the fact summary: a small graph, however many documents there are."""
+    row = next(iter(store.query(DISTINCT, named_graphs=[iris.facts_graph], union_default_graph=False)))
+    return int(row["entities"].value), int(row["facts"].value)
 
 
 @cli.command()
