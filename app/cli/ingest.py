@@ -26,9 +26,6 @@ entities_cli = typer.Typer(help="Inspect and correct entity resolution.", no_arg
 cli.add_typer(entities_cli, name="entities")
 
 
-PARALLEL_FROM = 20  # files from which the rule extractor runs on every core (its workers take seconds to start)
-
-
 @cli.command()
 def ingest(
     ctx: typer.Context,
@@ -42,13 +39,12 @@ def ingest(
     settings = settings_of(ctx)
     files = collect_files(list(paths or []))
     store = open_store(settings)
-    session = None
     try:
         iris = Iris(settings.base_iri)
         load_ontology(store, settings.ontology_dir, iris)
         # the pipeline's reasoner comes up before the run's first write and then derives only what each write
         # adds or retracts; stored records whose stamp is current are kept (README "Reasoner")
-        session = open_session(store, settings, offline=offline, parallel=len(files) >= PARALLEL_FROM)
+        session = open_session(store, settings, offline=offline)
         typer.echo(session.mode)
         reports: list[DocumentReport] = []
         if retry_failed:
@@ -79,8 +75,6 @@ def ingest(
                        f"each write's consequences; {reasoner.inferred_count()} inferred triples now")
         typer.echo(summary(reports, distinct_counts(store, iris)))
     finally:
-        if session is not None and hasattr(session.pipeline.extractor, "close"):
-            session.pipeline.extractor.close()
         store.close()
     if any(r.outcome in ("failed", "rejected") for r in reports):
         raise typer.Exit(1)

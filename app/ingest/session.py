@@ -20,28 +20,23 @@ class Session:
     mode: str  # one line for the user: which extractor runs and why
 
 
-def rule_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms, *, parallel: bool = False) -> Extractor:
-    """The offline extractor, seeded with the graph's entity labels so known names are recognized; `parallel`
-    (for long runs: its workers take a few seconds to start) spreads each document's chunks over the cores."""
-    from app.extract.parallel import ParallelRuleExtractor, usable_cores
+def rule_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms) -> Extractor:
+    """The offline extractor, seeded with the graph's entity labels so known names are recognized."""
     from app.extract.rules import RuleExtractor
 
     index = EntityIndex.from_store(store, Iris(settings.base_iri), terms)
     known = [(e.label, sorted(e.types)[0]) for e in index.entities.values() if e.types and e.label]
-    if parallel and usable_cores() > 1:
-        return ParallelRuleExtractor(terms, known, usable_cores() - 1)
     return RuleExtractor(terms, known)
 
 
-def choose_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms, *, offline: bool,
-                     parallel: bool = False) -> tuple[Extractor, str]:
+def choose_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms, *, offline: bool) -> tuple[Extractor, str]:
     from app.extract.llm import LlmExtractor, llm_available
 
     if offline:
-        return rule_extractor(store, settings, terms, parallel=parallel), "extractor: offline rule extractor (--offline)"
+        return rule_extractor(store, settings, terms), "extractor: offline rule extractor (--offline)"
     if llm_available(settings):
         return LlmExtractor(settings, terms), f"extractor: LLM {settings.llm_model} at {settings.llm_base_url}"
-    return (rule_extractor(store, settings, terms, parallel=parallel),
+    return (rule_extractor(store, settings, terms),
             f"extractor: offline rule extractor (no LLM answered at {settings.llm_base_url})")
 
 
@@ -54,12 +49,11 @@ def make_reasoner(store: GraphStore, settings: Settings):
     return Reasoner(store, Iris(settings.base_iri), settings)
 
 
-def open_session(store: GraphStore, settings: Settings, *, offline: bool = False, reason: bool = True,
-                 parallel: bool = False) -> Session:
+def open_session(store: GraphStore, settings: Settings, *, offline: bool = False, reason: bool = True) -> Session:
     terms = load_terms(settings.ontology_dir)
     summary.ensure(store, Iris(settings.base_iri))
     fulltext.sync(store, Iris(settings.base_iri))
-    extractor, mode = choose_extractor(store, settings, terms, offline=offline, parallel=parallel)
+    extractor, mode = choose_extractor(store, settings, terms, offline=offline)
     reasoner = make_reasoner(store, settings) if reason else None
     return Session(IngestPipeline(store, settings, extractor, terms=terms, reasoner=reasoner), mode)
 
