@@ -21,7 +21,6 @@ import argparse
 import os
 import random
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,10 @@ from urllib.parse import quote
 import httpx
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import pct, serving  # noqa: E402
+
 KBQA = REPO.parent / "shared" / "data" / "kbqa" / "metaqa"
 ENTITY_NS = "https://example.org/metaqa/movie/"
 RELATION_NS = "https://example.org/metaqa/relation/"
@@ -154,17 +157,6 @@ def path_found(q: dict, relations: list[dict], naming: Naming, names: dict[str, 
     return bool(frontier & q["answers"])
 
 
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def attest(*args, config: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), *args], cwd=REPO,
                           capture_output=True, text=True, check=True)
@@ -185,27 +177,12 @@ def run(args: argparse.Namespace, minted: bool) -> dict:
     for line in open(KBQA / "kb.txt", encoding="utf-8"):
         for name in (line.split("|")[0], line.rstrip("\n").split("|")[-1]):
             names[naming.entity(name)] = name
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port)],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        with httpx.Client(base_url=url, timeout=60) as client:
-            for _ in range(600):
-                try:
-                    if client.get("/ready").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.2)
-            t = time.perf_counter()
-            client.post("/context", json={"query": "warm up Kismet", "max_hops": 1})  # builds the label index
-            print(f"first /context (label index of the whole KB): {time.perf_counter() - t:.1f} s", flush=True)
-            return {hops: measure(client, questions(hops, args.questions, args.seed), hops, naming, names)
-                    for hops in args.hops}
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    with serving(config) as url, httpx.Client(base_url=url, timeout=60) as client:
+        t = time.perf_counter()
+        client.post("/context", json={"query": "warm up Kismet", "max_hops": 1})  # builds the label index
+        print(f"first /context (label index of the whole KB): {time.perf_counter() - t:.1f} s", flush=True)
+        return {hops: measure(client, questions(hops, args.questions, args.seed), hops, naming, names)
+                for hops in args.hops}
 
 
 def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming, names: dict[str, str]) -> dict:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,22 +27,12 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from common import pct, serving  # noqa: E402
 from ingest import CONCEPTS, LANGS, ORGS, PEOPLE, TECH, make_document  # noqa: E402
 
 QUESTIONS = ["What does {t} use?", "Which standards does {t} implement?", "Who developed {t}?",
              "Where does {p} work?", "What did {p} propose?", "Who is a member of {o}?", "What improves on {t}?",
              "Which languages does {t} implement, and who developed it?", "What is {c}?", "Who founded {o}?"]
-
-
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def du(path: Path) -> int:
@@ -131,24 +120,8 @@ def main() -> None:
     store_bytes = du(work / "data" / "store")
     print(f"store: {quads} quads, {quads / args.docs:.0f} per document; {store_bytes / 1e6:.0f} MB on disk, "
           f"{store_bytes / text_bytes:.1f} bytes per byte of text ({text_bytes / 1e6:.1f} MB of text)")
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port)],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(1200):
-            if proc.poll() is not None:
-                raise SystemExit(f"the server exited with {proc.returncode} (is another process holding {work / 'data'}?)")
-            try:
-                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.25)
+    with serving(config) as url:
         results = measure(url, args.rounds)
-    finally:
-        proc.terminate()
-        proc.wait(30)
     print(f"\n{args.docs} documents, {args.rounds} rounds (ms):")
     print("| request | p50 | p95 |\n|---|---|---|")
     for name, values in results.items():

@@ -1,0 +1,52 @@
+"""What the benchmark scripts share: percentiles, a free loopback port, an `attest serve` process on a config."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serving(config: Path, timeout_s: float = 300) -> Iterator[str]:
+    """`attest --config CONFIG serve` on a free loopback port until the block ends; yields its base URL."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port)],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit(f"the server exited with {proc.returncode} (is another process holding its data dir?)")
+            try:
+                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the server did not become ready within {timeout_s:g} s")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(30)
