@@ -72,6 +72,11 @@ def clean(text: str, *, markdown: bool = False) -> CleanText:
     return CleanText("".join(pieces), tuple(clean_starts), tuple(orig_starts), tuple(exact), len(text))
 
 
+def cleans_to_nothing(text: str, *, markdown: bool = False) -> bool:
+    """True when `clean` would leave no text (only invisible, control and whitespace characters, or markup)."""
+    return not (_DROP if markdown else _DROP_PLAIN).sub("", text).strip()
+
+
 def _keep_collapsing(text: str, start: int, end: int, keep) -> None:
     pos = start
     for m in _SPACE.finditer(text, start, end):

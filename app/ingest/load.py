@@ -1,4 +1,4 @@
-"""Load a document's text from a file or bytes: txt, md, html (bs4), pdf (pypdf); refuse what cannot be text."""
+"""Load a document's text from a file or bytes: txt, md, html (bs4), pdf (pypdf); refuse what cannot be text or is empty."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.errors import DocumentRejected, PayloadTooLarge, UnsupportedFormat
+from app.ingest.chunk import cleans_to_nothing
 
 MEDIA_TYPES = {
     ".txt": "text/plain", ".text": "text/plain",
@@ -65,14 +66,22 @@ def load_bytes(data: bytes, *, source: str, media_type: str | None = None, max_b
     if not data.strip():
         raise DocumentRejected(f"{source}: document is empty", source=source, reason="empty")
     if media_type == "application/pdf":
-        text = _pdf_text(data, source)
+        decoded, text = None, _pdf_text(data, source)
     else:
-        text = _decode(data, source)
-        if media_type == "text/html":
-            text = _html_text(text)
+        decoded = _decode(data, source)
+        text = _html_text(decoded) if media_type == "text/html" else decoded
     if not text.strip():
         raise DocumentRejected(f"{source}: document has no text", source=source, reason="empty")
+    if cleans_to_nothing(text, markdown=media_type == "text/markdown"):  # checked before "binary": "\x1b" is empty
+        raise empty_after_cleaning(source)
+    if decoded is not None:
+        _refuse_binary(decoded, source)
     return LoadedDocument(source=source, media_type=media_type, text=text, size_bytes=len(data))
+
+
+def empty_after_cleaning(source: str) -> DocumentRejected:
+    return DocumentRejected(f"{source}: document is empty after cleaning (only control or invisible characters, "
+                            "whitespace or Markdown markup)", source=source, reason="empty_after_cleaning")
 
 
 def _decode(data: bytes, source: str) -> str:
@@ -84,16 +93,18 @@ def _decode(data: bytes, source: str) -> str:
             raise DocumentRejected(f"{source}: looks like a binary file (contains NUL bytes), not text",
                                    source=source, reason="binary")
     try:
-        text = data.decode(encoding)
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise DocumentRejected(
             f"{source}: not valid {encoding.split('-sig')[0].upper()} text (undecodable byte at offset {exc.start})",
             source=source, reason="undecodable") from exc
+
+
+def _refuse_binary(text: str, source: str) -> None:
     controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f\v")
     if controls > MAX_CONTROL_SHARE * len(text):
         raise DocumentRejected(f"{source}: looks like a binary file ({controls} control characters), not text",
                                source=source, reason="binary")
-    return text
 
 
 def _html_text(html: str) -> str:

@@ -14,13 +14,13 @@ from pathlib import Path
 from pyoxigraph import NamedNode
 
 from app import metrics
-from app.errors import AttestError, ExtractionError, NotFound
+from app.errors import DocumentRejected, ExtractionError, NotFound, PayloadTooLarge, UnsupportedFormat
 from app.extract.models import Extraction, Extractor
 from app.extract.ontology_terms import OntologyTerms, load_terms
 from app.extract.validate import ExtractionValidator
 from app.ingest.batch import CommitBatch
 from app.ingest.chunk import Chunk, CleanText, chunk_text, clean, content_hash, mention_span
-from app.ingest.load import LoadedDocument, load_bytes, load_path
+from app.ingest.load import LoadedDocument, empty_after_cleaning, load_bytes, load_path
 from app.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
 from app.ingest.resolve import EntityIndex, slugify
 from app.ingest.shacl_gate import ShaclGate, quarantine_quads
@@ -111,9 +111,9 @@ class IngestPipeline:
         start = time.perf_counter()
         try:
             loaded = load_path(path, source=source, max_bytes=self.settings.max_file_bytes)
-        except AttestError as exc:
+            return self.ingest(loaded, load_s=time.perf_counter() - start)
+        except (DocumentRejected, PayloadTooLarge, UnsupportedFormat) as exc:  # refused: nothing stored for it
             return DocumentReport(source, "rejected", message=exc.message)
-        return self.ingest(loaded, load_s=time.perf_counter() - start)
 
     def ingest_bytes(self, data: bytes, *, source: str, media_type: str | None = None) -> DocumentReport:
         """Load and ingest; bad input raises (the API turns it into a 4xx), nothing is stored."""
@@ -136,6 +136,8 @@ class IngestPipeline:
             t = time.perf_counter()
             cleaned = clean(doc.text, markdown=doc.media_type == "text/markdown")
             chunks = chunk_text(doc_id, cleaned)
+            if not chunks:  # loading refuses such text; a LoadedDocument made elsewhere may still hold it
+                raise empty_after_cleaning(doc.source)
             timings["chunk"] = time.perf_counter() - t
             cached = {c.id: c for c in prior.chunks} if prior else {}
             status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor_name,
