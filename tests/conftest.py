@@ -9,10 +9,17 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parent.parent
 
 pytest_plugins = ["tests.fakes.fixtures"]  # fake_llm, llm_settings: the fake OpenAI-compatible server
+
+# Property tests: derandomized under CI (the same examples on every clean clone, so one run's failure is the next
+# one's too), exploring locally; a failing example prints the blob that replays it (@reproduce_failure).
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+hypothesis_settings.register_profile("dev", derandomize=False, deadline=None, print_blob=True)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 
 def shared_data_dir() -> Path:

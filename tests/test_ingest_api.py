@@ -150,3 +150,12 @@ def test_a_restarted_app_keeps_current_records_and_reasons_over_each_document(se
         assert Reasoner(store, iris).materialize().records_kept  # the document's consequences kept it current
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("text", ["\x1b", "\u200b\u2060 \n", "\x1b\x1b\t"])
+def test_text_that_cleans_to_nothing_is_422_and_stores_nothing(client, text):
+    before = client.app.state.store.graph_sizes()
+    response = post_text(client, text=text, name="blank.txt")
+    assert response.status_code == 422, response.text
+    assert "empty" in response.json()["message"]
+    assert client.app.state.store.graph_sizes() == before and client.get("/documents").json()["count"] == 0

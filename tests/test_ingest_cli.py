@@ -175,3 +175,11 @@ def test_summary_counts_mentions_and_distinct_entities_apart(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "chunks: 2, entity mentions: 10, relation statements: 4, quarantined: 0" in proc.stdout
     assert "the store now holds 6 distinct entities and 2 distinct relations between them" in proc.stdout
+
+
+def test_a_file_that_cleans_to_nothing_is_refused_by_name(tmp_path):
+    (tmp_path / "blank.txt").write_bytes("\u200b\x1b\n".encode())
+    (tmp_path / "ok.txt").write_text("Oxigraph uses RocksDB.", encoding="utf-8")
+    proc = attest(tmp_path, "ingest", "--offline", str(tmp_path / "blank.txt"), str(tmp_path / "ok.txt"))
+    assert proc.returncode == 1 and "blank.txt: document is empty after cleaning" in proc.stderr
+    assert "documents: 1 new, 0 changed, 0 unchanged, 1 failed" in proc.stdout
