@@ -50,8 +50,8 @@ class Ids:
         """The IRI an id names, or None when it names none (an unknown prefix, a malformed id)."""
         if is_valid_id(ref):
             return self.iris.entity(ref)
-        if not is_wellformed(ref):
-            return None
+        if not (0 < len(ref) <= MAX_ID_CHARS and ":" in ref and IRI_CHARS.match(ref)):
+            return None  # no prefix or scheme, or a character no IRI holds
         prefix, _, local = ref.partition(":")
         if prefix in self.prefixes:
             iri = self.prefixes[prefix] + local
@@ -75,11 +75,6 @@ class Ids:
         if ONT_LOCAL.match(ref):
             return ONT + ref
         return self.iri(ref)
-
-
-def is_wellformed(ref: str) -> bool:
-    """Whether a reference can be an id at all: no spaces, angle brackets, quotes or other IRI-forbidden characters."""
-    return 0 < len(ref) <= MAX_ID_CHARS and bool(IRI_CHARS.match(ref)) and ":" in ref or is_valid_id(ref)
 
 
 def declared_prefixes(ontology_dir: Path | None, configured: dict[str, str]) -> dict[str, str]:
