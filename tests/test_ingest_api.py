@@ -53,6 +53,8 @@ def test_upload_markdown_file(client):
     ({"files": {"file": ("e.txt", b"", "text/plain")}}, 422, "empty"),
     ({"files": {"file": ("b.txt", b"\x00\x01\x02\x03" * 20, "text/plain")}}, 422, "binary"),
     ({"files": {"file": ("u.txt", "caf\u00e9".encode("latin-1"), "text/plain")}}, 422, "not valid UTF-8"),
+    ({"files": {"file": ("esc.txt", b"\x1b", "text/plain")}}, 422, "esc.txt: document is empty after cleaning"),
+    ({"json": {"text": "# \n---\n**", "name": "m.md", "media_type": "text/markdown"}}, 422, "empty after cleaning"),
     ({"files": {"file": ("i.png", b"\x89PNG\r\n", "application/octet-stream")}}, 415, "unsupported"),
     ({"files": {"file": ("big.txt", b"word " * 1000, "text/plain")}}, 413, "over the limit"),
     ({"json": {"text": ""}}, 400, "invalid JSON document"),
@@ -65,6 +67,8 @@ def test_bad_input_gets_a_clear_4xx_and_stores_nothing(settings, kwargs, status,
         response = client.post("/documents", **kwargs)
         assert response.status_code == status, response.text
         assert words in response.json()["message"]
+        if "after cleaning" in words:
+            assert response.json()["reason"] == "empty_after_cleaning" and response.json()["error"] == "DocumentRejected"
         assert client.get("/documents").json()["count"] == 0
         sizes = client.get("/stats").json()["graphs"]
         assert all("/graph/document/" not in g and "/graph/status/" not in g for g in sizes)

@@ -179,7 +179,12 @@ def test_summary_counts_mentions_and_distinct_entities_apart(tmp_path):
 
 def test_a_file_that_cleans_to_nothing_is_refused_by_name(tmp_path):
     (tmp_path / "blank.txt").write_bytes("\u200b\x1b\n".encode())
+    (tmp_path / "markup.md").write_text("# \n\n---\n\n**`\n", encoding="utf-8")  # Markdown markup only
     (tmp_path / "ok.txt").write_text("Oxigraph uses RocksDB.", encoding="utf-8")
-    proc = attest(tmp_path, "ingest", "--offline", str(tmp_path / "blank.txt"), str(tmp_path / "ok.txt"))
-    assert proc.returncode == 1 and "blank.txt: document is empty after cleaning" in proc.stderr
-    assert "documents: 1 new, 0 changed, 0 unchanged, 1 failed" in proc.stdout
+    proc = attest(tmp_path, "ingest", "--offline", *(str(tmp_path / n) for n in ("blank.txt", "markup.md", "ok.txt")))
+    assert proc.returncode == 1
+    assert "rejected: blank.txt: document is empty after cleaning" in proc.stderr
+    assert "rejected: markup.md: document is empty after cleaning" in proc.stderr
+    assert "documents: 1 new, 0 changed, 0 unchanged, 2 failed" in proc.stdout
+    status = attest(tmp_path, "status").stdout
+    assert "ok.txt" in status and "blank.txt" not in status and "markup.md" not in status  # nothing stored for them

@@ -30,6 +30,12 @@ def test_text_markdown_html_and_pdf_load(tmp_path):
     ("empty.txt", b"", DocumentRejected, "empty"),
     ("blank.md", b"  \n\t \n", DocumentRejected, "empty"),
     ("binary.txt", b"\x00\x01\x02PK\x03\x04" * 50, DocumentRejected, "binary"),
+    ("controls.txt", b"\x01\x02\x03PK\x05" * 50, DocumentRejected, "binary"),
+    # text that cleans to nothing (issue 11): an escape, zero-width characters only, Markdown markup only
+    ("escape.txt", b"\x1b", DocumentRejected, "empty after cleaning"),
+    ("invisible.txt", "\u200b\u200d\u2060 \ufeff\n".encode(), DocumentRejected, "empty after cleaning"),
+    ("markup.md", b"# \n\n---\n\n**`\n> \n", DocumentRejected, "empty after cleaning"),
+    ("invisible.html", "<p>\u200b</p><p>\u00ad</p>".encode(), DocumentRejected, "empty after cleaning"),
     ("latin1.txt", "caf\u00e9 cr\u00e8me".encode("latin-1"), DocumentRejected, "not valid UTF-8"),
     ("image.png", b"\x89PNG\r\n\x1a\n", UnsupportedFormat, "unsupported document type .png"),
     ("noext", b"text", UnsupportedFormat, "unsupported document type"),

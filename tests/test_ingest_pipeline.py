@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import threading
 
+import pytest
 from pyoxigraph import NamedNode, RdfFormat
 
+from app.errors import DocumentRejected
 from app.ingest.load import LoadedDocument
 from app.ingest.pipeline import document_id
 from app.ingest.unmerge import unmerge
@@ -107,6 +109,19 @@ def test_changed_content_replaces_the_graph_atomically(store, settings, iris):
               and q.subject.value == iris.document(first.doc_id)]
     assert hashes == [pipeline.registry.get(first.doc_id).content_hash]
     assert not [g for g in store.graphs() if g.startswith(iris.staging_graph_prefix)]
+
+
+def test_text_that_cleans_to_nothing_is_refused_and_stores_nothing(store, settings, iris, tmp_path):
+    """Issue 11: "\x1b" or zero-width characters only left no chunk; now refused as empty after cleaning."""
+    pipeline = offline_pipeline(store, settings)
+    before = dump(store)
+    with pytest.raises(DocumentRejected, match="invisible.txt: document is empty after cleaning"):
+        pipeline.ingest(doc("invisible.txt", "\u200b\u200d \ufeff"))  # made without the loader's check
+    (tmp_path / "escape.txt").write_bytes(b"\x1b")
+    report = pipeline.ingest_path(tmp_path / "escape.txt")
+    assert report.outcome == "rejected" and report.status is None
+    assert report.message.startswith("escape.txt: document is empty after cleaning")
+    assert dump(store) == before and pipeline.registry.list() == []
 
 
 def test_delete_removes_graph_status_and_quarantine_only_for_that_document(store, settings, iris):
