@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import settings as hypothesis_settings
+from hypothesis import HealthCheck, settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -17,7 +17,10 @@ pytest_plugins = ["tests.fakes.fixtures"]  # fake_llm, llm_settings: the fake Op
 
 # Property tests: derandomized under CI (the same examples on every clean clone, so one run's failure is the next
 # one's too), exploring locally; a failing example prints the blob that replays it (@reproduce_failure).
-hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+# `pytest --hypothesis-profile=ci` runs CI's examples locally. Tests that set max_examples keep theirs; too_slow is
+# off in CI because a health check that depends on the machine's load would make a derandomized run flaky.
+hypothesis_settings.register_profile("ci", derandomize=True, max_examples=100, deadline=None, print_blob=True,
+                                     suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.register_profile("dev", derandomize=False, deadline=None, print_blob=True)
 hypothesis_settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
