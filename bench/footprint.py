@@ -1,0 +1,102 @@
+"""Benchmark: the store's footprint, quads per generated document by graph kind, and bytes of store per byte of text.
+
+    python bench/footprint.py [--docs 200] [--paragraphs 8] [--by-predicate]
+
+Generates --docs documents with bench/ingest.py's generator (the same corpus as bench/scale.py), ingests them with
+`attest ingest --offline` (batched bulk commits, reasoning as configured by default), then counts the quads of each
+kind of graph (document, status, fact summary, inferred, derivations, quarantine, ontology, other) and prints them
+per document. --by-predicate also breaks the document graphs down by predicate (and by the kind of subject), which
+is where the layout's repetitions show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scale import du, generate  # noqa: E402
+
+
+def kind_of(graph: str, iris) -> str:
+    for prefix, kind in ((iris.document_graph_prefix, "document"), (iris.status_graph_prefix, "status"),
+                         (iris.staging_graph_prefix, "staging")):
+        if graph.startswith(prefix):
+            return kind
+    named = {iris.facts_graph: "facts", iris.inferred_graph: "inferred", iris.derivations_graph: "derivations",
+             iris.quarantine_graph: "quarantine", iris.ontology_graph: "ontology", iris.resolution_graph: "resolution"}
+    return named.get(graph, "other")
+
+
+def subject_kind(subject: str, base: str) -> str:
+    if not subject.startswith(base):
+        return "other"
+    rest = subject[len(base):]
+    if "/mention/" in rest:
+        return "mention"
+    return rest.split("/", 1)[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=int, default=200)
+    parser.add_argument("--paragraphs", type=int, default=8)
+    parser.add_argument("--by-predicate", action="store_true", help="break the document graphs down by predicate")
+    parser.add_argument("--data-dir", help="work here (kept afterwards)")
+    args = parser.parse_args()
+
+    from app.settings import load_settings
+    from app.store import open_store
+    from app.vocab import Iris
+
+    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-footprint-"))
+    work.mkdir(parents=True, exist_ok=True)
+    config = work / "attest.yaml"
+    config.write_text(f"data_dir: {work / 'data'}\n", encoding="utf-8")
+    corpus = work / "corpus"
+    text_bytes = generate(corpus, args.docs, args.paragraphs)
+    done = subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), "ingest", "--offline", str(corpus)],
+                          cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-2000:])
+
+    settings = load_settings(config)
+    iris = Iris(settings.base_iri)
+    store = open_store(settings, read_only=True)
+    try:
+        by_kind: Counter[str] = Counter()
+        for graph, count in store.graph_sizes().items():
+            by_kind[kind_of(graph or "", iris)] += count
+        predicates: Counter[tuple[str, str]] = Counter()
+        if args.by_predicate:
+            for graph in store.graphs():
+                if graph.startswith(iris.document_graph_prefix):
+                    for q in store.quads(graph):
+                        predicates[(subject_kind(q.subject.value, iris.base), q.predicate.value)] += 1
+    finally:
+        store.close()
+    store_bytes = du(work / "data" / "store")
+    total = sum(by_kind.values())
+    print(f"Command: `python bench/footprint.py --docs {args.docs} --paragraphs {args.paragraphs}`\n")
+    print(f"{args.docs} documents, {text_bytes / 1e6:.2f} MB of text; store {store_bytes / 1e6:.1f} MB on disk, "
+          f"{store_bytes / text_bytes:.1f} bytes per byte of text\n")
+    print("| graph kind | quads | quads per document |\n|---|---:|---:|")
+    for kind, count in by_kind.most_common():
+        print(f"| {kind} | {count:,} | {count / args.docs:.1f} |")
+    print(f"| **total** | {total:,} | **{total / args.docs:.1f}** |")
+    print(f"\nquads per document: {total / args.docs:.1f} (document graphs {by_kind['document'] / args.docs:.1f})")
+    if args.by_predicate:
+        print("\n| subject | predicate | per document |\n|---|---|---:|")
+        for (kind, predicate), count in predicates.most_common():
+            print(f"| {kind} | {predicate.rsplit('/', 1)[-1]} | {count / args.docs:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
