@@ -13,12 +13,18 @@ from app.ingest.load import LoadedDocument
 from app.ingest.pipeline import document_id
 from app.ingest.unmerge import unmerge
 from app.ingest.validate_store import validate_store
-from app.vocab import ATT, ONT
+from app.vocab import ATT, ONT, PROV, RDFS
 from tests.ingest_support import entity, extraction, llm_pipeline, offline_pipeline, relation
 
 OXIGRAPH_V1 = ("Oxigraph is a graph database written in Rust. Oxigraph uses RocksDB for storage. "
                "Tim Berners-Lee founded the W3C.")
 OXIGRAPH_V2 = "Oxigraph is a graph database written in Rust. Oxigraph uses Sled for storage."
+
+
+# a mention's span and surface form (recorded where it differs from the entity's label, else the label)
+MENTION_SPANS = f"""PREFIX att: <{ATT}>
+SELECT ?start ?end ?form ?g WHERE {{ GRAPH ?g {{ ?m att:denotes ?e ; att:charStart ?start ; att:charEnd ?end .
+  OPTIONAL {{ ?m att:surfaceForm ?surface }} ?e <{RDFS}label> ?label BIND(COALESCE(?surface, ?label) AS ?form) }} }}"""
 
 
 def doc(source: str, text: str) -> LoadedDocument:
@@ -43,16 +49,17 @@ def test_first_ingest_writes_one_graph_with_provenance(store, settings, iris):
     assert report.entities >= 3 and report.relations >= 1
     graph = iris.document_graph(report.doc_id)
     assert {"Oxigraph", "RocksDB", "oxigraph.txt"} <= labels_in(store, graph)
-    # every relation has a reifier with confidence, chunk, extractor; chunks carry offsets into the original text
+    # every relation has a reifier with confidence and chunk, the extractor is the graph's activity's agent;
+    # chunks carry offsets into the original text
     rows = list(store.query(f"""
-        PREFIX att: <{ATT}> PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
+        PREFIX att: <{ATT}> PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> PREFIX prov: <{PROV}>
         SELECT ?s ?o ?conf ?start ?end ?ex WHERE {{ GRAPH ?g {{
-          ?st rdf:reifies <<( ?s <{ONT}uses> ?o )>> ; att:confidence ?conf ; att:inChunk ?c ; att:extractor ?ex .
-          ?c att:charStart ?start ; att:charEnd ?end }} }}"""))
+          ?st rdf:reifies <<( ?s <{ONT}uses> ?o )>> ; att:confidence ?conf ; att:inChunk ?c .
+          ?c att:charStart ?start ; att:charEnd ?end ; att:inDocument ?d .
+          ?run prov:used ?d ; prov:wasAssociatedWith/<{RDFS}label> ?ex }} }}"""))
     assert rows and all(r["ex"].value == "rules:spacy" for r in rows)
     assert OXIGRAPH_V1[int(rows[0]["start"].value):int(rows[0]["end"].value)].startswith("Oxigraph")
-    mentions = list(store.query(f"""PREFIX att: <{ATT}>
-        SELECT ?start ?end ?form WHERE {{ ?m a att:Mention ; att:surfaceForm ?form ; att:charStart ?start ; att:charEnd ?end }}"""))
+    mentions = list(store.query(MENTION_SPANS))
     assert mentions and all(OXIGRAPH_V1[int(m["start"].value):int(m["end"].value)].casefold() == m["form"].value.casefold()
                             for m in mentions)
     assert validate_store(store, settings)[0].conforms
@@ -243,9 +250,7 @@ def test_a_moved_unchanged_chunk_gets_spans_in_the_new_text(store, llm_settings,
     fake_llm.reply(extraction([entity("Wikidata", "KnowledgeGraph")]))  # only the new chunk is extracted
     report = pipeline.ingest(doc("m.txt", new_text))
     assert report.outcome == "changed" and len(fake_llm.chat_requests) == 2
-    spans = list(store.query(f"""PREFIX att: <{ATT}>
-        SELECT ?start ?end ?form WHERE {{ GRAPH <{iris.document_graph(report.doc_id)}> {{
-          ?m a att:Mention ; att:surfaceForm ?form ; att:charStart ?start ; att:charEnd ?end }} }}"""))
+    spans = list(store.query(MENTION_SPANS, substitutions={"g": NamedNode(iris.document_graph(report.doc_id))}))
     assert {m["form"].value for m in spans} == {"Oxigraph", "RocksDB", "Wikidata"}
     assert all(new_text[int(m["start"].value):int(m["end"].value)] == m["form"].value for m in spans)
 

@@ -44,14 +44,16 @@ SELECT ?confidence ?chunk ?t WHERE {
 
 CONFIDENCE = _PREFIXES + "SELECT (MAX(?c) AS ?confidence) ?e WHERE { GRAPH ?g { ?e att:confidence ?c } } GROUP BY ?e"
 
-# where ?e is mentioned: document, chunk, span, surface form; a page at a time
+# where ?e is mentioned: document, chunk, span, surface form (the label where none is recorded); a page at a time
 SOURCES = _PREFIXES + """
 SELECT ?doc ?source ?chunk ?start ?end ?surface ?e WHERE {
   GRAPH ?g {
-    ?m att:denotes ?e ; att:inChunk ?chunk ; att:surfaceForm ?surface .
+    ?m att:denotes ?e ; att:inChunk ?chunk .
     OPTIONAL { ?m att:charStart ?start ; att:charEnd ?end }
     ?chunk att:inDocument ?doc .
     OPTIONAL { ?doc att:source ?source }
+    OPTIONAL { ?m att:surfaceForm ?form } OPTIONAL { FILTER(!BOUND(?form)) ?e rdfs:label ?label }
+    BIND(COALESCE(?form, ?label) AS ?surface) FILTER(BOUND(?surface))
   }
 } LIMIT %d OFFSET %d"""
 MAX_CHUNKS = 5  # chunks shown per fact; /explain and the fact-sources query give them all

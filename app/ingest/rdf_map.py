@@ -1,8 +1,11 @@
 """Map one document's resolved extractions to RDF: entities, relations with RDF 1.2 reifiers, chunks, PROV-O.
 
 Statement-level metadata uses RDF 1.2 reification: the asserted triple `s p o` sits in the document graph
-and a reifier `att:Statement` node carries `rdf:reifies <<( s p o )>>` with its confidence, source chunk,
-extractor and model. Every IRI is minted from content, so re-ingesting the same text yields the same quads.
+and a reifier node carries `rdf:reifies <<( s p o )>>` with its confidence and source chunk(s). Nothing is said
+twice (README "Provenance vocabulary"): the extractor, model and time are recorded once per document graph, on
+its one extraction activity (prov:Activity, prov:wasAssociatedWith the agent); a chunk's mentions are its
+mention records, not also `ont:mentions` links; a mention's surface form is written only where it differs from
+the entity's rdfs:label. Every IRI is minted from content, so re-ingesting the same text yields the same quads.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ REIFIES = NamedNode(RDF + "reifies")
 LABEL = NamedNode(RDFS + "label")
 ALT_LABEL = NamedNode(SKOS + "altLabel")
 DESCRIPTION = NamedNode(ONT + "description")
-MENTIONS = NamedNode(ONT + "mentions")
 DECIMAL = NamedNode(XSD + "decimal")
 INTEGER = NamedNode(XSD + "integer")
 DATETIME = NamedNode(XSD + "dateTime")
@@ -142,7 +144,6 @@ class DocumentMapper:
                 if r.merged:
                     alt_labels.setdefault(r.iri, set()).add(mention.entity.name.strip())
                     self._merge_record(doc.id, ce.chunk, mention)
-                add(chunk_node, MENTIONS, NamedNode(r.iri))
                 self._mention(ce.chunk, chunk_node, mention)
                 for other, score in r.candidates:
                     self._candidate(doc.id, r.iri, other, score)
@@ -161,26 +162,16 @@ class DocumentMapper:
                 add(node, ALT_LABEL, Literal(alt))
             if description:
                 add(node, DESCRIPTION, Literal(description))
-            add(node, att("confidence"), decimal(confidence))
-            add(node, prov("wasGeneratedBy"), activity)
-            add(node, prov("wasAttributedTo"), agent)
+            add(node, att("confidence"), decimal(confidence))  # extractor and time: the graph's activity
 
         for (s, p, o), sources in statements.items():
             triple = Triple(NamedNode(s), NamedNode(p), NamedNode(o))
             add(triple.subject, triple.predicate, triple.object)
             stmt = NamedNode(f"{self.iris.base}statement/{short_hash(doc.id, s, p, o)}")
             add(stmt, REIFIES, triple)
-            add(stmt, A, att("Statement"))
             add(stmt, att("confidence"), decimal(max(rel.confidence for rel, _ in sources)))
-            add(stmt, att("extractor"), Literal(run.extractor))
-            if run.model:
-                add(stmt, att("model"), Literal(run.model))
-            for chunk in dict.fromkeys(c for _, c in sources):
-                chunk_node = NamedNode(self.iris.chunk(chunk.id))
-                add(stmt, att("inChunk"), chunk_node)
-                add(stmt, prov("wasDerivedFrom"), chunk_node)
-            add(stmt, prov("wasGeneratedBy"), activity)
-            add(stmt, prov("wasAttributedTo"), agent)
+            for chunk in dict.fromkeys(c for _, c in sources):  # the statement's only link to its sources
+                add(stmt, att("inChunk"), NamedNode(self.iris.chunk(chunk.id)))
         return self.quads
 
     def _chunk(self, chunk: Chunk, doc_node: NamedNode) -> NamedNode:
@@ -188,7 +179,6 @@ class DocumentMapper:
         add = self.add
         add(node, A, NamedNode(ONT + "Chunk"))
         add(node, att("inDocument"), doc_node)
-        add(node, prov("wasDerivedFrom"), doc_node)
         add(node, att("index"), integer(chunk.index))
         add(node, att("charStart"), integer(chunk.start))
         add(node, att("charEnd"), integer(chunk.end))
@@ -199,10 +189,10 @@ class DocumentMapper:
     def _mention(self, chunk: Chunk, chunk_node: NamedNode, mention: Mention) -> None:
         node = NamedNode(f"{self.iris.chunk(chunk.id)}/mention/{slugify(mention.resolution.id)}")
         add = self.add
-        add(node, A, att("Mention"))
         add(node, att("inChunk"), chunk_node)
         add(node, att("denotes"), NamedNode(mention.resolution.iri))
-        add(node, att("surfaceForm"), Literal(mention.entity.name))
+        if mention.entity.name != mention.resolution.label:  # else the surface form is the entity's rdfs:label
+            add(node, att("surfaceForm"), Literal(mention.entity.name))
         if mention.span is not None:
             add(node, att("charStart"), integer(mention.span[0]))
             add(node, att("charEnd"), integer(mention.span[1]))
