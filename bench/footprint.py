@@ -49,21 +49,27 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=200)
     parser.add_argument("--paragraphs", type=int, default=8)
     parser.add_argument("--by-predicate", action="store_true", help="break the document graphs down by predicate")
-    parser.add_argument("--data-dir", help="work here (kept afterwards)")
+    parser.add_argument("--data-dir", help="work here (kept afterwards; else a temporary folder, removed)")
     args = parser.parse_args()
+    if args.data_dir is None:
+        with tempfile.TemporaryDirectory(prefix="attest-footprint-") as tmp:
+            measure(args, Path(tmp))
+    else:
+        Path(args.data_dir).mkdir(parents=True, exist_ok=True)
+        measure(args, Path(args.data_dir))
 
+
+def measure(args, work: Path) -> None:
     from app.settings import load_settings
     from app.store import open_store
     from app.vocab import Iris
 
-    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-footprint-"))
-    work.mkdir(parents=True, exist_ok=True)
     config = work / "attest.yaml"
     config.write_text(f"data_dir: {work / 'data'}\n", encoding="utf-8")
     corpus = work / "corpus"
     text_bytes = generate(corpus, args.docs, args.paragraphs)
-    done = subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), "ingest", "--offline", str(corpus)],
-                          cwd=REPO, capture_output=True, text=True)
+    command = [sys.executable, "-m", "app.cli", "--config", str(config), "ingest", "--offline", str(corpus)]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(done.stderr[-2000:])
 
