@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import importlib
+import logging
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app import __version__
+from app import __version__, folders
 from app import observability
 from app.api import errors, limits
 from app.ingest import summary
-from app.ontology import load_ontology
-from app.settings import Settings, load_settings
+from app.ontology import check_ontology, load_ontology
+from app.settings import Settings, content_folders, load_settings
 from app.sparql.deadline import open_executor
 from app.store import fulltext, open_store
 from app.vocab import Iris
+
+log = logging.getLogger("attest.app")
 
 # one line per router module; each module exposes `router`
 ROUTER_MODULES = (
@@ -40,6 +43,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        for setting in folders.packaged_in_use(content_folders(settings)):
+            log.info("no %s folder here: using the packaged default %s", folders.FOLDERS[setting], setting)
         app.state.iris = Iris(settings.base_iri)
         app.state.store = open_store(settings)
         load_ontology(app.state.store, settings.ontology_dir, app.state.iris)
@@ -64,6 +69,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in _routers():
         app.include_router(router)
     return app
+
+
+def check_startup(settings: Settings) -> None:
+    """What the app's startup would fail on, raised as one AttestError before the server starts: the ontology, the store."""
+    check_ontology(settings.ontology_dir, Iris(settings.base_iri))
+    open_store(settings).close()
 
 
 def _routers():

@@ -11,6 +11,7 @@ import yaml
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from app import folders
 from app.errors import ConfigError
 
 CONFIG_ENV = "ATTEST_CONFIG"
@@ -111,9 +112,15 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     values = read_config_file(config_file) if config_file else {}
     try:
         settings = Settings(**values)
+        explicit = settings.model_fields_set | overrides.keys()
         if overrides:
             # model_validate skips the environment, so overrides (CLI flags, tests) win over it
             settings = Settings.model_validate({**settings.model_dump(), **overrides})
     except ValidationError as exc:
         raise ConfigError(f"invalid settings: {exc}") from exc
-    return settings
+    return settings.model_copy(update=folders.resolve(content_folders(settings), explicit))
+
+
+def content_folders(settings: Settings) -> dict[str, Path]:
+    """The ontology, shapes and named-query folders, by setting name."""
+    return {setting: getattr(settings, setting) for setting in folders.FOLDERS}

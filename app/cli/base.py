@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from app.settings import Settings, load_settings
+from app import folders
+from app.settings import Settings, content_folders, load_settings
 
 cli = typer.Typer(
     name="attest",
@@ -24,8 +25,12 @@ def configure(
     config: Annotated[Optional[Path], typer.Option("--config", "-c", help="YAML or TOML config file (or $ATTEST_CONFIG)")] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="Store directory (overrides config and env)")] = None,
 ) -> None:
+    if ctx.invoked_subcommand == "init":
+        return  # writes the folders a broken configuration may be missing
     overrides = {"data_dir": data_dir} if data_dir else {}
     ctx.obj = load_settings(config, **overrides)
+    for setting in folders.packaged_in_use(content_folders(ctx.obj)):
+        typer.echo(f"note: no {folders.FOLDERS[setting]} folder here: using the packaged default {setting}", err=True)
 
 
 def settings_of(ctx: typer.Context) -> Settings:

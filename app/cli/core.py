@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 from tqdm import tqdm
 
+from app import folders
 from app.cli.base import cli, settings_of
 from app.errors import StoreError
 from app.ingest import summary
@@ -33,13 +34,25 @@ def serve(
     """Run the HTTP service (SPARQL endpoint, UI, API)."""
     import uvicorn
 
-    from app.main import create_app
+    from app.main import check_startup, create_app
 
     settings = settings_of(ctx)
+    check_startup(settings)  # a clear one-line error rather than the server's startup traceback
     if host or port:
         settings = settings.model_copy(update={k: v for k, v in {"host": host, "port": port}.items() if v})
     # logging is ours (JSON, request ids, secret redaction: app/observability.py), not uvicorn's
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None, access_log=False)
+
+
+@cli.command()
+def init(
+    target: Annotated[Path, typer.Argument(help="Folder for the copies and the config (created if missing)")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite copies and config already there")] = False,
+) -> None:
+    """Write editable copies of the default ontology, shapes and named queries, with a starter attest.yaml."""
+    for path in folders.init_folder(target, force=force):
+        typer.echo(f"wrote {path}")
+    typer.echo(f"next: cd {target} && attest --config attest.yaml ingest --offline YOUR_DOCUMENTS")
 
 
 @cli.command()
