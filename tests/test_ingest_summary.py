@@ -111,3 +111,38 @@ def test_a_graph_uploaded_beside_the_documents_is_read_before_and_after_the_rebu
                 assert summary.included_graphs(client.app.state.store, IRIS)  # the uploaded graph is listed
             body = client.post("/context", json={"query": "What does Zorblax orbit?"}).json()
             assert [e["label"] for e in body["entities"]][:1] == ["Quux"], body
+
+
+def test_the_reasoner_reads_the_summary_and_derives_what_the_document_graphs_give(store, settings):
+    """Over the fact summary the reasoner reads each fact once and no provenance record, and its closure about
+    entities is the one the document graphs give; an incremental change (a delete) keeps that true."""
+    from app.reasoner import Reasoner
+    from tests.conftest import REPO
+    from tests.ingest_support import offline_pipeline
+
+    pipeline = offline_pipeline(store, settings)
+    pipeline.reasoner = reasoner = Reasoner(store, IRIS, settings)
+    summary.ensure(store, IRIS)
+    for path in sorted((REPO / "demo" / "corpus").iterdir())[:5]:
+        pipeline.ingest_path(path)
+    assert IRIS.facts_graph in reasoner.asserted_graphs()
+    assert not any(g.startswith(IRIS.document_graph_prefix) for g in reasoner.asserted_graphs())
+
+    def about_entities(r) -> set:
+        terms = r.engine.terms
+        decoded = {terms.decode(t) for t in r.engine.inferred()}
+        return {t for t in decoded if isinstance(t[0], NamedNode) and t[0].value.startswith(IRIS.entity_prefix)}
+
+    over_summary = about_entities(reasoner)
+    store.update(summary.invalidation(IRIS))
+    over_documents = Reasoner(store, IRIS, settings)
+    over_documents.materialize(full=True)
+    assert over_summary and about_entities(over_documents) == over_summary
+
+    summary.ensure(store, IRIS)
+    first = next(g for g in store.graphs() if g.startswith(IRIS.document_graph_prefix))
+    assert pipeline.delete(first[len(IRIS.document_graph_prefix):])
+    incremental = about_entities(reasoner)
+    fresh = Reasoner(store, IRIS, settings)
+    fresh.materialize(full=True)
+    assert incremental == about_entities(fresh) != over_summary

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
 
 from app import metrics
+from app.ingest import summary
 from app.reasoner.engine import Delta, Engine, gc_paused
 from app.reasoner.explain import Explainer
 from app.reasoner.records import RecordWriter, violation_iri
@@ -78,7 +79,12 @@ class Reasoner:
         return not (i.is_system_graph(graph) or graph.startswith(i.staging_graph_prefix))
 
     def asserted_graphs(self) -> list[str]:
-        graphs = [g for g in self.store.graphs() if self.is_asserted_graph(g)]
+        """While the fact summary is current it stands for every document graph: the reasoner reads each fact once,
+        and not the documents' provenance records (chunks, mentions, statements), which no axiom is about; else
+        the document graphs themselves (and not the stale summary)."""
+        summarized = summary.is_current(self.store, self.iris)
+        left_out = self.iris.document_graph_prefix if summarized else self.iris.facts_graph
+        graphs = [g for g in self.store.graphs() if self.is_asserted_graph(g) and not g.startswith(left_out)]
         if next(iter(self._quads(DEFAULT)), None) is not None:
             graphs.append(DEFAULT)
         return graphs
@@ -130,9 +136,14 @@ class Reasoner:
         assert stamp is not None
         added: list[Encoded] = []
         removed: list[Encoded] = []
-        graphs = [g for g in dict.fromkeys(changed_graphs) if g == DEFAULT or self.is_asserted_graph(g)]
+        wanted = set(self.asserted_graphs())
+        summarized = self.iris.facts_graph in wanted
+        changed = {self.iris.facts_graph if summarized and g.startswith(self.iris.document_graph_prefix) else g
+                   for g in changed_graphs}
+        # a graph that became or stopped being an input (the summary came up to date or went out of it) is changed too
+        graphs = sorted(g for g in changed | (wanted ^ set(self._graphs)) if g in wanted or g in self._graphs)
         for g in graphs:
-            new = self._read(g, e.terms)
+            new = self._read(g, e.terms) if g in wanted else set()
             old = self._graphs.get(g, set())
             removed.extend(old - new)
             added.extend(new - old)
