@@ -61,3 +61,86 @@ def test_least_recently_used_values_go_first():
     cache.get_many(1, ["a"])
     cache.put_many(1, {"c": 3})
     assert cache.get_many(1, ["a", "b", "c"]) == ({"a": 1, "c": 3}, ["b"])
+
+
+def _label(iris, name: str, label: str, graph) -> Quad:
+    return Quad(NamedNode(iris.entity(name)), NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), Literal(label), graph)
+
+
+def test_an_ingest_that_restates_known_facts_keeps_what_answers_remember(store, iris, settings):
+    load_graph(store, iris)
+    summary.ensure(store, iris)
+    uses = NamedNode("https://w3id.org/attest/ontology#uses")
+    text = "Oxigraph uses RocksDB <<relation:oxigraph|uses|rocksdb>>."
+    lookup = GraphLookup(store, iris)
+    lookup.label_index()
+    assert _statuses(_verifier(store, iris, settings).verify(text)) == ["asserted"]
+    fact = (iris.entity("oxigraph"), uses.value, iris.entity("rocksdb"))
+    supporters = len(GraphLookup(store, iris).documents([fact])[fact])
+    before = store.facts_generation
+
+    graph = NamedNode(iris.document_graph("again"))
+    again = [Quad(NamedNode(iris.entity("oxigraph")), uses, NamedNode(iris.entity("rocksdb")), graph)]
+    commit(store, iris, "again", document=again, status=[], quarantine=[], fresh=True)
+    assert store.facts_generation == before and store.generation > before
+    remembered = GraphLookup(store, iris)
+    assert remembered.memo.facts_cache.get_many(remembered.memo.facts_generation, [("status", fact)])[0]
+    assert len(remembered.documents([fact])[fact]) == supporters + 1  # which documents state it: read again
+
+    new = [*again, _label(iris, "redis", "Redis", graph), Quad(NamedNode(iris.entity("oxigraph")), uses,
+                                                               NamedNode(iris.entity("redis")), graph)]
+    commit(store, iris, "again", document=new, status=[], quarantine=[], fresh=False)
+    assert store.facts_generation > before
+    assert iris.entity("redis") in GraphLookup(store, iris).label_index()
+    text = "Oxigraph uses Redis <<entity:redis>> <<relation:oxigraph|uses|redis>>."
+    assert _statuses(_verifier(store, iris, settings).verify(text)) == ["found", "asserted"]
+
+    moved = store.facts_generation
+    commit(store, iris, "again", document=again, status=[], quarantine=[], fresh=False)  # Redis withdrawn again
+    assert store.facts_generation > moved
+    assert _statuses(_verifier(store, iris, settings).verify(text)) == ["not_found", "not_found"]
+
+
+def test_a_write_about_some_entities_drops_only_what_names_them():
+    changes = {(1, 2): {"x:a"}, (2, 3): None}
+    cache = GenerationCache(changes=lambda since, until: changes[(since, until)])
+    cache.put_many(1, {("label", "x:a"): "A", ("label", "x:b"): "B", ("status", ("x:b", "x:p", "x:a")): 1,
+                       ("status", ("x:b", "x:p", "x:c")): 2})
+    assert cache.get_many(2, [("label", "x:a"), ("label", "x:b"), ("status", ("x:b", "x:p", "x:a")),
+                              ("status", ("x:b", "x:p", "x:c"))]) == (
+        {("label", "x:b"): "B", ("status", ("x:b", "x:p", "x:c")): 2}, [("label", "x:a"), ("status", ("x:b", "x:p", "x:a"))])
+    assert cache.get_many(3, [("label", "x:b")]) == ({}, [("label", "x:b")])  # a write of unknown scope: all go
+
+
+def test_the_store_tells_which_entities_a_commit_changed(store, iris, settings):
+    load_graph(store, iris)
+    summary.ensure(store, iris)
+    oxigraph, rocksdb = iris.entity("oxigraph"), iris.entity("rocksdb")
+    GraphLookup(store, iris).details([oxigraph, rocksdb])
+    since = store.facts_generation
+    graph = NamedNode(iris.document_graph("redis"))
+    commit(store, iris, "redis", document=[_label(iris, "redis", "Redis", graph),
+                                           Quad(NamedNode(rocksdb), NamedNode("https://w3id.org/attest/ontology#uses"),
+                                                NamedNode(iris.entity("redis")), graph)],
+           status=[], quarantine=[], fresh=True)
+    assert store.facts_changed_about(since, store.facts_generation) == {rocksdb, iris.entity("redis")}
+    memo = GraphLookup(store, iris).memo
+    kept, missing = memo.facts_cache.get_many(memo.facts_generation, [("details", oxigraph), ("details", rocksdb)])
+    assert list(kept) == [("details", oxigraph)] and missing == [("details", rocksdb)]
+    store.update(summary.invalidation(iris))  # a write the store cannot scope
+    assert store.facts_changed_about(since, store.facts_generation) is None
+
+
+def test_classes_and_properties_are_read_again_after_a_write_that_may_declare_them(store, iris, settings):
+    load_graph(store, iris)
+    summary.ensure(store, iris)
+    oxigraph = iris.entity("oxigraph")
+    first = GraphLookup(store, iris)._vocabulary()
+    assert oxigraph in GraphLookup(store, iris).label_index()
+    graph = NamedNode(iris.document_graph("redis"))
+    commit(store, iris, "redis", document=[_label(iris, "redis", "Redis", graph)], status=[], quarantine=[], fresh=True)
+    assert GraphLookup(store, iris)._vocabulary() is first  # ingestion declares no class or property
+    assert iris.entity("redis") in GraphLookup(store, iris).label_index()
+    store.update(f"INSERT DATA {{ GRAPH <http://example.org/mine> {{ <{oxigraph}> a <http://www.w3.org/2002/07/owl#Class> }} }}")
+    assert oxigraph in GraphLookup(store, iris)._vocabulary().terms
+    assert oxigraph not in GraphLookup(store, iris).label_index()  # a class is not an entity

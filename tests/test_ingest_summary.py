@@ -1,4 +1,4 @@
-"""The fact summary (graph/facts) stays exactly the entity triples of the document graphs under add, replace, delete."""
+"""The fact summary (graph/facts): exact under add, replace and delete, and each commit says whether it changed it."""
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ def test_summary_equals_a_recomputation_after_any_writes(tmp_path_factory, ops):
         summary.ensure(store, IRIS)
         for op, doc, picks in ops:
             exists = store.has_graph(IRIS.document_graph(doc))
+            held, generation = _summary(store), store.facts_generation
             if op == "delete":
                 if exists:
                     commit(store, IRIS, doc, document=[], status=[], quarantine=[], fresh=False)
@@ -61,6 +62,8 @@ def test_summary_equals_a_recomputation_after_any_writes(tmp_path_factory, ops):
             else:
                 commit(store, IRIS, doc, document=_quads(doc, picks), status=[], quarantine=[], fresh=not exists)
             assert _summary(store) == _recomputed(store)
+            if op != "batch" or exists:  # single commits say whether they change facts (answers keep their memos)
+                assert (store.facts_generation != generation) == (_summary(store) != held)
         assert summary.is_current(store, IRIS)
     finally:
         store.close()

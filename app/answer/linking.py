@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ WORD = re.compile(r"[^\W_]+(?:['’+#.-][^\W_]+)*[+#]*")
 FOLD = re.compile(r"[\W_]+")
 
 
+@functools.lru_cache(maxsize=200_000)  # every label is folded again each time the label index is rebuilt
 def normalize(text: str) -> str:
     """Case, diacritics, punctuation and underscores folded away: "Émile_Zola's" -> "emile zola s"."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())

@@ -26,6 +26,7 @@ HUB_ROWS = 200  # rows read per node in a bounded read
 SUPPORT_CAP = 100  # documents counted per fact shown
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
+_VOCABULARY_CACHE: "weakref.WeakKeyDictionary[object, tuple[int, Vocabulary]]" = weakref.WeakKeyDictionary()
 GENERIC_PREDICATES = frozenset(ONT + n for n in ("relatesTo", "mentions", "mentionedIn"))
 DESCRIPTION_PREDICATES = (ONT + "description", DCT + "description", RDFS + "comment", SKOS + "definition",
                           SCHEMA + "description", ATT + "description")
@@ -95,6 +96,13 @@ class LabelIndex:
         return iri in self.preferred
 
 
+@dataclass(frozen=True)
+class Vocabulary:
+    terms: set[str]  # IRIs declared classes or properties: never entities
+    properties: list[str]
+    names: list[str]  # what the classes and properties are called: relation and type words
+
+
 class GraphLookup:
     """The few SPARQL round trips an answer needs, each batched over many IRIs or triples; what an IRI or a triple
     resolves to is remembered until the store's next write (app/answer/memo.py), so only unseen ones are queried.
@@ -161,9 +169,9 @@ class GraphLookup:
     # labels -------------------------------------------------------------------------
 
     def label_index(self) -> LabelIndex:
-        """Every entity label, cached per store: keyed by its write generation when it counts writes (exact, free),
-        else rebuilt after LABEL_TTL_S."""
-        generation = getattr(self.owner, "generation", None)
+        """Every entity label, cached per store: keyed by the generation of its last write that may change facts
+        when it counts writes (exact, free), else rebuilt after LABEL_TTL_S."""
+        generation = getattr(self.owner, "facts_generation", getattr(self.owner, "generation", None))
         fingerprint = (tuple(self.label_predicates), generation if isinstance(generation, int) else None)
         cached = _LABEL_CACHE.get(self.owner)
         if cached and cached[0] == fingerprint and time.monotonic() - cached[1] < LABEL_TTL_S:
@@ -172,11 +180,26 @@ class GraphLookup:
         _LABEL_CACHE[self.owner] = (fingerprint, time.monotonic(), index)
         return index
 
+    def _vocabulary(self) -> "Vocabulary":
+        """The classes and properties and their names, kept until a write that may declare others (one without a
+        declared fact scope: an ontology reload, a client's update or upload)."""
+        generation = getattr(self.owner, "schema_generation", None)
+        cached = _VOCABULARY_CACHE.get(self.owner)
+        if isinstance(generation, int) and cached and cached[0] == generation:
+            return cached[1]
+        terms = [(row["x"].value, row["t"].value) for row in self.store.query(q.VOCABULARY_TERMS)]
+        vocabulary = Vocabulary(
+            terms={x for x, _ in terms},
+            properties=sorted({x for x, t in terms if t not in (RDFS + "Class", OWL + "Class") and isinstance(x, str)}),
+            names=[row["text"].value for row in self.store.query(q.VOCABULARY_NAMES)])
+        if isinstance(generation, int):
+            _VOCABULARY_CACHE[self.owner] = (generation, vocabulary)
+        return vocabulary
+
     def _read_labels(self) -> LabelIndex:
         rank = {p: i for i, p in enumerate(self.label_predicates)}
-        terms = [(row["x"].value, row["t"].value) for row in self.store.query(q.VOCABULARY_TERMS)]
-        vocabulary = {x for x, _ in terms}
-        properties = sorted({x for x, t in terms if t not in (RDFS + "Class", OWL + "Class") and isinstance(x, str)})
+        schema = self._vocabulary()
+        vocabulary = schema.terms
         best: dict[str, tuple[int, str]] = {}
         found: dict[tuple[str, str], int] = {}  # (iri, label) -> rank of the best predicate giving it
         query = q.with_values(q.ENTITY_LABELS, predicates=self._label_nodes)
@@ -194,8 +217,8 @@ class GraphLookup:
                 best[iri] = (r, label)
         preferred = {iri: label for iri, (_, label) in best.items()}
         ordered = sorted(found, key=lambda k: (k[1] != preferred[k[0]], found[k], k))
-        names = [row["text"].value for row in self.store.query(q.VOCABULARY_NAMES)]
-        return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred, names, properties)
+        return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred, schema.names,
+                          schema.properties)
 
     def labels_of(self, iris: Iterable[str]) -> dict[str, str]:
         """IRI -> preferred label for each IRI that a fact graph labels (the light check /verify needs)."""

@@ -1,4 +1,4 @@
-"""Entity- and triple-keyed lookups remembered per store write generation: any write drops them all."""
+"""Entity- and triple-keyed lookups remembered per store write generation: a write that may change them drops them."""
 
 from __future__ import annotations
 
@@ -10,23 +10,28 @@ from typing import Callable, Hashable, Iterable, TypeVar
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 MAX_ENTRIES = 50_000  # per store; least recently used entries go first
-_STORES: "weakref.WeakKeyDictionary[object, GenerationCache]" = weakref.WeakKeyDictionary()
+_STORES: "weakref.WeakKeyDictionary[object, dict[str, GenerationCache]]" = weakref.WeakKeyDictionary()
 _create = threading.Lock()
 
 
 class GenerationCache:
-    """Values valid for one write generation of one store; a newer generation empties it, an older one is ignored."""
+    """Values valid for one write generation of one store; an older generation is ignored, and a newer one
+    empties it, or with `changes` (the IRIs the writes in between changed facts about, None: unknown) drops
+    only the values whose key names one of them."""
 
-    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+    def __init__(self, max_entries: int = MAX_ENTRIES,
+                 changes: Callable[[int, int], set[str] | None] | None = None) -> None:
         self.generation: int | None = None
         self.entries: OrderedDict[Hashable, object] = OrderedDict()
         self.max_entries = max_entries
+        self.changes = changes
         self.lock = threading.Lock()
 
     def get_many(self, generation: int, keys: Iterable[Hashable]) -> tuple[dict, list]:
         """(cached key -> value, keys not cached)."""
         found, missing = {}, []
         with self.lock:
+            self._advance(generation)
             current = self.generation == generation
             for key in keys:
                 if current and key in self.entries:
@@ -38,28 +43,53 @@ class GenerationCache:
 
     def put_many(self, generation: int, values: dict) -> None:
         with self.lock:
-            if self.generation is None or generation > self.generation:
-                self.generation = generation
-                self.entries.clear()
+            self._advance(generation)
             if generation != self.generation:
                 return  # read before a write that a newer request has already seen
             self.entries.update(values)
             while len(self.entries) > self.max_entries:
                 self.entries.popitem(last=False)
 
+    def _advance(self, generation: int) -> None:
+        if self.generation is not None and generation > self.generation:
+            touched = self.changes(self.generation, generation) if self.changes else None
+            if touched is None:
+                self.entries.clear()
+            else:
+                for key in [k for k in self.entries if _names_any(k, touched)]:
+                    del self.entries[key]
+        if self.generation is None or generation > self.generation:
+            self.generation = generation
+
+
+def _names_any(key: Hashable, iris: set[str]) -> bool:
+    """Whether a (kind, IRI) or (kind, triple) key names one of the IRIs."""
+    value = key[1] if isinstance(key, tuple) and len(key) == 2 else key
+    return value in iris if isinstance(value, str) else any(part in iris for part in value if isinstance(part, str))
+
 
 class Memo:
-    """One request's view of its store's cache: the generation is read once, when the request starts.
+    """One request's view of its store's caches: the generations are read once, when the request starts.
 
     A value cached under generation G came from a query that saw at least every write counted in G (the
     deadline executor's snapshots guarantee it), so it is never older than what a fresh query would return.
+    Most kinds read only the fact summary, the inferred graph and the schema, and are kept across writes that
+    leave those unchanged (the store's `facts_generation`: an ingest that states known facts again); the kinds
+    in PER_WRITE read document graphs, and any write drops them.
     Stores that do not count their writes (no integer `generation`) get no cache: every lookup queries.
     """
+
+    PER_WRITE = frozenset({"documents", "graph", "span", "trace"})
 
     def __init__(self, owner: object) -> None:
         generation = getattr(owner, "generation", None)
         self.generation = generation if isinstance(generation, int) else None
-        self.cache = _cache_for(owner) if self.generation is not None else None
+        facts = getattr(owner, "facts_generation", generation)
+        self.facts_generation = facts if isinstance(facts, int) else self.generation
+        self.cache = self.facts_cache = None
+        if self.generation is not None:
+            self.cache = _cache_for(owner, "per write")
+            self.facts_cache = _cache_for(owner, "per fact change", getattr(owner, "facts_changed_about", None))
 
     def many(self, kind: str, keys: Iterable[K], fetch: Callable[[list[K]], dict[K, V]]) -> dict[K, V | None]:
         """Value of each key: cached, else from one `fetch(missing keys)` call; a key `fetch` leaves out maps to None
@@ -68,13 +98,15 @@ class Memo:
         if self.cache is None:
             fetched = fetch(keys) if keys else {}
             return {k: fetched.get(k) for k in keys}
-        found, missing = self.cache.get_many(self.generation, ((kind, k) for k in keys))
+        cache, generation = ((self.cache, self.generation) if kind.split()[0] in self.PER_WRITE
+                             else (self.facts_cache, self.facts_generation))
+        found, missing = cache.get_many(generation, ((kind, k) for k in keys))
         out = {key[1]: value for key, value in found.items()}
         if missing:
             wanted = [key[1] for key in missing]
             fetched = fetch(wanted)
             new = {k: fetched.get(k) for k in wanted}
-            self.cache.put_many(self.generation, {(kind, k): v for k, v in new.items()})
+            cache.put_many(generation, {(kind, k): v for k, v in new.items()})
             out.update(new)
         return out
 
@@ -85,9 +117,11 @@ def forget(owner: object) -> None:
         _STORES.pop(owner, None)
 
 
-def _cache_for(owner: object) -> GenerationCache:
+def _cache_for(owner: object, kind: str, changes=None) -> GenerationCache:
     with _create:
-        cache = _STORES.get(owner)
-        if cache is None:
-            cache = _STORES[owner] = GenerationCache()
-        return cache
+        caches = _STORES.get(owner)
+        if caches is None:
+            caches = _STORES[owner] = {}
+        if kind not in caches:
+            caches[kind] = GenerationCache(changes=changes)
+        return caches[kind]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -188,10 +189,16 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     old state or the new one -- staging graphs are discarded when the store is opened.
     """
     summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
-    if fresh:
-        store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
-    else:
-        _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine)
+    scope = nullcontext()
+    if hasattr(store, "writing_facts_about"):  # answers keep what they remember about everything else
+        changed = summary.changed_facts(store, iris, iris.document_graph(doc_id), document)
+        if changed is not None:
+            scope = store.writing_facts_about(summary.iris_in(changed))
+    with scope:
+        if fresh:
+            store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
+        else:
+            _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine)
     if document is not None:  # the full-text index follows; a crash before it is repaired from the store on open
         fulltext.on_commit(store, iris, doc_id, document, status)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
 from app.store import GraphStore
 from app.vocab import ATT, PROV, Iris
@@ -48,6 +48,36 @@ def contribute(iris: Iris, document_graph: str) -> str:
     return f"""INSERT {{ GRAPH {NamedNode(iris.facts_graph)} {{ ?s ?p ?o }} }} WHERE {{
   GRAPH {NamedNode(document_graph)} {{ ?s ?p ?o }} {_filter(iris)}
 }}"""
+
+
+def changed_facts(store: GraphStore, iris: Iris, document_graph: str, document: list[Quad] | None) -> set | None:
+    """The triples writing `document` as this document graph (None: left as it is; []: deleted) would add to or
+    take from the summary: those no document states yet, and those only the old version of this one states.
+    None when that cannot be told (blank nodes)."""
+    if document is None:
+        return set()
+    new = {(q.subject, q.predicate, q.object) for q in summary_quads(iris, document)}
+    old = {(q.subject, q.predicate, q.object) for q in store.quads(document_graph) if is_summarized(iris, q)}
+    if any(isinstance(term, BlankNode) for t in new ^ old for term in t):
+        return None  # not expressible in VALUES
+    facts, graph = NamedNode(iris.facts_graph), NamedNode(document_graph)
+    added = _select(store, new - old, f"FILTER NOT EXISTS {{ GRAPH {facts} {{ ?s ?p ?o }} }}")
+    removed = _select(store, old - new, f'FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {graph} '
+                                        f'&& STRSTARTS(STR(?g), "{iris.document_graph_prefix}")) }}')
+    return added | removed
+
+
+def iris_in(triples) -> frozenset[str]:
+    """The subjects and IRI objects of some triples of terms: whose facts they are."""
+    return frozenset(t.value for s, _, o in triples for t in (s, o) if isinstance(t, NamedNode))
+
+
+def _select(store: GraphStore, triples: set, condition: str) -> set:
+    if not triples:
+        return set()
+    rows = " ".join(f"({s} {p} {o})" for s, p, o in triples)
+    found = store.query(f"SELECT ?s ?p ?o WHERE {{ VALUES (?s ?p ?o) {{ {rows} }} {condition} }}")
+    return {(row["s"], row["p"], row["o"]) for row in found}
 
 
 def marker(iris: Iris) -> Quad:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from contextlib import nullcontext
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -161,7 +162,11 @@ class Reasoner:
         for t in new:
             stamp.add(t)
         reasoned = time.perf_counter()
-        self._write_changes(touched)
+        if added or removed:  # else nothing to write, not even the stamp: readers keep what they remember
+            scope = getattr(self.store, "writing_facts_about", None)
+            about = summary.iris_in(e.terms.decode(t) for t in touched)
+            with scope(about) if scope and len(touched) <= BULK_THRESHOLD else nullcontext():
+                self._write_changes(touched)
         report = self._report("incremental", start, reasoned, graphs, touched)
         report.removed = retracted.retracted
         return report

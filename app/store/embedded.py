@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Mapping
@@ -19,6 +21,7 @@ LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging
 DEFAULT_GRAPH_MARKER = ATT + "defaultGraph"
 GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+FACT_CHANGES_KEPT = 4096  # the scopes of this many fact-changing writes are remembered (answers prune their memos by them)
 
 
 def _graph_node(graph: str) -> NamedNode:
@@ -68,7 +71,7 @@ class _GenerationCounting:
             try:
                 return attr(*args, **kwargs)
             finally:
-                self._owner.generation += 1
+                self._owner.bump_generation()
 
         return write
 
@@ -106,6 +109,49 @@ class EmbeddedStore:
             self._drop_stale_staging()
         # bumped after every write completes; the query executor's snapshots compare it (app/sparql/deadline.py)
         self.generation = 0
+        # the generation of the last write that may have changed the graphs answer lookups remember (app/answer/memo.py)
+        self.facts_generation = 0
+        # ... and of the last one without a declared scope (ingestion declares its writes; they change no schema)
+        self.schema_generation = 0
+        self._facts_scope = threading.local()
+        self._fact_changes: deque[tuple[int, frozenset[str] | None]] = deque()
+        self._facts_forgotten_until = 0
+
+    def bump_generation(self) -> None:
+        generation = self.generation + 1
+        about = getattr(self._facts_scope, "about", None)
+        if about is None:  # no declared scope: it may have changed classes and properties too
+            self.schema_generation = generation
+        if about is None or about:  # not declared to change no fact
+            self._fact_changes.append((generation, about))  # before readers can see the generation it explains
+            if len(self._fact_changes) > FACT_CHANGES_KEPT:
+                self._facts_forgotten_until = self._fact_changes.popleft()[0]
+            self.facts_generation = generation
+        self.generation = generation
+
+    @contextmanager
+    def writing_facts_about(self, iris: frozenset[str]) -> Iterator[None]:
+        """Writes of this thread in this block are declared to change the facts (the fact summary, the inferred
+        graph) about these IRIs only, and nothing else answers remember (no class or property declaration, no
+        graph list); an empty set: no fact at all."""
+        self._facts_scope.about = iris
+        try:
+            yield
+        finally:
+            self._facts_scope.about = None
+
+    def facts_changed_about(self, since: int, until: int) -> set[str] | None:
+        """The IRIs whose facts the writes after generation `since` up to `until` changed; None when unknown
+        (a write without a declared scope, or one too old to be remembered)."""
+        if since < self._facts_forgotten_until:
+            return None
+        out: set[str] = set()
+        for generation, about in list(self._fact_changes):
+            if since < generation <= until:
+                if about is None:
+                    return None
+                out |= about
+        return out
 
     @property
     def raw(self) -> Store:
@@ -149,7 +195,7 @@ class EmbeddedStore:
         except OSError as exc:
             raise StoreError(f"update failed: {exc}") from exc
         finally:
-            self.generation += 1
+            self.bump_generation()
 
     # graphs ------------------------------------------------------------------
 
@@ -289,7 +335,7 @@ class EmbeddedStore:
         except OSError as exc:
             raise StoreError(f"write failed, nothing was changed: {exc}") from exc
         finally:
-            self.generation += 1
+            self.bump_generation()
 
     def _new_staging_graph(self) -> str:
         return f"{self.iris.staging_graph_prefix}{uuid.uuid4().hex}"
