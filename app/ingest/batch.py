@@ -48,7 +48,7 @@ class CommitBatch:
         guarded = [self.iris.document_graph(d) for d in doc_ids] + [self.iris.status_graph(d) for d in doc_ids]
         quads = [q for qs in self._graphs.values() for q in qs]
         # the quarantine records and the documents' share of the fact summary become permanent with the batch
-        permanent = [*self._quarantine, *summary_quads(self.iris, quads)]
+        permanent = [*self._quarantine, *dict.fromkeys(summary_quads(self.iris, quads))]  # documents restate facts
         finish = quad_data("INSERT DATA", permanent) if permanent else None
         graphs = self._graphs
         self._graphs, self._quarantine, self._size = {}, [], 0
