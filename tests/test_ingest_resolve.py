@@ -44,6 +44,14 @@ def test_fuzzy_match_above_threshold_merges_and_is_marked(index):
     assert CANDIDATE_SCORE <= near.candidates[0][1] < MERGE_SCORE
 
 
+@pytest.mark.parametrize("first, second", [("Report 1", "Report 41"), ("GPT-3", "GPT-4"), ("ISO 9001", "ISO 9000")])
+def test_spellings_that_differ_in_a_number_are_kept_apart(index, first, second):
+    a = index.resolve(first, "Technology")
+    b = index.resolve(second, "Technology")
+    assert b.iri != a.iri and not b.merged
+    assert a.iri in dict(b.candidates)  # still recorded as a near miss
+
+
 def test_incompatible_types_are_never_merged(index):
     language = index.resolve("Java", "Language")
     place = index.resolve("Java", "Location")

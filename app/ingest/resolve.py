@@ -33,6 +33,11 @@ def label_key(label: str) -> str:
     return re.sub(r"[\s._\-'’]+", "", unicodedata.normalize("NFKC", label)).casefold()
 
 
+def _numbers(key: str) -> list[str]:
+    """The numbers in a name: spellings that differ in them are different things (Report 1, Report 41; GPT-3, GPT-4)."""
+    return re.findall(r"\d+", key)
+
+
 def slugify(label: str) -> str:
     """An entity id from a label: ASCII, lower case, hyphenated; stable, so re-ingestion mints the same IRI."""
     text = "".join(_SLUG_SYMBOLS.get(ch, ch) for ch in label)
@@ -130,7 +135,7 @@ class EntityIndex:
         if exact:
             entity = exact[0]
             return self._reuse(entity, name, key, type_name, 100.0)
-        best: tuple[KnownEntity, float] | None = None
+        best: tuple[KnownEntity, float, str] | None = None
         near: list[tuple[str, float]] = []
         if key:
             for other_key, score, _ in process.extract(key, self._all_keys(), scorer=fuzz.ratio,
@@ -140,9 +145,9 @@ class EntityIndex:
                     if not self._mergeable(entity, type_name, key):
                         continue
                     if best is None or score > best[1]:
-                        best = (entity, score)
+                        best = (entity, score, other_key)
                     near.append((entity.iri, round(score, 1)))
-        if best is not None and best[1] >= MERGE_SCORE:
+        if best is not None and best[1] >= MERGE_SCORE and _numbers(key) == _numbers(best[2]):
             return self._reuse(best[0], name, key, type_name, best[1])
         entity = self._new(name, key, type_name)
         seen: dict[str, float] = {}
