@@ -216,6 +216,8 @@ def test_the_context_stays_within_the_token_budget(settings, fake_llm):
     ({"model": "test-model", "messages": [{"role": "wizard", "content": "hi"}]}, "messages[0].role", "invalid_value"),
     ({"model": "test-model", "messages": [{"role": "user"}]}, "messages[0].content", "missing_required_parameter"),
     ({"model": "test-model", "messages": [{"role": "user", "content": 42}]}, "messages[0].content", "invalid_value"),
+    ({"model": "test-model", "messages": [{"role": "assistant", "content": None}]}, "messages[0].content",
+     "missing_required_parameter"),
     ({"model": "test-model", "messages": QUESTION, "stream": "yes"}, "stream", "invalid_value"),
 ])
 def test_bad_requests_get_openai_errors_and_reach_nothing(server, fake_llm, body, param, code):
@@ -239,7 +241,9 @@ def test_not_json_and_oversized_bodies(settings, fake_llm):
         assert caught.value.status_code == 413
         assert caught.value.type == "invalid_request_error" and caught.value.code == "payload_too_large"
         assert set(caught.value.body) == {"message", "type", "code", "param"}
+        unknown = httpx.post(server.url + "/v1/completions", json={"model": "test-model", "prompt": "x"})
+        assert unknown.status_code == 404 and unknown.json()["error"]["type"] == "not_found_error"
+        other = httpx.post(server.url + "/verify", content=b"x" * 5000, headers={"content-type": "application/json"})
+        assert other.status_code == 413 and other.json()["error"] == "PayloadTooLarge"  # Attest's own shape outside /v1
         listing = httpx.get(server.url + "/admin/namespaces").json()
     assert fake_llm.chat_requests == [] and all(ns["turns"] == 0 for ns in listing["namespaces"])
-    other = httpx.post(server.url + "/verify", content=b"x" * 5000, headers={"content-type": "application/json"})
-    assert other.status_code == 413 and other.json()["error"] == "PayloadTooLarge"  # Attest's own shape outside /v1

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
 from app.errors import AttestError, CircuitOpen, Overloaded, Unauthorized
-from app.proxy.errors import from_attest, is_openai_path
+from app.proxy.errors import error_body, from_attest, is_openai_path
 
 
 async def attest_error_handler(request: Request, exc: AttestError) -> JSONResponse:
@@ -23,5 +25,15 @@ def render(exc: AttestError, path: str) -> dict[str, object]:
     return from_attest(exc) if is_openai_path(path) else exc.to_dict()
 
 
+async def routing_error_handler(request: Request, exc: HTTPException):
+    """An unknown route or method: OpenAI's error JSON under /v1, FastAPI's own answer elsewhere."""
+    if not is_openai_path(request.url.path):
+        return await http_exception_handler(request, exc)
+    code = {404: "unknown_url", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    message = f"{request.method} {request.url.path}: {exc.detail}"
+    return JSONResponse(error_body(exc.status_code, message, code), status_code=exc.status_code, headers=exc.headers)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(AttestError, attest_error_handler)
+    app.add_exception_handler(HTTPException, routing_error_handler)

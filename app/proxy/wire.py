@@ -60,7 +60,7 @@ def _check_message(message: Any, where: str) -> None:
         raise invalid(f"{where}.role {role!r} is not one of {', '.join(sorted(ROLES))}", f"{where}.role")
     content = message.get("content")
     if content is None:
-        if role in ("assistant", "function") or (role == "assistant" and message.get("tool_calls")):
+        if role == "assistant" and (message.get("tool_calls") or message.get("function_call")):
             return  # an assistant turn that only calls tools
         raise invalid(f"{where}.content is required for the {role} role", f"{where}.content", "missing_required_parameter")
     if isinstance(content, str):
