@@ -203,3 +203,33 @@ def test_a_purge_waits_for_pending_turns_and_leaves_nothing(server, fake_llm, se
     assert "busy" not in [ns["name"] for ns in listing["namespaces"]]
     assert not (settings.data_dir / "memory" / "busy").exists()
     assert [p.name for p in (settings.data_dir / "memory").iterdir() if p.name.startswith(".purged")] == []
+
+
+def test_turns_are_extracted_by_the_llm_when_it_answers(settings, fake_llm):
+    from tests.fakes.openai_server import Reply
+    from tests.ingest_support import chunk_of, entity, extraction, relation
+
+    def upstream(request):
+        if request.json.get("response_format"):  # the LLM extractor's structured call for one stored turn
+            found = [entity("Zephyr", "Software"), entity("Cassandra", "Database")] if "Zephyr" in chunk_of(request) else []
+            rels = [relation("Zephyr", "uses", "Cassandra")] if found else []
+            return Reply(content=extraction(found, rels))
+        return Reply(content="Noted.")
+
+    fake_llm.respond_with(upstream)
+    with serve(proxy_settings(settings, fake_llm, proxy_memory_extractor="auto"), seed=False) as server:
+        say_text = "The Zephyr pipeline keeps its events in Cassandra."
+        client(server, **{"X-KGProxy-Namespace": "llm"}).chat.completions.create(
+            model="test-model", messages=[{"role": "user", "content": say_text}])
+        settle(server)
+        store = export(server, "llm")
+        client(server, **{"X-KGProxy-Namespace": "llm"}).chat.completions.create(
+            model="test-model", messages=[{"role": "user", "content": "Where does Zephyr keep events?"}])
+    agents = {r["label"].value for r in store.query(
+        "SELECT ?label WHERE { GRAPH ?g { ?run <http://www.w3.org/ns/prov#wasAssociatedWith> ?a . "
+        "?a <http://www.w3.org/2000/01/rdf-schema#label> ?label } }")}
+    assert agents == {"llm:test-model"}
+    assert store.query("ASK { GRAPH ?g { <https://w3id.org/attest/entity/zephyr> "
+                       "<https://w3id.org/attest/ontology#uses> <https://w3id.org/attest/entity/cassandra> } }")
+    chats = [r for r in fake_llm.chat_requests if not r.json.get("response_format")]
+    assert re.search(r"<<relation:zephyr~[0-9a-f]{10}>> Zephyr uses Cassandra", memory_block(system_message(chats[-1])))
