@@ -68,7 +68,8 @@ def _namespace(proxy: ChatProxy, name: str) -> str:
 
 @router.get("/admin/namespaces", dependencies=[Writer])
 def list_namespaces(proxy: ProxyDep) -> dict[str, object]:
-    """Every memory namespace with its turns, conversations and entities; `pending` turns are not written yet."""
+    """Every memory namespace with its turns, conversations and entities; `pending`: requests whose turns are not
+    written yet."""
     return {"namespaces": [proxy.memory.namespace(name).counts() for name in proxy.memory.names()],
             "pending": proxy.memory.pending}
 
