@@ -78,6 +78,7 @@ class Settings(BaseSettings):
     proxy_breaker_cooloff_s: float = Field(10.0, gt=0, description="How long an open breaker refuses calls before it lets one through")
     proxy_upstream_allowlist: list[str] = Field(default_factory=list, description="Base URLs a request may choose with X-KGProxy-Upstream-URL; empty = the header is refused")
     proxy_retrieval_k: int = Field(10, ge=1, le=100, description="Entities and facts retrieved per store for a turn (the /context limit)")
+    proxy_max_hops: int = Field(1, ge=0, le=3, description="Hops of the proxy's retrieval from the entities the conversation names (the /context max_hops)")
     proxy_query_turns: int = Field(3, ge=1, le=20, description="Last turns of the conversation that make the retrieval query")
     proxy_context_max_tokens: int = Field(1000, ge=50, description="Most tokens of the injected system message")
     proxy_context_share: float = Field(0.2, gt=0, le=1, description="... and at most this share of the model's context window")

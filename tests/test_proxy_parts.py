@@ -125,3 +125,20 @@ def test_the_memory_caches_follow_writes_at_most_once_per_settle_time():
     clock.now = 1.0
     assert view.generation == 4
     assert SettledView(store, settle_s=0.0, clock=clock).generation == 4
+
+
+def test_running_size_equals_the_estimate_of_the_rendered_message():
+    from app.extract.llm_client import render_prompt
+    from app.proxy.inject import _context, _Line, _Size
+
+    lines = [_Line("entities", "- <<entity:a>> Alpha [Software]: a thing", 1.0),
+             _Line("entities", "- <<entity:b>> Béta", 0.5),
+             _Line("facts", "- <<relation:a~0123456789>> Alpha uses Béta (asserted)", 1.0),
+             _Line("memory", "- [memory:c-0-user-abc] said   with  spaces", 0.3),
+             _Line("documents", "- [document:d 0-10] 日本語のテキスト", 0.2)]
+    size, kept = _Size(render_prompt("proxy_system", nonce="0" * 12, context="")), []
+    for line in lines:
+        expected = estimate_tokens(render_prompt("proxy_system", nonce="0" * 12, context=_context(kept + [line])))
+        assert size.tokens_with(line, kept) == expected
+        size.add(line, kept)
+        kept.append(line)

@@ -13,11 +13,10 @@ from app.answer.retrieve import ContextQuery
 from app.answer.service import AnswerService
 from app.extract.llm_client import render_prompt
 from app.extract.sanitize import sanitize
-from app.proxy.tokens import estimate_tokens
+from app.proxy.tokens import estimate_tokens, estimate_tokens_of
 
 PIPELINE = "attest-context"  # the retriever behind POST /context (app/answer/retrieve.py)
 MAX_QUERY_CHARS = 10_000  # /context's limit on a query
-MAX_HOPS = 2
 NONCE_CHARS = 12
 # a tag naming the memory block, whatever nonce it guesses: a stored turn must not close the block early
 MEMORY_TAG = re.compile(r"<\s*/?\s*memory[^<>\n]{0,80}>", re.IGNORECASE)
@@ -80,17 +79,17 @@ def retrieval_query(messages: list[dict], turns: int) -> str:
     return "\n".join(texts[-turns:])[-MAX_QUERY_CHARS:].strip()
 
 
-def retrieve(sources: list[Source], query: str, k: int) -> list[tuple[Source, ContextResponse]]:
-    return [(s, s.service.context(ContextQuery(query=query, limit=k, max_hops=MAX_HOPS))) for s in sources]
+def retrieve(sources: list[Source], query: str, k: int, max_hops: int) -> list[tuple[Source, ContextResponse]]:
+    return [(s, s.service.context(ContextQuery(query=query, limit=k, max_hops=max_hops))) for s in sources]
 
 
 def build_injection(found: list[tuple[Source, ContextResponse]], budget: int, k: int) -> Injection:
     """The lines of every source, in section order, added while the whole system message stays within `budget`."""
-    lines = _lines(found)
-    placeholder = "0" * NONCE_CHARS
+    size = _Size(render_prompt("proxy_system", nonce="0" * NONCE_CHARS, context=""))
     kept: list[_Line] = []
-    for line in lines:
-        if estimate_tokens(_render(placeholder, kept + [line])) <= budget:
+    for line in _lines(found):
+        if size.tokens_with(line, kept) <= budget:
+            size.add(line, kept)
             kept.append(line)
     injection = Injection(None, 0, budget, k, sources=[s.name for s, _ in found])
     if not kept:
@@ -160,5 +159,23 @@ def _context(lines: list[_Line]) -> str:
     return "\n".join(out)
 
 
-def _render(nonce: str, lines: list[_Line]) -> str:
-    return render_prompt("proxy_system", nonce=nonce, context=_context(lines))
+class _Size:
+    """UTF-8 bytes and words of the system message as lines are added (what estimate_tokens reads), kept as running
+    sums: the context is the lines joined by newlines, with a section's header before its first line."""
+
+    def __init__(self, empty_message: str) -> None:
+        self.bytes, self.words = len(empty_message.encode("utf-8")), len(empty_message.split())
+
+    def _delta(self, line: _Line, kept: list[_Line]) -> tuple[int, int]:
+        text = line.text if kept and kept[-1].section == line.section else SECTIONS[line.section] + "\n" + line.text
+        separator = 1 if kept else 0
+        return len(text.encode("utf-8")) + separator, len(text.split())
+
+    def tokens_with(self, line: _Line, kept: list[_Line]) -> int:
+        more_bytes, more_words = self._delta(line, kept)
+        return estimate_tokens_of(self.bytes + more_bytes, self.words + more_words)
+
+    def add(self, line: _Line, kept: list[_Line]) -> None:
+        more_bytes, more_words = self._delta(line, kept)
+        self.bytes += more_bytes
+        self.words += more_words

@@ -111,7 +111,7 @@ class ChatProxy:
         query = retrieval_query(call.body["messages"], self.settings.proxy_query_turns)
         k = self.settings.proxy_retrieval_k
         with self.sources(call.namespace) as sources:
-            found = retrieve(sources, query, k) if query else []
+            found = retrieve(sources, query, k, self.settings.proxy_max_hops) if query else []
             return build_injection(found, self.budget, k)
 
     def verify(self, namespace: str, text: str) -> VerifyReport:

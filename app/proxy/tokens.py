@@ -11,9 +11,12 @@ import math
 
 
 def estimate_tokens(text: str) -> int:
-    if not text:
-        return 0
-    return max(math.ceil(len(text.encode("utf-8")) / 4), math.ceil(len(text.split()) * 4 / 3))
+    return estimate_tokens_of(len(text.encode("utf-8")), len(text.split()))
+
+
+def estimate_tokens_of(utf8_bytes: int, words: int) -> int:
+    """The estimate from a text's UTF-8 length and word count (which add up over lines joined by whitespace)."""
+    return max(math.ceil(utf8_bytes / 4), math.ceil(words * 4 / 3))
 
 
 def context_budget(max_tokens: int, share: float, model_context_tokens: int) -> int:
