@@ -160,7 +160,8 @@ def main() -> int:
     text = run(args)
     print(text)
     if args.write_results:
-        write_section("Chat proxy", text, "python bench/proxy.py " + " ".join(sys.argv[1:]))
+        command = f"python bench/proxy.py --turns {args.turns} --rounds {args.rounds} --warmup {args.warmup} --write-results"
+        write_section("Chat proxy", text, command)  # without --data-dir: a path on this machine
     return 0
 
 
