@@ -233,3 +233,25 @@ def test_turns_are_extracted_by_the_llm_when_it_answers(settings, fake_llm):
                        "<https://w3id.org/attest/ontology#uses> <https://w3id.org/attest/entity/cassandra> } }")
     chats = [r for r in fake_llm.chat_requests if not r.json.get("response_format")]
     assert re.search(r"<<relation:zephyr~[0-9a-f]{10}>> Zephyr uses Cassandra", memory_block(system_message(chats[-1])))
+
+
+def test_concurrent_turns_of_one_conversation_get_distinct_ordered_indexes(server, fake_llm):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.fakes.openai_server import Reply
+
+    fake_llm.respond_with(lambda request: Reply(content="ok"))
+    c = client(server, **{"X-KGProxy-Namespace": "busy", "X-KGProxy-Conversation": "same"})
+
+    def ask(i):
+        return c.chat.completions.create(model="test-model", messages=[{"role": "user", "content": f"Message {i}."}])
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(ask, range(6)))
+    settle(server)
+    store = export(server, "busy")
+    indexes = sorted(int(r["i"].value) for r in store.query(
+        f"SELECT ?i WHERE {{ GRAPH ?g {{ ?e <{ATT}turnIndex> ?i }} }}"))
+    assert indexes == list(range(12))
+    links = list(store.query(f"SELECT ?a WHERE {{ GRAPH ?g {{ ?a <{ATT}next> ?b }} }}"))
+    assert len(links) == 11
