@@ -136,6 +136,10 @@ class ChatProxy:
         if response.status_code != 200:
             return await _relay_error(response, headers)
         if call.stream:
+            if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                await response.aclose()
+                raise UpstreamError(f"upstream {call.target.url} did not stream (content-type "
+                                    f"{response.headers.get('content-type')!r})", code="upstream_malformed")
             return StreamingResponse(self._relay_stream(call, injection, response), media_type="text/event-stream",
                                      headers={**headers, "Cache-Control": "no-cache"})
         try:
@@ -151,7 +155,7 @@ class ChatProxy:
             message["content"] = report.text
         data["kgproxy"] = self._block(call, injection, report, 200, removed=removed)
         headers["X-KGProxy-Confidence"] = f"{report.confidence:.4f}"
-        self._remember(call, text)
+        self._remember(call, report.text if removed else text)  # the reply as the client received it
         return JSONResponse(data, headers=headers)
 
     async def _relay_stream(self, call: ChatCall, injection: Injection, response: httpx.Response) -> AsyncIterator[bytes]:
