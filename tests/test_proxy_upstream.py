@@ -172,3 +172,12 @@ def test_logs_never_show_the_authorization(settings, fake_llm):
         configure_logging(settings, stream=sys.stderr)
     logs = stream.getvalue()
     assert "/v1/chat/completions" in logs and "plainclientkey42" not in logs
+
+
+def test_a_stream_whose_upstream_keeps_failing_is_a_502_before_any_event(settings, fake_llm):
+    with serve(proxy_settings(settings, fake_llm), seed=False) as server:
+        for _ in range(3):
+            fake_llm.error(503)
+        with pytest.raises(openai.InternalServerError) as caught:
+            client(server).chat.completions.create(**ASK, stream=True)
+    assert caught.value.status_code == 502 and caught.value.code == "upstream_error"
