@@ -123,3 +123,21 @@ class LlmUnavailable(ExtractionError):
     """No OpenAI-compatible server answered; callers fall back to offline mode."""
 
     status_code = 503
+
+
+class UpstreamError(AttestError):
+    """The chat proxy's upstream LLM server failed or could not be reached after its retries."""
+
+    status_code = 502
+
+
+class UpstreamTimeout(UpstreamError):
+    """The chat proxy's upstream did not answer within its timeout on any attempt."""
+
+    status_code = 504
+
+
+class CircuitOpen(UpstreamError):
+    """The chat proxy's circuit breaker is open after repeated upstream failures; retry after its cool-off."""
+
+    status_code = 503

@@ -34,6 +34,7 @@ ROUTER_MODULES = (
     "app.api.sparql",
     "app.api.gsp",
     "app.api.reasoning",
+    "app.api.proxy",
 )
 
 
@@ -54,6 +55,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            if getattr(app.state, "proxy", None) is not None:  # the chat proxy: pending memory writes, HTTP client
+                await app.state.proxy.aclose()
             if app.state.query_executor is not None:
                 app.state.query_executor.close()
             app.state.store.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import Field, SecretStr, ValidationError
@@ -70,6 +70,25 @@ class Settings(BaseSettings):
         description="Predicates (IRIs or CURIEs) whose values name an entity, the first one found being its preferred label")
     prefixes: dict[str, str] = Field(
         default_factory=dict, description="Extra prefixes (name: namespace IRI) for citable CURIE ids of IRIs not minted by Attest")
+
+    # chat proxy (/v1/chat/completions, app/proxy/)
+    proxy_timeout_s: float = Field(30.0, gt=0, description="Timeout of one call to the proxy's upstream")
+    proxy_attempts: int = Field(3, ge=1, le=10, description="Attempts per upstream call; 5xx and network errors are retried with jittered exponential backoff")
+    proxy_backoff_s: float = Field(0.25, ge=0, description="First backoff of the proxy's retries (doubled per attempt, jittered)")
+    proxy_breaker_failures: int = Field(5, ge=1, description="Consecutive failed upstream attempts that open the circuit breaker")
+    proxy_breaker_cooloff_s: float = Field(10.0, gt=0, description="How long an open breaker refuses calls before it lets one through")
+    proxy_upstream_allowlist: list[str] = Field(default_factory=list, description="Base URLs a request may choose with X-KGProxy-Upstream-URL; empty = the header is refused")
+    proxy_retrieval_k: int = Field(10, ge=1, le=100, description="Entities and facts retrieved per store for a turn (the /context limit)")
+    proxy_max_hops: int = Field(1, ge=0, le=3, description="Hops of the proxy's retrieval from the entities the conversation names (the /context max_hops)")
+    proxy_query_turns: int = Field(3, ge=1, le=20, description="Last turns of the conversation that make the retrieval query")
+    proxy_context_max_tokens: int = Field(1000, ge=50, description="Most tokens of the injected system message")
+    proxy_context_share: float = Field(0.2, gt=0, le=1, description="... and at most this share of the model's context window")
+    proxy_model_context_tokens: int = Field(8192, ge=256, description="The upstream model's context window in tokens")
+    proxy_remove_low_confidence: bool = Field(False, description="Remove claims under 0.3 from a non-streamed reply's text (default: only flag them)")
+    proxy_shared_documents: bool = Field(True, description="Documents ingested through /documents are visible to every namespace")
+    proxy_cross_namespace_reads: bool = Field(False, description="Recall memory from every namespace, not only the request's")
+    proxy_memory_settle_s: float = Field(1.0, ge=0, description="Retrieval may reuse what it read from a namespace's memory for this long after new turns are written (0: never)")
+    proxy_memory_extractor: Literal["auto", "rules"] = Field("auto", description="Extractor of stored turns: auto = the LLM when it answers, else the offline rules")
 
     @classmethod
     def settings_customise_sources(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -50,3 +51,14 @@ def serving(config: Path, timeout_s: float = 300) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def write_section(title: str, text: str, command: str) -> None:
+    """Put `text` under `## {title}` in bench/RESULTS.md with the command that made it (replacing that section)."""
+    path = REPO / "bench" / "RESULTS.md"
+    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
+    section = f"## {title}\n\nCommand: `{command}`\n\n{text}\n"
+    pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
+    updated = pattern.sub(lambda _: section + "\n", current) if pattern.search(current) else \
+        current.rstrip("\n") + "\n\n" + section
+    path.write_text(updated, encoding="utf-8")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,8 @@ import httpx
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from bench.common import write_section  # noqa: E402
 
 UB = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#"
 RUNAWAY = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i"
@@ -127,13 +128,7 @@ def main() -> int:
     text = "\n".join(lines)
     print(text)
     if args.write_results:
-        path = REPO / "bench" / "RESULTS.md"
-        current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-        section = f"## Query deadlines\n\nCommand: `python bench/deadlines.py {' '.join(sys.argv[1:])}`\n\n{text}\n"
-        pattern = re.compile(r"^## Query deadlines\n.*?(?=^## |\Z)", re.S | re.M)
-        current = pattern.sub(lambda _: section + "\n", current) if pattern.search(current) else \
-            current.rstrip("\n") + "\n\n" + section
-        path.write_text(current, encoding="utf-8")
+        write_section("Query deadlines", text, f"python bench/deadlines.py {' '.join(sys.argv[1:])}")
     ok = len(stopped) == len(results) and pct(during, .95) < 50
     return 0 if ok else 1
 

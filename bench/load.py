@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,8 @@ import httpx
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from bench.common import write_section  # noqa: E402
 
 TOPICS = ["Oxigraph", "Apache Jena", "RDFLib", "Blazegraph", "Virtuoso", "GraphDB", "Stardog", "AllegroGraph",
           "RocksDB", "SPARQL", "Acme Labs", "Semantic Web"]
@@ -167,13 +168,7 @@ def report(rec: Recorder, seconds: float, missing: list[str], args) -> str:
 
 
 def write_results(text: str, command: str) -> None:
-    path = REPO / "bench" / "RESULTS.md"
-    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    section = f"## Load\n\nCommand: `{command}`\n\n{text}\n"
-    pattern = re.compile(r"^## Load\n.*?(?=^## |\Z)", re.S | re.M)
-    updated = pattern.sub(lambda _: section + "\n", current) if pattern.search(current) else \
-        current.rstrip("\n") + "\n\n" + section
-    path.write_text(updated, encoding="utf-8")
+    write_section("Load", text, command)
 
 
 def main() -> int:

@@ -39,17 +39,7 @@ class Verifier:
 
     def verify(self, text: str) -> VerifyReport:
         citations = parse_citations(text)
-        reports = self.resolve(citations)
-        claims: list[ClaimReport] = []
-        i = 0
-        for span in split_claims(text):
-            mine: list[CitationReport] = []
-            while i < len(citations) and citations[i].start < span.end:
-                if citations[i].start >= span.start:
-                    mine.append(reports[i])
-                i += 1
-            claims.append(_claim(text, span.start, span.end, mine))
-        return _report(text, claims)
+        return assemble(text, citations, self.resolve(citations))
 
     # resolution -------------------------------------------------------------
 
@@ -160,6 +150,20 @@ class Verifier:
         confidence = round(max(0.0, 1.0 - 0.1 * depth), 4)
         return CitationReport(**base, status="inferred", triple=list(triple), label=words, depth=depth,
                               confidence=min(confidence, part_confidence), trace=trace)
+
+
+def assemble(text: str, citations: list[Citation], reports: list[CitationReport]) -> VerifyReport:
+    """The report of a text from one resolved report per citation: claims (sentences) scored and flagged."""
+    claims: list[ClaimReport] = []
+    i = 0
+    for span in split_claims(text):
+        mine: list[CitationReport] = []
+        while i < len(citations) and citations[i].start < span.end:
+            if citations[i].start >= span.start:
+                mine.append(reports[i])
+            i += 1
+        claims.append(_claim(text, span.start, span.end, mine))
+    return _report(text, claims)
 
 
 def _quoted(ref: str) -> bool:

@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api import errors
 from app.errors import PayloadTooLarge
 
 
@@ -23,7 +24,8 @@ class BodyLimit:
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
             exc = _too_large(limit)
-            await JSONResponse(exc.to_dict(), status_code=exc.status_code)(scope, receive, send)
+            body = errors.render(exc, scope.get("path", ""))
+            await JSONResponse(body, status_code=exc.status_code)(scope, receive, send)
             return
         received = 0
 

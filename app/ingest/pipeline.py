@@ -6,12 +6,12 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pyoxigraph import NamedNode
+from pyoxigraph import NamedNode, Quad
 
 from app import metrics
 from app.errors import DocumentRejected, ExtractionError, NotFound, PayloadTooLarge, UnsupportedFormat
@@ -115,13 +115,16 @@ class IngestPipeline:
         except (DocumentRejected, PayloadTooLarge, UnsupportedFormat) as exc:  # refused: nothing stored for it
             return DocumentReport(source, "rejected", message=exc.message)
 
-    def ingest_bytes(self, data: bytes, *, source: str, media_type: str | None = None) -> DocumentReport:
+    def ingest_bytes(self, data: bytes, *, source: str, media_type: str | None = None,
+                     extra_quads: Sequence[Quad] = ()) -> DocumentReport:
         """Load and ingest; bad input raises (the API turns it into a 4xx), nothing is stored."""
         start = time.perf_counter()
         loaded = load_bytes(data, source=source, media_type=media_type, max_bytes=self.settings.max_file_bytes)
-        return self.ingest(loaded, load_s=time.perf_counter() - start)
+        return self.ingest(loaded, load_s=time.perf_counter() - start, extra_quads=extra_quads)
 
-    def ingest(self, doc: LoadedDocument, *, load_s: float = 0.0) -> DocumentReport:
+    def ingest(self, doc: LoadedDocument, *, load_s: float = 0.0, extra_quads: Sequence[Quad] = ()) -> DocumentReport:
+        """`extra_quads`: the caller's own records about the document (the chat proxy's episode), written into its
+        graph in the same transaction, after the SHACL gate; a rebuild from stored chunks does not keep them."""
         doc_id = document_id(doc.source)
         chash = content_hash(doc.text)
         timings = dict.fromkeys(STAGES, 0.0)
@@ -145,7 +148,7 @@ class IngestPipeline:
             has_graph = self.store.has_graph(self.iris.document_graph(doc_id))
             outcome = "changed" if prior is not None and has_graph else "new"
             report = self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks,
-                                   fresh=prior is None and not has_graph)
+                                   fresh=prior is None and not has_graph, extra_quads=extra_quads)
             metrics.ingests.labels(report.outcome).inc()
             return report
 
@@ -198,7 +201,8 @@ class IngestPipeline:
                            extractor=prior.extractor if keep else "", cache=cache)
 
     def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
-                 cleaned: CleanText | None = None, chunks: list[Chunk] | None = None) -> DocumentReport:
+                 cleaned: CleanText | None = None, chunks: list[Chunk] | None = None,
+                 extra_quads: Sequence[Quad] = ()) -> DocumentReport:
         started = now()
         report = DocumentReport(status.source, outcome, status.id, timings=timings, chunks=len(status.chunks))
         # extract: chunks without a stored extraction go to the extractor
@@ -286,8 +290,8 @@ class IngestPipeline:
                                and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
         status.state, status.message, status.updated = "done", "", now().isoformat()
         status.report = {k: getattr(report, k) for k in STORED_REPORT}
-        self._commit(status.id, document=gated.kept, status=self.registry.quads(status), quarantine=quarantine,
-                     fresh=fresh)
+        self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status),
+                     quarantine=quarantine, fresh=fresh)
         timings["write"] = time.perf_counter() - t
         report.status = "done"
         return report

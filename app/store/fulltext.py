@@ -122,6 +122,17 @@ def for_store(store) -> FullText | None:
         return index
 
 
+def close_for(store) -> None:
+    """Close and forget the index beside a store that is going away (a purged memory namespace)."""
+    path = getattr(store, "path", None)
+    if path is None:
+        return
+    with _opening:
+        index = _OPEN.pop(Path(path).parent / FILE, None)
+    if index is not None:
+        index.close()
+
+
 def chunks_of(quads: Iterable[Quad], iris: Iris) -> dict[str, list[Chunk]]:
     """Document id -> its chunks, read from a document graph's quads as ingestion writes them."""
     props: dict[str, dict[str, object]] = {}

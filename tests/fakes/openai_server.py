@@ -9,14 +9,20 @@ Usage (see tests/fakes/fixtures.py for the `fake_llm` fixture):
         fake.respond_with(lambda request: Reply(content=...))  # compute replies from the request instead
         OpenAI(base_url=fake.url, api_key="test")...
         fake.requests[-1].json["messages"]                   # what the client sent
+        fake.reply("", tool_calls=[{"id": "call_1", "type": "function",
+                                    "function": {"name": "f", "arguments": "{}"}}])  # a tool call
 
 Endpoints: POST /v1/chat/completions (honours `response_format`; with `reject_json_schema=True` a
-json_schema request gets the 400 an older server gives), GET /v1/models. A request that finds the
-queue empty gets a 500 whose message says so, so a test never passes on an unscripted call.
+json_schema request gets the 400 an older server gives; `stream: true` answers Server-Sent Events, the
+content in pieces of `stream_piece_chars`, a usage chunk when `stream_options.include_usage` asks, then
+`[DONE]`), GET /v1/models, POST /v1/embeddings (deterministic vectors from a hash of each input, never
+queued). A chat request that finds the queue empty gets a 500 whose message says so, so a test never passes
+on an unscripted call.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -36,6 +42,7 @@ class Reply:
     delay_s: float = 0.0
     finish_reason: str = "stop"
     error_message: str = "scripted error"
+    tool_calls: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -57,9 +64,12 @@ class RecordedRequest:
 class FakeOpenAI:
     """Scripted OpenAI-compatible server; thread-safe queue, records every request."""
 
-    def __init__(self, models: tuple[str, ...] = ("test-model",), reject_json_schema: bool = False) -> None:
+    def __init__(self, models: tuple[str, ...] = ("test-model",), reject_json_schema: bool = False,
+                 stream_piece_chars: int = 8, embedding_dims: int = 8) -> None:
         self.models = list(models)
         self.reject_json_schema = reject_json_schema
+        self.stream_piece_chars = stream_piece_chars
+        self.embedding_dims = embedding_dims
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Reply] = deque()
         self._responder: Callable[[RecordedRequest], Reply] | None = None
@@ -72,8 +82,10 @@ class FakeOpenAI:
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     # scripting -------------------------------------------------------------
-    def reply(self, content: str, *, delay_s: float = 0.0, finish_reason: str = "stop") -> None:
-        self._push(Reply(content=content, delay_s=delay_s, finish_reason=finish_reason))
+    def reply(self, content: str, *, delay_s: float = 0.0, finish_reason: str | None = None,
+              tool_calls: list[dict[str, Any]] | None = None) -> None:
+        finish = finish_reason or ("tool_calls" if tool_calls else "stop")
+        self._push(Reply(content=content, delay_s=delay_s, finish_reason=finish, tool_calls=tool_calls))
 
     def reply_json(self, payload: Any, **kwargs: Any) -> None:
         self.reply(json.dumps(payload), **kwargs)
@@ -125,15 +137,52 @@ class FakeOpenAI:
         return Reply(status=500, error_message="fake OpenAI server: no scripted reply left for this request")
 
 
-def _completion(model: str, content: str, finish_reason: str, number: int) -> dict[str, Any]:
+def _usage(body: dict[str, Any], content: str) -> dict[str, int]:
+    prompt = sum(len(str(m.get("content") or "").split()) for m in body.get("messages", []) if isinstance(m, dict))
+    completion = len(content.split())
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _completion(model: str, reply: Reply, number: int, body: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        message["tool_calls"] = reply.tool_calls
+        message["content"] = reply.content or None
     return {
         "id": f"chatcmpl-fake-{number}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+        "usage": _usage(body, reply.content or ""),
     }
+
+
+def _stream_chunks(model: str, reply: Reply, number: int, body: dict[str, Any], piece: int) -> list[dict[str, Any]]:
+    """The chat.completion.chunk objects of one streamed reply, in order (usage last when asked for)."""
+    base = {"id": f"chatcmpl-fake-{number}", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
+    content = reply.content or ""
+    include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        out = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        if include_usage:
+            out["usage"] = None
+        return out
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": content[i:i + piece]}) for i in range(0, len(content), piece)]
+    for i, call in enumerate(reply.tool_calls or []):
+        chunks.append(chunk({"tool_calls": [{"index": i, **call}]}))
+    chunks.append(chunk({}, reply.finish_reason))
+    if include_usage:
+        chunks.append({**base, "choices": [], "usage": _usage(body, content)})
+    return chunks
+
+
+def _embedding(text: str, dims: int) -> list[float]:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return [round(digest[i % len(digest)] / 255.0, 6) for i in range(dims)]
 
 
 def _error_body(status: int, message: str) -> dict[str, Any]:
@@ -171,16 +220,53 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, _error_body(404, f"no route {self.path}"))
 
+        def _send_stream(self, chunks: list[dict[str, Any]], headers: dict[str, str]) -> None:
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                for chunk in chunks:
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
+
+        def _embeddings(self, body: Any) -> None:
+            with fake._lock:
+                fake.requests.append(self._record(body))
+            inputs = body.get("input") if isinstance(body, dict) else None
+            if isinstance(inputs, str):
+                inputs = [inputs]
+            if not isinstance(inputs, list) or not inputs:
+                self._send(400, _error_body(400, "input must be a string or a list of strings"))
+                return
+            data = [{"object": "embedding", "index": i, "embedding": _embedding(str(text), fake.embedding_dims)}
+                    for i, text in enumerate(inputs)]
+            tokens = sum(len(str(t).split()) for t in inputs)
+            self._send(200, {"object": "list", "data": data, "model": body.get("model", "unknown"),
+                             "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
-            if self.path.rstrip("/") != "/v1/chat/completions":
+            route = self.path.rstrip("/")
+            if route not in ("/v1/chat/completions", "/v1/embeddings"):
                 self._send(404, _error_body(404, f"no route {self.path}"))
                 return
             try:
                 body = json.loads(raw)
             except ValueError:
                 self._send(400, _error_body(400, "body is not JSON"))
+                return
+            if route == "/v1/embeddings":
+                self._embeddings(body)
                 return
             request = self._record(body)
             fmt = (body.get("response_format") or {}).get("type")
@@ -196,6 +282,10 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(reply.status, _error_body(reply.status, reply.error_message), reply.headers)
                 return
             number = len(fake.requests)
-            self._send(200, _completion(body.get("model", "unknown"), reply.content or "", reply.finish_reason, number), reply.headers)
+            model = body.get("model", "unknown")
+            if body.get("stream"):
+                self._send_stream(_stream_chunks(model, reply, number, body, fake.stream_piece_chars), reply.headers)
+                return
+            self._send(200, _completion(model, reply, number, body), reply.headers)
 
     return Handler
