@@ -87,7 +87,6 @@ class Settings(BaseSettings):
     proxy_remove_low_confidence: bool = Field(False, description="Remove claims under 0.3 from a non-streamed reply's text (default: only flag them)")
     proxy_shared_documents: bool = Field(True, description="Documents ingested through /documents are visible to every namespace")
     proxy_cross_namespace_reads: bool = Field(False, description="Recall memory from every namespace, not only the request's")
-    proxy_memory_settle_s: float = Field(1.0, ge=0, description="Retrieval may reuse what it read from a namespace's memory for this long after new turns are written (0: never)")
     proxy_memory_extractor: Literal["auto", "rules"] = Field("auto", description="Extractor of stored turns: auto = the LLM when it answers, else the offline rules")
 
     @classmethod

@@ -20,7 +20,7 @@ def proxy_settings(settings, fake, **overrides):
     """Settings for the proxy against `fake`: offline memory extraction, recall as soon as a turn is written, short
     waits, no reasoning after ingest."""
     return settings.model_copy(update={
-        "llm_base_url": fake.url, "llm_model": "test-model", "proxy_memory_extractor": "rules", "proxy_memory_settle_s": 0.0,
+        "llm_base_url": fake.url, "llm_model": "test-model", "proxy_memory_extractor": "rules",
         "proxy_backoff_s": 0.01, "proxy_timeout_s": 2.0, "reason_after_ingest": False, **overrides})
 
 

@@ -109,24 +109,6 @@ def test_retrieved_text_is_cleaned_to_one_quoted_line():
     assert "[instruction removed]" in cleaned and "[role removed]" in cleaned
 
 
-def test_the_memory_caches_follow_writes_at_most_once_per_settle_time():
-    from types import SimpleNamespace
-
-    from app.proxy.memory import SettledView
-
-    clock, store = Clock(), SimpleNamespace(generation=0)
-    view = SettledView(store, settle_s=1.0, clock=clock)
-    assert view.generation == 0
-    store.generation = 2
-    assert view.generation == 2  # the first write after a quiet spell is seen at once
-    store.generation = 4
-    clock.now = 0.5
-    assert view.generation == 2  # more writes within the settle time: the caches are kept
-    clock.now = 1.0
-    assert view.generation == 4
-    assert SettledView(store, settle_s=0.0, clock=clock).generation == 4
-
-
 def test_running_size_equals_the_estimate_of_the_rendered_message():
     from app.extract.llm_client import render_prompt
     from app.proxy.inject import _context, _Line, _Size

@@ -7,13 +7,12 @@ import logging
 import re
 import shutil
 import threading
-import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable, Iterator
+from typing import Iterator
 from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, serialize
@@ -87,25 +86,6 @@ class _SharedLock:
                 self._cond.notify_all()
 
 
-class SettledView:
-    """What the memory's answer caches hang on (the lookups' `owner`): its write generation follows the store's, but
-    at most once per `settle_s`, so a stream of new turns does not empty the caches on every request. Entities and
-    facts of a turn are linked by retrieval at most `settle_s` after it is written; snippets are searched fresh."""
-
-    def __init__(self, store: EmbeddedStore, settle_s: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.store, self.settle_s, self._clock = store, settle_s, clock
-        self._seen, self._at = store.generation, float("-inf")
-        self._lock = threading.Lock()
-
-    @property
-    def generation(self) -> int:
-        with self._lock:
-            now = self._clock()
-            if self.store.generation != self._seen and now - self._at >= self.settle_s:
-                self._seen, self._at = self.store.generation, now
-            return self._seen
-
-
 class Namespace:
     """One namespace's memory: an embedded store (with its full-text index) under data_dir/memory/<name>/."""
 
@@ -114,7 +94,6 @@ class Namespace:
         self.settings = settings.model_copy(update={"data_dir": settings.data_dir / MEMORY_DIR / name})
         self.store: EmbeddedStore | None = EmbeddedStore(self.settings.store_path, iris)
         load_ontology(self.store, settings.ontology_dir, iris)  # types, labels and shapes read the class hierarchy
-        self.view = SettledView(self.store, settings.proxy_memory_settle_s)
         self.lock = _SharedLock()
         self._pipeline: IngestPipeline | None = None
         self._rules_pipeline: IngestPipeline | None = None
@@ -323,5 +302,5 @@ def valid_conversation(value: str) -> bool:
     return bool(CONVERSATION.match(value))
 
 
-__all__ = ["EXPORT_FORMATS", "Memory", "Namespace", "SettledView", "Turn", "conversation_iri", "episode_quads", "valid_conversation",
+__all__ = ["EXPORT_FORMATS", "Memory", "Namespace", "Turn", "conversation_iri", "episode_quads", "valid_conversation",
            "valid_namespace"]

@@ -104,7 +104,7 @@ class ChatProxy:
                 store = stack.enter_context(ns.reading())
                 if store is not None:
                     out.append(Source(f"memory:{name}", AnswerService(store, self.iris, ns.settings,
-                                                                      DerivationRecords(store, self.iris), owner=ns.view)))
+                                                                      DerivationRecords(store, self.iris), owner=store)))
             yield out
 
     def inject(self, call: ChatCall) -> Injection:
