@@ -86,9 +86,8 @@ def neighbourhood(store: StoreDep, iris: IrisDep, settings: SettingsDep,
                 break
             nodes[other] = hop
             frontier.append(other)
-        for (s, p, o), st in found.items():
-            if s in nodes and o in nodes and _is_edge(lookup, s, p, o, st, inferred):
-                edges[(s, p, o)] = not st.asserted
+        _add_edges(lookup, found, nodes, edges, inferred)
+    _add_edges(lookup, lookup.facts_touching(frontier), nodes, edges, inferred)  # among the outermost ring
     details = lookup.details(list(nodes))
     degree = dict.fromkeys(nodes, 0)
     for s, _, o in edges:
@@ -103,6 +102,12 @@ def neighbourhood(store: StoreDep, iris: IrisDep, settings: SettingsDep,
                    "label": _local_name(p), "inferred": only_inferred}
                   for (s, p, o), only_inferred in sorted(edges.items())],
     }
+
+
+def _add_edges(lookup: GraphLookup, found: dict, nodes: dict, edges: dict, inferred: bool) -> None:
+    for (s, p, o), st in found.items():
+        if s in nodes and o in nodes and _is_edge(lookup, s, p, o, st, inferred):
+            edges[(s, p, o)] = not st.asserted
 
 
 def _is_edge(lookup: GraphLookup, s: str, p: str, o: str, status, inferred: bool) -> bool:

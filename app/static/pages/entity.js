@@ -107,6 +107,7 @@
       ],
       layout: { name: "concentric", concentric: (node) => 3 - node.data("hop"), levelWidth: () => 1,
                 minNodeSpacing: 24, animate: false },
+      maxZoom: 1.6,
       wheelSensitivity: 0.3,
     });
     graph.on("tap", "node", (event) => {
