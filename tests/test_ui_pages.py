@@ -134,7 +134,9 @@ def test_ask_shows_chips_by_band_and_opens_a_proof_down_to_asserted_premises(pag
     assert {"Xerox Research Centre Europe", "Grenoble"} & set(marks.all_inner_texts())
 
     # an entity chip opens the entity's card with a highlighted source passage
-    page.keyboard.press("Escape")
+    page.keyboard.press("Escape")  # closes the evidence, focus back on its chip
+    assert evidence.is_hidden()
+    assert page.evaluate("() => document.activeElement.dataset.band") == "inferred"
     page.locator("#answer .chip[data-band=asserted]").first.focus()
     page.keyboard.press("Enter")
     evidence.locator(".entity-card h2", has_text="Apache Jena").wait_for()

@@ -109,10 +109,22 @@
     return aside;
   }
 
-  function closeButton(origin) {
-    return el("button", { type: "button", class: "close", "aria-label": "Close the evidence",
-      onclick: () => { document.getElementById("evidence").hidden = true; if (origin) origin.focus(); } }, "×");
+  let opener = null; // the chip whose evidence is open: focus returns to it when the panel closes
+
+  function closeEvidence() {
+    document.getElementById("evidence").hidden = true;
+    if (opener && opener.isConnected) opener.focus();
   }
+
+  function closeButton(origin) {
+    opener = origin;
+    return el("button", { type: "button", class: "close", "aria-label": "Close the evidence (Escape)",
+                          onclick: closeEvidence }, "×");
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !document.getElementById("evidence").hidden) closeEvidence();
+  });
 
   function entityId(iri) {
     return iri.startsWith(config.entityBase) ? iri.slice(config.entityBase.length) : curie(iri);
