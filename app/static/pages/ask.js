@@ -164,6 +164,7 @@
         asserted ? "asserted" : `inferred by ${node.rule}, depth ${node.depth}`));
     (node.sources || []).forEach((source) => {
       if (!source.document) {
+        if (source.graph.endsWith("/graph/facts")) return; // the fact summary: the document graphs are listed too
         item.append(el("div", { class: "muted source-line" }, `in ${localName(source.graph)}`));
         return;
       }
