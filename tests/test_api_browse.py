@@ -141,6 +141,7 @@ def test_entity_facts_say_their_depth_documents_and_which_types_are_inferred(bro
     facts = {(f["predicate"].split("#")[1], (f["object"] or "").rsplit("/", 1)[-1]): f for f in body["facts"]}
     asserted = facts[("locatedIn", "grenoble")]
     assert asserted["asserted"] and asserted["depth"] == 0 and asserted["documents"] == ["notes"]
+    assert (asserted["subject_label"], asserted["object_label"]) == ("Quokka Lab", "Grenoble")
     inferred = facts[("locatedIn", "france")]
     assert not inferred["asserted"] and inferred["inferred"] and inferred["depth"] == 1 and inferred["documents"] == []
     assert ONT + "Organization" not in body["inferred_types"] and ONT + "Agent" in body["inferred_types"]
@@ -156,3 +157,12 @@ def test_pages_are_served_and_static_templates_are_not(browse):
     for template in ("/static/shell.html", "/static/index.html", "/static/pages/ask.html"):
         assert browse.get(template).status_code == 404
     assert browse.get("/static/pages/ask.js").status_code == 200
+
+
+def test_neighbourhood_does_not_walk_on_through_a_hub(browse, monkeypatch):
+    from app.api import browse as browse_module
+
+    monkeypatch.setattr(browse_module, "HUB_DEGREE", 3)  # every entity here has more triples than that: all are hubs
+    body = browse.get("/neighbourhood", params={"entity": "grenoble", "hops": 2}).json()
+    assert {n["id"] for n in body["nodes"]} == {"grenoble", "lab", "france"}  # drawn, not walked through
+    assert body["truncated"] is True

@@ -20,6 +20,7 @@ router = APIRouter(tags=["browse"])
 
 _PREFIXES = "".join(f"PREFIX {k}: <{v}>\n" for k, v in PREFIXES.items())
 MAX_NODES = 120  # a neighbourhood drawn in a browser: beyond this a picture says less than the entity page's lists
+HUB_DEGREE = 2000  # triples touching an entity beyond which a neighbourhood does not walk on through it
 NOT_EDGES = (ONT + "mentions", ONT + "mentionedIn")  # chunk-to-entity links, not facts between entities
 
 # the chunk's text and place in its document (from the document graph), and the document's source name
@@ -65,7 +66,8 @@ def neighbourhood(store: StoreDep, iris: IrisDep, settings: SettingsDep,
                   inferred: Annotated[bool, Query(description="Include facts that are only inferred")] = True,
                   ) -> dict[str, object]:
     """The entities within `hops` facts of the entity and the facts between them (at most 120 entities, nearest
-    first), each node with its label, its most specific asserted class and its degree in the returned graph."""
+    first; `truncated` when more are linked or a hub on the way was not walked through), each node with its label, its
+    most specific asserted class and its degree in the returned graph."""
     ids = answer_ids(settings, iris)
     iri = ids.iri(entity)
     if iri is None:
@@ -75,6 +77,9 @@ def neighbourhood(store: StoreDep, iris: IrisDep, settings: SettingsDep,
         raise NotFound(f"no entity with id '{entity[:200]}'", id=entity[:200])
     nodes, edges, frontier, truncated = {iri: 0}, {}, [iri], False
     for hop in range(1, hops + 1):
+        if hop > 1:
+            frontier, cut = _walkable(lookup, frontier)
+            truncated = truncated or cut
         found = lookup.facts_touching(frontier)
         candidates = {end for (s, p, o), st in found.items() if _is_edge(lookup, s, p, o, st, inferred)
                       for end in (s, o) if end not in nodes}
@@ -87,7 +92,9 @@ def neighbourhood(store: StoreDep, iris: IrisDep, settings: SettingsDep,
             nodes[other] = hop
             frontier.append(other)
         _add_edges(lookup, found, nodes, edges, inferred)
-    _add_edges(lookup, lookup.facts_touching(frontier), nodes, edges, inferred)  # among the outermost ring
+    outer, cut = _walkable(lookup, frontier)
+    _add_edges(lookup, lookup.facts_touching(outer), nodes, edges, inferred)  # among the outermost ring
+    truncated = truncated or cut
     details = lookup.details(list(nodes))
     degree = dict.fromkeys(nodes, 0)
     for s, _, o in edges:
@@ -102,6 +109,14 @@ def neighbourhood(store: StoreDep, iris: IrisDep, settings: SettingsDep,
                    "label": _local_name(p), "inferred": only_inferred}
                   for (s, p, o), only_inferred in sorted(edges.items())],
     }
+
+
+def _walkable(lookup: GraphLookup, frontier: list[str]) -> tuple[list[str], bool]:
+    """The frontier without its hubs (whose thousands of facts are not read to draw a picture; they stay drawn,
+    unexpanded), and whether any was left out."""
+    degrees = lookup.degrees(frontier)
+    kept = [n for n in frontier if degrees.get(n, 0) <= HUB_DEGREE]
+    return kept, len(kept) < len(frontier)
 
 
 def _add_edges(lookup: GraphLookup, found: dict, nodes: dict, edges: dict, inferred: bool) -> None:
@@ -159,7 +174,10 @@ def _span_in_text(text: str, start: int, end: int, surface: str | None) -> tuple
     lowered, wanted = text.lower(), surface.lower()
     if lowered[start:start + len(wanted)] == wanted:
         return start, start + len(wanted)
-    places = [i for i in range(len(lowered)) if lowered.startswith(wanted, i)]
+    places, at = [], lowered.find(wanted)
+    while at >= 0:
+        places.append(at)
+        at = lowered.find(wanted, at + 1)
     if not places:
         return None
     best = min(places, key=lambda i: abs(i - start))
@@ -170,38 +188,40 @@ def _span_in_text(text: str, start: int, end: int, surface: str | None) -> tuple
 def ontology_terms(store: StoreDep, iris: IrisDep, settings: SettingsDep) -> dict[str, object]:
     """The ontology's classes and properties with labels, comments, parents, domains and ranges, the number of
     entities per class, and the Turtle file and line that describe each term."""
-    terms: dict[str, dict] = {}
-    for row in store.query(ONTOLOGY_TERMS, substitutions={"g": NamedNode(iris.ontology_graph)}):
-        term = terms.setdefault(row["term"].value, {"kinds": set(), "values": {}})
-        term["kinds"].add(row["kind"].value)
+    graph = NamedNode(iris.ontology_graph)
+    terms: dict[str, tuple[set[str], dict[str, set[str]]]] = {}  # IRI -> (its kinds, its values by predicate)
+    for row in store.query(ONTOLOGY_TERMS, substitutions={"g": graph}):
+        kinds, values = terms.setdefault(row["term"].value, (set(), {}))
+        kinds.add(row["kind"].value)
         if row["p"] is not None:
-            term["values"].setdefault(row["p"].value, set()).add(row["v"].value)
-    counts = {r["class"].value: int(r["n"].value)
-              for r in store.query(CLASS_COUNTS, substitutions={"o": NamedNode(iris.ontology_graph)})}
+            values.setdefault(row["p"].value, set()).add(row["v"].value)
+    counts = {r["class"].value: int(r["n"].value) for r in store.query(CLASS_COUNTS, substitutions={"o": graph})}
     sources = term_sources(settings.ontology_dir)
     classes, properties = [], []
-    for iri in sorted(terms):
-        kinds, values = terms[iri]["kinds"], terms[iri]["values"]
-        first = lambda p: sorted(values.get(p, ()))[0] if values.get(p) else None  # noqa: E731
+    for iri, (kinds, values) in sorted(terms.items()):
         file, line = sources.get(iri, (None, None))
-        entry = {"iri": iri, "label": first(RDFS + "label"), "comment": first(RDFS + "comment"),
+        entry = {"iri": iri, "label": _first(values, RDFS + "label"), "comment": _first(values, RDFS + "comment"),
                  "file": file, "line": line}
         if kinds & {OWL + "Class", RDFS + "Class"}:
             classes.append({**entry, "parents": sorted(values.get(RDFS + "subClassOf", ())),
                             "entities": counts.get(iri, 0)})
         else:
-            kind = next(k for k in (OWL + "ObjectProperty", OWL + "DatatypeProperty", OWL + "AnnotationProperty")
-                        if k in kinds)
-            characteristics = sorted(t.removeprefix(OWL) for t in values.get(RDF + "type", ())
-                                     if t.endswith("Property") and t.startswith(OWL) and t != kind)
-            properties.append({**entry, "kind": kind.removeprefix(OWL),
-                               "parents": sorted(values.get(RDFS + "subPropertyOf", ())),
-                               "domain": sorted(values.get(RDFS + "domain", ())),
-                               "range": sorted(values.get(RDFS + "range", ())),
-                               "inverse_of": sorted(values.get(OWL + "inverseOf", ())),
-                               "characteristics": characteristics})
+            properties.append({**entry, **_property(kinds, values)})
     return {"classes": classes, "properties": properties,
             "files": [p.name for p in ontology_files(settings.ontology_dir)]}
+
+
+def _first(values: dict[str, set[str]], predicate: str) -> str | None:
+    return min(values[predicate]) if values.get(predicate) else None
+
+
+def _property(kinds: set[str], values: dict[str, set[str]]) -> dict[str, object]:
+    kind = next(k for k in (OWL + "ObjectProperty", OWL + "DatatypeProperty", OWL + "AnnotationProperty") if k in kinds)
+    characteristics = sorted(t.removeprefix(OWL) for t in values.get(RDF + "type", ())
+                             if t.startswith(OWL) and t.endswith("Property") and t != kind)
+    return {"kind": kind.removeprefix(OWL), "characteristics": characteristics,
+            "parents": sorted(values.get(RDFS + "subPropertyOf", ())), "domain": sorted(values.get(RDFS + "domain", ())),
+            "range": sorted(values.get(RDFS + "range", ())), "inverse_of": sorted(values.get(OWL + "inverseOf", ()))}
 
 
 @router.get("/ontology/files/{name}", response_class=PlainTextResponse)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from pyoxigraph import Literal, NamedNode, Triple
 
 from app.answer.inference import DerivationRecords
-from app.answer.lookup import SUPPORT_CAP, GraphLookup
+from app.answer.lookup import SUPPORT_CAP, GraphLookup, is_literal
 from app.answer.service import answer_ids
 from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.paging import DEFAULT_LIMIT, MAX_LIMIT, Page, next_cursor, page
@@ -125,10 +125,13 @@ def _facts(store, iris, lookup: GraphLookup, entity: NamedNode, at: Page) -> tup
     only_inferred = [t for t in triples if (st := status.get(t)) is not None and st.inferred and not st.asserted]
     depths = DerivationRecords(store, iris).depths(only_inferred) if only_inferred else {}
     doc_prefix = iris.document_graph_prefix
+    labels = lookup.labels_of({s for s, _, _ in triples} | {o for _, _, o in triples if not is_literal(o)})
     out = []
     for (s, p, o), row in zip(triples, rows):
         st = status.get((s, p, o))
-        fact = {"subject": s, "predicate": p, "object": o if isinstance(row["o"], NamedNode) else None,
+        fact = {"subject": s, "subject_label": labels.get(s), "predicate": p,
+                "object": o if isinstance(row["o"], NamedNode) else None,
+                "object_label": labels.get(o) if isinstance(row["o"], NamedNode) else None,
                 "value": row["o"].value if isinstance(row["o"], Literal) else None,
                 "asserted": bool(st and st.asserted) or isinstance(row["o"], Literal), "inferred": bool(st and st.inferred),
                 "document_count": min(len(support.get((s, p, o), [])), SUPPORT_CAP),

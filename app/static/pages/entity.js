@@ -11,9 +11,9 @@
   let entity = null;
   let graph = null;
 
-  function entityLink(iri) {
+  function entityLink(iri, label) {
     if (entity && iri === entity.iri) return el("strong", {}, entity.label);
-    return el("a", { href: entityHref(iri) }, localName(iri));
+    return el("a", { href: entityHref(iri) }, label || localName(iri));
   }
 
   function factRow(fact) {
@@ -22,9 +22,9 @@
       ? [fact.documents.join(", "), fact.document_count > fact.documents.length ? ` (+${fact.document_count - fact.documents.length})` : ""]
       : ["–"];
     return el("tr", { class: fact.asserted ? "fact-asserted" : "fact-inferred" },
-      el("td", {}, entityLink(fact.subject)),
+      el("td", {}, entityLink(fact.subject, fact.subject_label)),
       el("td", { class: "mono" }, curie(fact.predicate)),
-      el("td", {}, fact.object ? entityLink(fact.object) : el("span", { class: "value" }, fact.value)),
+      el("td", {}, fact.object ? entityLink(fact.object, fact.object_label) : el("span", { class: "value" }, fact.value)),
       el("td", {}, el("span", { class: `badge ${fact.asserted ? "band-asserted" : "band-inferred"}` }, held)),
       el("td", { class: "docs" }, ...docs),
       el("td", {}, fact.confidence === null ? "–" : fact.confidence.toFixed(2)));
