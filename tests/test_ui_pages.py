@@ -205,7 +205,10 @@ def test_documents_upload_shows_the_report_and_a_bad_file_its_error(page, server
     # without the token the write is refused, and the page says so
     bad = tmp_path / "broken.md"
     bad.write_bytes(b"\x00\x01binary\x00")
-    page.locator("#file").set_input_files(str(bad))
+    page.locator("#drop").focus()
+    with page.expect_file_chooser() as chooser:
+        page.keyboard.press("Enter")  # the drop zone opens the file chooser from the keyboard
+    chooser.value.set_files(str(bad))
     page.locator("#ui-error", has_text="401").wait_for()
 
     page.locator("#token").fill(TOKEN)
@@ -288,4 +291,16 @@ def test_home_finds_an_entity_by_label(page, server):
     page.locator("#find-label").press("Enter")
     page.locator("#found").get_by_role("link", name="Apache Jena", exact=True).click()
     page.wait_for_url("**/ui/entity/apache-jena")
+    _clean(page)
+
+
+def test_entity_facts_come_in_pages(page, server):
+    page.goto(server.url + "/ui/entity/rdf")
+    rows = page.locator("#facts tr")
+    rows.nth(19).wait_for()
+    assert rows.count() == 20
+    first_page = rows.all_inner_texts()
+    page.locator("#more-facts").click()
+    page.wait_for_function("() => document.querySelectorAll('#facts tr').length > 20")
+    assert rows.all_inner_texts()[:20] == first_page and len(set(rows.all_inner_texts())) == rows.count()
     _clean(page)
