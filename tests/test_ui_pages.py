@@ -144,7 +144,7 @@ def test_ask_shows_chips_by_band_and_opens_a_proof_down_to_asserted_premises(pag
 
     # "show the SPARQL": the editor opens with a query for the cited facts and runs it
     page.locator("#show-sparql").click()
-    page.wait_for_url("**/ui/sparql")
+    page.wait_for_url(lambda url: urlparse(url).path == "/ui/sparql")
     rows = page.locator(".yasr table.dataTable tbody tr")
     rows.first.wait_for()
     query = page.evaluate("() => window.attestYasgui.getTab().getYasqe().getValue()")
@@ -197,6 +197,7 @@ def test_entity_page_draws_the_neighbourhood_and_a_click_goes_there(page, server
 
 
 def test_documents_upload_shows_the_report_and_a_bad_file_its_error(page, server, tmp_path):
+    page.on("filechooser", lambda chooser: None)  # file chooser interception on before the page loads, not racing it
     page.goto(server.url + "/ui/documents")
     page.locator("#documents tr").first.wait_for()
     assert page.locator("#documents tr").count() == 12
@@ -218,6 +219,9 @@ def test_documents_upload_shows_the_report_and_a_bad_file_its_error(page, server
     assert "422" in page.locator("#ui-error").inner_text()
 
     # a Markdown file dropped on the zone: progress, then its report
+    page.evaluate("""() => new MutationObserver(() => {
+        if (!document.getElementById("progress").hidden) window.progressShown = true;
+    }).observe(document.getElementById("progress"), { attributes: true })""")
     with page.expect_response(lambda r: urlparse(r.url).path == "/documents" and r.request.method == "POST") as posted:
         page.evaluate("""(text) => {
             const data = new DataTransfer();
@@ -229,6 +233,7 @@ def test_documents_upload_shows_the_report_and_a_bad_file_its_error(page, server
     assert posted.value.status == 201, posted.value.text()
     report = page.locator("#report .report")
     report.wait_for()
+    assert page.evaluate("() => window.progressShown") is True and page.locator("#progress").is_hidden()
     assert "quokka.md" in report.inner_text()
     counts = dict(zip(report.locator(".counts dt").all_inner_texts(), report.locator(".counts dd").all_inner_texts()))
     assert int(counts["entities"]) >= 3 and int(counts["relations"]) >= 1

@@ -75,16 +75,8 @@
     if (tab.getEndpoint && tab.getEndpoint() !== endpoint) tab.setEndpoint(endpoint);
   });
 
-  // /ui/sparql?query=... (the Ask page's "show the SPARQL"): the query in a tab of its own, run at once
-  const linked = new URLSearchParams(window.location.search).get("query");
-  if (linked) {
-    const tab = yasgui.addTab(true, { name: "linked query", requestConfig: { endpoint: endpoint } });
-    yasgui.selectTabId(tab.getId());
-    tab.show();
-    tab.setQuery(linked);
-    tab.query();
-    window.history.replaceState(null, "", window.location.pathname);
-  }
+  // /ui/sparql?query=... (the Ask page's "show the SPARQL") is YASGUI's own shared-link form (populateFromUrl, on by
+  // default): it opens the query in a tab of its own and runs it.
 
   // entity IRIs in the results open the entity's page (YASR draws them as links to the IRI itself)
   function linkEntities(root) {
