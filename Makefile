@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-VENDOR := app/static/vendor/yasgui.min.js
+VENDOR := app/static/vendor/yasgui.min.js app/static/vendor/cytoscape.min.js
 
 .PHONY: install chromium demo serve test bench clean
 
@@ -12,12 +12,13 @@ install: $(STAMP) $(VENDOR)
 # Debian packages the UI build and the browser test need, installed only when missing (sudo when not root)
 APT := $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
 
-# the browser UI: YASGUI pinned in ui/package-lock.json, copied into the package's static files
-$(VENDOR): ui/package.json ui/package-lock.json
+# the browser UI: YASGUI and Cytoscape.js pinned in ui/package-lock.json, copied into the package's static files
+$(VENDOR) &: ui/package.json ui/package-lock.json
 	command -v npm >/dev/null || { $(APT) update -q && $(APT) install -y -q nodejs npm; }
 	npm ci --prefix ui --no-audit --no-fund
 	mkdir -p app/static/vendor
 	cp ui/node_modules/@zazuko/yasgui/build/yasgui.min.js ui/node_modules/@zazuko/yasgui/build/yasgui.min.css app/static/vendor/
+	cp ui/node_modules/cytoscape/dist/cytoscape.min.js app/static/vendor/
 
 chromium:
 	test -x /usr/bin/chromium || { $(APT) update -q && $(APT) install -y -q chromium; }

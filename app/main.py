@@ -31,6 +31,7 @@ ROUTER_MODULES = (
     "app.api.answer",
     "app.api.documents",
     "app.api.entities",
+    "app.api.browse",
     "app.api.sparql",
     "app.api.gsp",
     "app.api.reasoning",

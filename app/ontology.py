@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,36 @@ def ontology_files(directory: Path) -> list[Path]:
     if not files:
         raise OntologyError(f"no ontology files (*.ttl) in {directory}", directory=str(directory))
     return files
+
+
+_PREFIX_LINE = re.compile(r"^\s*(?:@prefix|PREFIX)\s+([A-Za-z][\w.-]*)?:\s*<([^>]*)>", re.IGNORECASE)
+_SUBJECT = re.compile(r"^(<[^>\s]*>|[A-Za-z][\w.-]*:[\w.-]*|:[\w.-]*)(?=\s|$)")
+
+
+def term_sources(directory: Path) -> dict[str, tuple[str, int]]:
+    """Where each term is described: IRI -> (file name, line number), the first line that starts with the term as a
+    subject (unindented, as the ontology files are written); the first file in name order wins."""
+    found: dict[str, tuple[str, int]] = {}
+    for path in ontology_files(directory):
+        prefixes: dict[str, str] = {}
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            declared = _PREFIX_LINE.match(line)
+            if declared:
+                prefixes[declared.group(1) or ""] = declared.group(2)
+                continue
+            subject = _SUBJECT.match(line)
+            if not subject:
+                continue
+            name = subject.group(1)
+            if name.startswith("<"):
+                iri = name[1:-1]
+            else:
+                prefix, _, local = name.partition(":")
+                if prefix not in prefixes:
+                    continue
+                iri = prefixes[prefix] + local
+            found.setdefault(iri, (path.name, number))
+    return found
 
 
 def read_ontology(directory: Path, graph: str) -> tuple[list[Quad], list[RdfSyntaxError]]:

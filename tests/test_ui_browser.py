@@ -1,22 +1,20 @@
-"""End-to-end: the SPARQL editor at / in headless Debian Chromium against the real server on a loopback port."""
+"""End-to-end: the SPARQL editor at /ui/sparql in headless Debian Chromium against the real server on a loopback port."""
 
 from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from pyoxigraph import RdfFormat
 
-pytestmark = pytest.mark.browser
+from tests.ui_support import browser, close_page, open_page, require_vendor  # noqa: F401  (browser: a fixture)
 
-CHROMIUM = Path(os.environ.get("ATTEST_CHROMIUM", "/usr/bin/chromium"))
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-VENDOR = Path(__file__).resolve().parent.parent / "app" / "static" / "vendor" / "yasgui.min.js"
+pytestmark = pytest.mark.browser
+EDITOR = "/ui/sparql"
+
 ENTITIES = 130  # more rows than one page of the results table (DISTINCT: the fact summary holds a second copy)
 QUERY = ("SELECT DISTINCT ?entity ?label ?type WHERE { ?entity a ?type ; rdfs:label ?label . "
          "FILTER(?type = ont:Technology && STRSTARTS(?label, \"Tool \")) } ORDER BY ?label")
@@ -35,8 +33,7 @@ def seeded(settings, iris):
     """Entities written into a document graph before the server opens the store."""
     from app.store import open_store
 
-    if not VENDOR.exists():
-        pytest.fail("app/static/vendor is missing: `make install` fetches YASGUI from npm")
+    require_vendor()
     store = open_store(settings)
     try:
         store.load(_seed_turtle(iris.base), RdfFormat.TURTLE, graph=iris.document_graph("tools"))
@@ -49,39 +46,11 @@ def server(seeded, live_server):
     return live_server
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for the module (a launch costs seconds); each test gets a fresh context."""
-    from playwright.sync_api import sync_playwright
-
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (apt-get install chromium)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
-def page(browser, server):
-    context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.outside_requests = []  # anything not served by our loopback server would be fetched at run time
-
-    def guard(route):
-        if urlparse(route.request.url).hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            page.outside_requests.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", guard)
-    page.page_errors = []
-    page.on("pageerror", lambda exc: page.page_errors.append(str(exc)))
+def page(browser, server, tmp_path):
+    page = open_page(browser, viewport=(1400, 1000))
     yield page
-    if os.environ.get("ATTEST_UI_SCREENSHOT"):  # e.g. ATTEST_UI_SCREENSHOT=/tmp/ui.png to look at the page
-        page.screenshot(path=os.environ["ATTEST_UI_SCREENSHOT"], full_page=True)
-    context.close()
+    close_page(page, tmp_path / "screenshot.png")
 
 
 def _type_query(page, text: str) -> None:
@@ -94,7 +63,7 @@ def _type_query(page, text: str) -> None:
 
 
 def test_editor_runs_a_typed_query_and_pages_the_rows(page, server):
-    page.goto(server.url + "/")
+    page.goto(server.url + EDITOR)
     page.wait_for_selector(".yasqe .CodeMirror")
 
     # the ontology's prefixes come preloaded in the editor, and the editor highlights SPARQL
@@ -139,7 +108,7 @@ def test_editor_runs_a_typed_query_and_pages_the_rows(page, server):
 
 
 def test_results_download_as_csv(page, server):
-    page.goto(server.url + "/")
+    page.goto(server.url + EDITOR)
     page.wait_for_selector(".yasqe .CodeMirror")
     _type_query(page, "PREFIX ont: <https://w3id.org/attest/ontology#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
                       + QUERY)
@@ -158,7 +127,7 @@ def test_results_download_as_csv(page, server):
 
 
 def test_named_query_runs_with_its_parameter_from_the_sidebar(page, server):
-    page.goto(server.url + "/")
+    page.goto(server.url + EDITOR)
     button = page.locator("button.named-query", has_text="entity-by-label")
     button.click()
     form = page.locator("form.named-form[data-query='entity-by-label']")
@@ -188,7 +157,7 @@ def test_named_query_runs_with_its_parameter_from_the_sidebar(page, server):
 
 
 def test_editor_completes_ontology_terms_from_this_server(page, server):
-    page.goto(server.url + "/")
+    page.goto(server.url + EDITOR)
     page.wait_for_selector(".yasqe .CodeMirror")
     page.locator(".yasqe .CodeMirror").first.click()
     page.keyboard.press("Control+A")

@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pyoxigraph import Literal, NamedNode, Triple
 
-from app.answer.lookup import SUPPORT_CAP, GraphLookup
+from app.answer.inference import DerivationRecords
+from app.answer.lookup import SUPPORT_CAP, GraphLookup, is_literal
 from app.answer.service import answer_ids
 from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.paging import DEFAULT_LIMIT, MAX_LIMIT, Page, next_cursor, page
@@ -57,6 +58,7 @@ SELECT ?doc ?source ?chunk ?start ?end ?surface ?e WHERE {
   }
 } LIMIT %d OFFSET %d"""
 MAX_CHUNKS = 5  # chunks shown per fact; /explain and the fact-sources query give them all
+MAX_DOCUMENTS = 5  # document ids shown per fact (document_count counts them all)
 
 
 @router.get("/entities/{entity_id:path}")
@@ -77,13 +79,16 @@ def get_entity(entity_id: str, store: StoreDep, iris: IrisDep, settings: Setting
     generation = getattr(store, "generation", None)
     facts_page = page(limit, facts_cursor, list_name="facts", subject=iri, generation=generation)
     sources_page = page(limit, sources_cursor, list_name="sources", subject=iri, generation=generation)
-    labels, alt, types, descriptions = set(), set(), set(), set()
+    labels, alt, types, asserted_types, descriptions = set(), set(), set(), set(), set()
     for row in store.query(DESCRIBE, substitutions={"e": entity}, **lookup.dataset):
-        if lookup.counts(row["g"].value if row["g"] is not None else "") is None:
+        kind = lookup.counts(row["g"].value if row["g"] is not None else "")
+        if kind is None:
             continue
         p, v = row["p"].value, row["v"].value
         if p.endswith("#type"):
             types.add(v)
+            if kind == "asserted":
+                asserted_types.add(v)
         elif p.endswith(("#label", "#prefLabel")):
             labels.add(v)
         elif p.endswith("#altLabel"):
@@ -94,12 +99,13 @@ def get_entity(entity_id: str, store: StoreDep, iris: IrisDep, settings: Setting
         raise NotFound(f"no entity with id '{entity_id[:200]}'", id=entity_id[:200])
     confidence = next((float(r["confidence"].value) for r in store.query(CONFIDENCE, substitutions={"e": entity})
                        if r["confidence"] is not None), None)
-    facts, facts_more = _facts(store, lookup, entity, facts_page) if facts_cursor or not sources_cursor else ([], False)
+    facts, facts_more = _facts(store, iris, lookup, entity, facts_page) if facts_cursor or not sources_cursor else ([], False)
     sources, sources_more = _sources(store, entity, sources_page) if sources_cursor or not facts_cursor else ([], False)
     return {
         "id": ids.of(iri) or entity_id, "iri": iri,
         "label": sorted(labels)[0] if labels else entity_id, "labels": sorted(labels), "alt_labels": sorted(alt - labels),
-        "types": sorted(types), "descriptions": sorted(descriptions), "confidence": confidence,
+        "types": sorted(types), "inferred_types": sorted(types - asserted_types),
+        "descriptions": sorted(descriptions), "confidence": confidence,
         "facts": facts,
         "facts_next": next_cursor(facts_page, len(facts), facts_more, list_name="facts", subject=iri, generation=generation),
         "sources": sources,
@@ -109,21 +115,30 @@ def get_entity(entity_id: str, store: StoreDep, iris: IrisDep, settings: Setting
     }
 
 
-def _facts(store, lookup: GraphLookup, entity: NamedNode, at: Page) -> tuple[list[dict], bool]:
+def _facts(store, iris, lookup: GraphLookup, entity: NamedNode, at: Page) -> tuple[list[dict], bool]:
     rows = list(store.query(FACTS % (at.limit + 1, at.offset), substitutions={"e": entity}, **lookup.dataset))
     more = len(rows) > at.limit
     triples = [(r["s"].value, r["p"].value, r["o"].value if isinstance(r["o"], NamedNode) else str(r["o"]))
                for r in rows[:at.limit]]
     status = lookup.status(triples)
     support = lookup.documents(triples)
+    only_inferred = [t for t in triples if (st := status.get(t)) is not None and st.inferred and not st.asserted]
+    depths = DerivationRecords(store, iris).depths(only_inferred) if only_inferred else {}
+    doc_prefix = iris.document_graph_prefix
+    labels = lookup.labels_of({s for s, _, _ in triples} | {o for _, _, o in triples if not is_literal(o)})
     out = []
     for (s, p, o), row in zip(triples, rows):
         st = status.get((s, p, o))
-        fact = {"subject": s, "predicate": p, "object": o if isinstance(row["o"], NamedNode) else None,
+        fact = {"subject": s, "subject_label": labels.get(s), "predicate": p,
+                "object": o if isinstance(row["o"], NamedNode) else None,
+                "object_label": labels.get(o) if isinstance(row["o"], NamedNode) else None,
                 "value": row["o"].value if isinstance(row["o"], Literal) else None,
                 "asserted": bool(st and st.asserted) or isinstance(row["o"], Literal), "inferred": bool(st and st.inferred),
                 "document_count": min(len(support.get((s, p, o), [])), SUPPORT_CAP),
-                "document_count_capped": len(support.get((s, p, o), [])) > SUPPORT_CAP, "confidence": None, "chunks": []}
+                "document_count_capped": len(support.get((s, p, o), [])) > SUPPORT_CAP,
+                "documents": [g.removeprefix(doc_prefix) for g in support.get((s, p, o), [])[:MAX_DOCUMENTS]],
+                "depth": 0 if not st or st.asserted or isinstance(row["o"], Literal) else depths.get((s, p, o)),
+                "confidence": None, "chunks": []}
         term = Triple(row["s"], row["p"], row["o"])
         for r in store.query(STATEMENTS % MAX_CHUNKS, substitutions={"t": term}):
             fact["confidence"] = max(float(r["confidence"].value), fact["confidence"] or 0.0)

@@ -75,6 +75,22 @@
     if (tab.getEndpoint && tab.getEndpoint() !== endpoint) tab.setEndpoint(endpoint);
   });
 
+  // /ui/sparql?query=... (the Ask page's "show the SPARQL") is YASGUI's own shared-link form (populateFromUrl, on by
+  // default): it opens the query in a tab of its own and runs it.
+
+  // entity IRIs in the results open the entity's page (YASR draws them as links to the IRI itself)
+  function linkEntities(root) {
+    root.querySelectorAll(`a[href^="${config.entityBase}"]`).forEach((link) => {
+      const id = link.getAttribute("href").slice(config.entityBase.length);
+      if (!id || id.includes("/")) return;
+      link.href = "/ui/entity/" + encodeURIComponent(id);
+      link.removeAttribute("target");
+      link.title = "Open the entity's page";
+    });
+  }
+  new MutationObserver(() => linkEntities(document.getElementById("yasgui")))
+    .observe(document.getElementById("yasgui"), { childList: true, subtree: true });
+
   const namedTabs = {}; // named query -> id of the tab that shows it
 
   function tabFor(query) {
