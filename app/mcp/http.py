@@ -23,10 +23,13 @@ LOOPBACK_HOSTS = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]
 class WritersOnly:
     """ASGI wrapper: every MCP request passes the check that writes pass (app/api/deps.py require_writer)."""
 
+    path = PATH  # the route template the access log and metrics report
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope.setdefault("route", self)
         request = Request(scope, receive)
         try:
             require_writer(request, request.app.state.settings)
