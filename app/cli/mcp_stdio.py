@@ -6,7 +6,6 @@ from types import SimpleNamespace
 
 import anyio
 import typer
-from mcp.server.stdio import stdio_server
 
 from app.cli.base import cli, settings_of
 from app.errors import StoreError
@@ -20,6 +19,8 @@ def mcp_stdio(ctx: typer.Context) -> None:
 
 
 async def serve_stdio(settings) -> None:
+    from mcp.server.stdio import stdio_server  # here, not at import: every other command would pay for it
+
     from app.main import close_resources, open_resources
     from app.mcp.server import build_server
 
