@@ -153,6 +153,24 @@ def test_named_query_tool_arguments_are_checked(state):
     run(work)
 
 
+def test_answer_in_llm_mode_is_verified_before_it_returns(demo_dir, fake_llm):
+    """The configured model (the fake OpenAI server) writes the answer; its invented citation is scored 0 and removed."""
+    settings = demo_settings(demo_dir, llm_base_url=fake_llm.url, llm_model="test-model", llm_timeout_s=2.0,
+                             llm_max_retries=0)
+    fake_llm.reply("Oxigraph keeps its data in RocksDB <<relation:oxigraph|uses|rocksdb>>. "
+                   "It was written by NASA <<entity:nasa>>.")
+    with OpenState(settings) as state:
+        async def work():
+            async with connect(state) as client:
+                return result(await client.call_tool("answer", {"question": "Which database does Oxigraph use?",
+                                                                "mode": "llm"}))
+
+        report = run(work)
+    assert report["mode"] == "llm" and "NASA" not in report["text"] and "RocksDB" in report["text"]
+    assert report["claims"][0]["flags"] == [] and "removed" in report["claims"][1]["flags"]
+    assert "<<entity:rocksdb>>" in fake_llm.chat_requests[-1].messages_text()  # the graph context reached the model
+
+
 # bad input --------------------------------------------------------------------------------------------------------
 
 def test_bad_sparql_is_a_tool_error_with_the_parsers_message(state):
