@@ -55,14 +55,15 @@ def test_tool_schemas_match_the_snapshot(state):
     ATTEST_UPDATE_SNAPSHOTS=1 and commit it."""
     async def work():
         async with connect(state) as client:
-            return {t.name: {"description": t.description, "inputSchema": t.input_schema}
-                    for t in (await client.list_tools()).tools}
+            return (await client.list_tools()).tools
 
-    listed = run(work)
+    tools = run(work)
+    listed = {t.name: {"description": t.description, "inputSchema": t.input_schema} for t in tools}
     if os.environ.get("ATTEST_UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(json.dumps(listed, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     assert listed == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    assert all(t.annotations.read_only_hint for t in tools)
     for name, tool in listed.items():  # every argument is described for the model that fills it in
         for field, schema in tool["inputSchema"]["properties"].items():
             assert schema.get("description"), (name, field)

@@ -27,6 +27,9 @@ INSTRUCTIONS = (
     "(<<entity:ID>>, <<relation:ID>>), and check your text with verify_citations before you answer. "
     "sparql_query and the query_* tools read the graph directly; resource attest://graph-layout says which graph holds what.")
 
+# no tool writes to the graph (sparql_query refuses updates); answer may call the configured LLM, nothing else
+READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
 
 def build_server(state) -> Server:
     """An MCP server over `state` (the FastAPI app's state, or the one `attest mcp` opened): settings, iris, store,
@@ -34,10 +37,11 @@ def build_server(state) -> Server:
     tools = {spec.name: spec for spec in BUILT_IN}
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        listed = [types.Tool(name=s.name, description=s.description, input_schema=s.input_schema()) for s in BUILT_IN]
+        listed = [types.Tool(name=s.name, description=s.description, input_schema=s.input_schema(),
+                             annotations=READ_ONLY) for s in BUILT_IN]
         for query in await anyio.to_thread.run_sync(named.named_tools, state):
             listed.append(types.Tool(name=named.tool_name(query.name), description=named.description(query),
-                                     input_schema=named.input_schema(query)))
+                                     input_schema=named.input_schema(query), annotations=READ_ONLY))
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
