@@ -67,10 +67,14 @@ def open_resources(state, settings: Settings) -> None:
     state.settings = settings
     state.iris = Iris(settings.base_iri)
     state.store = open_store(settings)
-    load_ontology(state.store, settings.ontology_dir, state.iris)
-    summary.ensure(state.store, state.iris)  # a store from before the summary, or edited by hand
-    fulltext.sync(state.store, state.iris)  # after a crash between a commit and its index update
-    state.query_executor = open_executor(state.store, settings)  # deadlines: app/sparql/deadline.py
+    try:
+        load_ontology(state.store, settings.ontology_dir, state.iris)
+        summary.ensure(state.store, state.iris)  # a store from before the summary, or edited by hand
+        fulltext.sync(state.store, state.iris)  # after a crash between a commit and its index update
+        state.query_executor = open_executor(state.store, settings)  # deadlines: app/sparql/deadline.py
+    except BaseException:
+        state.store.close()  # a broken ontology file must not leave the store locked
+        raise
 
 
 def close_resources(state) -> None:

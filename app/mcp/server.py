@@ -6,7 +6,6 @@ import contextlib
 import functools
 import inspect
 import json
-import logging
 
 import anyio.to_thread
 import mcp_types as types
@@ -19,7 +18,6 @@ from app.errors import AttestError, NotFound
 from app.mcp import named, resources
 from app.mcp.tools import BUILT_IN, ToolSpec
 
-log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Attest is a knowledge graph built from documents, with OWL 2 RL inferences whose derivations are recorded. "
