@@ -50,6 +50,28 @@ def test_every_tool_on_the_demo_corpus_in_process(state):
     run(work)
 
 
+def test_the_readmes_worked_example_holds(state):
+    """README "MCP server": kag_query, the model's text with the markers it gave, verify_citations, explain_fact."""
+    async def work():
+        async with connect(state) as client:
+            context = result(await client.call_tool("kag_query", {"query": "Which database does Oxigraph use?",
+                                                                  "max_hops": 1, "limit": 5}))
+            first = context["relations"][0]
+            assert (first["id"], first["text"], first["status"]) == ("oxigraph~2f50b4639c", "Oxigraph uses RocksDB", "asserted")
+            assert "- RocksDB: Oxigraph uses RocksDB <<relation:oxigraph~2f50b4639c>>" in context["context"]
+            text = ("Oxigraph stores its data in RocksDB <<relation:oxigraph~2f50b4639c>>. "
+                    "Oxigraph relates to RocksDB <<relation:oxigraph|relatesTo|rocksdb>>.")
+            report = result(await client.call_tool("verify_citations", {"text": text}))
+            assert round(report["confidence"], 2) == 0.96 and not report["flags"]
+            assert [(c["citations"][0]["status"], c["confidence"]) for c in report["claims"]] == [("asserted", 1.0),
+                                                                                                   ("inferred", 0.9)]
+            proof = result(await client.call_tool("explain_fact", {"subject": "oxigraph", "predicate": "ont:relatesTo",
+                                                                   "object": "rocksdb"}))
+            assert (proof["status"], proof["rule"], proof["depth"]) == ("inferred", "prp-spo1", 1)
+
+    run(work)
+
+
 def test_tool_schemas_match_the_snapshot(state):
     """A change to a tool's name, description or input schema must be deliberate: regenerate the snapshot with
     ATTEST_UPDATE_SNAPSHOTS=1 and commit it."""
