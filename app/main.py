@@ -13,6 +13,7 @@ from app import __version__, folders
 from app import observability
 from app.api import errors, limits
 from app.ingest import summary
+from app.mcp import http as mcp_http
 from app.ontology import check_ontology, load_ontology
 from app.settings import Settings, content_folders, load_settings
 from app.sparql.deadline import open_executor
@@ -45,26 +46,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        for setting in folders.packaged_in_use(content_folders(settings)):
-            log.info("no %s folder here: using the packaged default %s", folders.FOLDERS[setting], setting)
-        app.state.iris = Iris(settings.base_iri)
-        app.state.store = open_store(settings)
-        load_ontology(app.state.store, settings.ontology_dir, app.state.iris)
-        summary.ensure(app.state.store, app.state.iris)  # a store from before the summary, or edited by hand
-        fulltext.sync(app.state.store, app.state.iris)  # after a crash between a commit and its index update
-        app.state.query_executor = open_executor(app.state.store, settings)  # deadlines: app/sparql/deadline.py
+        open_resources(app.state, settings)
         try:
-            yield
+            async with mcp_http.running(app):
+                yield
         finally:
             if getattr(app.state, "proxy", None) is not None:  # the chat proxy: pending memory writes, HTTP client
                 await app.state.proxy.aclose()
-            if app.state.query_executor is not None:
-                app.state.query_executor.close()
-            app.state.store.close()
+            close_resources(app.state)
 
     app = FastAPI(title="Attest", version=__version__, lifespan=lifespan)
     app.state.settings = settings
     errors.install(app)
+    mcp_http.install(app)  # MCP over streamable HTTP at /mcp (app/mcp/)
     limits.install(app)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
@@ -79,6 +73,29 @@ def check_startup(settings: Settings) -> None:
     """What the app's startup would fail on, raised as one AttestError before the server starts: the ontology, the store."""
     check_ontology(settings.ontology_dir, Iris(settings.base_iri))
     open_store(settings).close()
+
+
+def open_resources(state, settings: Settings) -> None:
+    """Open what requests use, on `state` (the app's, or `attest mcp`'s): store, ontology, query executor."""
+    for setting in folders.packaged_in_use(content_folders(settings)):
+        log.info("no %s folder here: using the packaged default %s", folders.FOLDERS[setting], setting)
+    state.settings = settings
+    state.iris = Iris(settings.base_iri)
+    state.store = open_store(settings)
+    try:
+        load_ontology(state.store, settings.ontology_dir, state.iris)
+        summary.ensure(state.store, state.iris)  # a store from before the summary, or edited by hand
+        fulltext.sync(state.store, state.iris)  # after a crash between a commit and its index update
+        state.query_executor = open_executor(state.store, settings)  # deadlines: app/sparql/deadline.py
+    except BaseException:
+        state.store.close()  # a broken ontology file must not leave the store locked
+        raise
+
+
+def close_resources(state) -> None:
+    if state.query_executor is not None:
+        state.query_executor.close()
+    state.store.close()
 
 
 def _routers():

@@ -11,7 +11,6 @@ from app.answer.inference import reasoner_inference
 from app.answer.models import ContextResponse, VerifyReport
 from app.answer.retrieve import ContextQuery
 from app.answer.service import AnswerService
-from app.api.deps import IrisDep, SettingsDep
 from app.api.heavy import Heavy
 from app.sparql.deadline import live_store
 from app.vocab import is_valid_id
@@ -31,8 +30,8 @@ def _within_bytes(value: str, name: str) -> str:
     return value
 
 
-class ContextRequest(BaseModel):
-    """What /context takes (the kag_query tool shape)."""
+class KagQuery(BaseModel):
+    """The kag_query tool shape of DESIGN.md: what an agent asks the graph for."""
 
     query: str = Field(min_length=1, description="The question or search text, at most 10 KB")
     entities: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
@@ -40,9 +39,14 @@ class ContextRequest(BaseModel):
     include_relations: bool = Field(True, description="Include facts between the entities")
     max_hops: int = Field(2, ge=0, le=MAX_HOPS, description="Hops of expansion over asserted and inferred facts, 0-3")
     limit: int = Field(20, ge=1, le=MAX_LIMIT, description="Most entities and most facts returned, 1-100")
-    document: str | None = Field(None, description="Only this document's facts and sources (a document id)")
 
     _query_size = field_validator("query")(lambda v: _within_bytes(v, "query"))
+
+
+class ContextRequest(KagQuery):
+    """What /context takes: the kag_query shape, optionally narrowed to one document."""
+
+    document: str | None = Field(None, description="Only this document's facts and sources (a document id)")
 
     @field_validator("document")
     @classmethod
@@ -70,10 +74,16 @@ class VerifyRequest(BaseModel):
     text: str = Field(max_length=MAX_VERIFY_CHARS, description="Text with <<entity:ID>> / <<relation:…>> markers, at most 200,000 characters")
 
 
-def get_service(request: Request, iris: IrisDep, settings: SettingsDep) -> AnswerService:
+def answer_service(state) -> AnswerService:
+    """The answer service over the app's store (`state`: the app's state, or `attest mcp`'s)."""
     # our own bounded lookups: on the live store, which a stream of ingests does not make wait for a checkpoint
-    store = live_store(request.app.state, "answers")
-    return AnswerService(store, iris, settings, reasoner_inference(store, iris, settings), owner=request.app.state.store)
+    store = live_store(state, "answers")
+    return AnswerService(store, state.iris, state.settings, reasoner_inference(store, state.iris, state.settings),
+                         owner=state.store)
+
+
+def get_service(request: Request) -> AnswerService:
+    return answer_service(request.app.state)
 
 
 Service = Annotated[AnswerService, Depends(get_service)]

@@ -70,6 +70,13 @@ def get_entity(entity_id: str, store: StoreDep, iris: IrisDep, settings: Setting
     """The entity's labels, types and descriptions, a page of its facts (asserted and inferred, with how many
     documents support each) and a page of the places it is mentioned; the id is a minted id, a CURIE of a
     declared prefix or an IRI. Each list says where it goes on (`facts_next`, `sources_next`)."""
+    return entity_card(store, iris, settings, entity_id, limit=limit, facts_cursor=facts_cursor,
+                       sources_cursor=sources_cursor)
+
+
+def entity_card(store, iris, settings, entity_id: str, *, limit: int | None = None, facts_cursor: str | None = None,
+                sources_cursor: str | None = None) -> dict[str, object]:
+    """GET /entities/{id}'s body (also the MCP get_entity tool's): a cursor pages its own list only."""
     ids = answer_ids(settings, iris)
     iri = ids.iri(entity_id)
     if iri is None:

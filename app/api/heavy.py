@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import Iterator
 
@@ -15,26 +16,32 @@ RETRY_AFTER_S = 5
 _create = threading.Lock()
 
 
-def _slots(request: Request) -> threading.BoundedSemaphore:
-    state = request.app.state
+def _slots(state) -> threading.BoundedSemaphore:
     with _create:
         if getattr(state, "heavy_slots", None) is None:
             state.heavy_slots = threading.BoundedSemaphore(state.settings.max_heavy_requests)
     return state.heavy_slots
 
 
-def heavy_slot(request: Request) -> Iterator[None]:
-    """Holds one of settings.max_heavy_requests slots for the request's duration."""
-    slots = _slots(request)
+@contextlib.contextmanager
+def heavy(state) -> Iterator[None]:
+    """Holds one of settings.max_heavy_requests slots of the app (`state`) while the block runs; 429 when none frees."""
+    slots = _slots(state)
     if not slots.acquire(timeout=WAIT_S):
         metrics.query_rejections.labels("heavy").inc()
-        limit = request.app.state.settings.max_heavy_requests
+        limit = state.settings.max_heavy_requests
         raise Overloaded(f"{limit} heavy requests (ingest, answers) are already running; retry in {RETRY_AFTER_S} s",
                          retry_after=RETRY_AFTER_S)
     try:
         yield
     finally:
         slots.release()
+
+
+def heavy_slot(request: Request) -> Iterator[None]:
+    """Holds one of settings.max_heavy_requests slots for the request's duration."""
+    with heavy(request.app.state):
+        yield
 
 
 Heavy = Depends(heavy_slot)

@@ -9,7 +9,6 @@ from fastapi.responses import Response
 from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
 from app.answer.lookup import GraphLookup
-from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.sparql import TRUNCATED_HEADER
 from app.errors import BadRequest, ConfigError
 from app.named_queries import NamedQueries, NamedQuery
@@ -23,22 +22,21 @@ DEFAULT_PAGE = 100
 MAX_PAGE = 10_000
 
 
-def _named_queries(request: Request, settings) -> NamedQueries:
+def named_queries_of(state) -> NamedQueries:
     """One NamedQueries per app (it caches parsed files by modification time)."""
-    state = request.app.state
     queries = getattr(state, "named_queries", None)
-    if queries is None or queries.directory != settings.queries_dir:
-        queries = state.named_queries = NamedQueries(settings.queries_dir)
+    if queries is None or queries.directory != state.settings.queries_dir:
+        queries = state.named_queries = NamedQueries(state.settings.queries_dir)
     return queries
 
 
 @router.get("")
-def list_queries(request: Request, settings: SettingsDep) -> dict[str, object]:
+def list_queries(request: Request) -> dict[str, object]:
     """Every queries/*.rq: name, description, form, parameters, route and SPARQL text.
 
     A file that does not load is listed with its error instead of hiding the others.
     """
-    named = _named_queries(request, settings)
+    named = named_queries_of(request.app.state)
     listed = []
     for name in named.names():
         try:
@@ -51,24 +49,33 @@ def list_queries(request: Request, settings: SettingsDep) -> dict[str, object]:
 
 
 @router.get("/{name}")
-def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDep, iris: IrisDep) -> Response:
+def run_query(name: str, request: Request) -> Response:
     """Run one named query; query-string parameters are bound as typed terms, results negotiated like /sparql.
 
     `limit` (default 100, at most 10,000) and `offset` page a SELECT; `X-Attest-Next-Offset` says where the next
     page starts when there is one, `X-Attest-Limit-Capped` that the limit asked for was over the maximum."""
-    query = _named_queries(request, settings).get(name)
+    query = named_queries_of(request.app.state).get(name)
     given: dict[str, list[str]] = {}
     for key, value in request.query_params.multi_items():
         given.setdefault(key, []).append(value)
+    payload, fmt, headers = run_named(request.app.state, query, given, request.headers.get("accept"))
+    return Response(payload, media_type=fmt.content_type, headers=headers)
+
+
+def run_named(state, query: NamedQuery, given: dict[str, list[str]], accept: str | None) -> tuple[bytes, Format, dict]:
+    """Run a named query with its parameters (and `limit` / `offset`) given as text: the serialized result, its
+    format and the paging headers (X-Attest-Next-Offset, X-Attest-Limit-Capped, X-Attest-Truncated)."""
+    settings, store, iris = state.settings, state.store, state.iris
+    given = dict(given)
     limit, offset, capped = _page(given, query)
     substitutions = query.bind(given, iris)
-    fmt = negotiate(request.headers.get("accept"), KINDS[query.form])
+    fmt = negotiate(accept, KINDS[query.form])
     text, room = with_page(query.text, limit, offset, probe=True) if query.form == "SELECT" else (query.text, None)
     dataset = _dataset(store, iris, query)
     headers = {"X-Attest-Limit-Capped": str(MAX_PAGE)} if capped else {}
     # the endpoint's executor interface takes no substitutions, so named queries call the deadline executor
     # (app/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
-    executor = getattr(request.app.state, "query_executor", None)
+    executor = getattr(state, "query_executor", None)
     if executor is None:
         run = functools.partial(store.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
                                 **dataset)
@@ -76,7 +83,7 @@ def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDe
             if len(list(run(text))) > room:
                 headers["X-Attest-Next-Offset"] = str(offset + room)
             text = with_page(query.text, limit, offset)[0]
-        return Response(_serialize(run(text), fmt), media_type=fmt.content_type, headers=headers)
+        return _serialize(run(text), fmt), fmt, headers
     graph = KINDS[query.form] == "graph"
     outcome = executor.execute(text, substitutions=substitutions, source="named_query", max_rows=room, **dataset,
                                solutions_format=None if graph else fmt.native,
@@ -86,7 +93,7 @@ def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDe
         headers["X-Attest-Next-Offset"] = str(offset + room)
     elif outcome.truncated:
         headers[TRUNCATED_HEADER] = outcome.truncated
-    return Response(payload, media_type=fmt.content_type, headers=headers)
+    return payload, fmt, headers
 
 
 def _dataset(store, iris, query: NamedQuery) -> dict:

@@ -17,7 +17,11 @@ router = APIRouter(tags=["reasoning"])
 
 def get_reasoner(request: Request) -> Reasoner:
     """One Reasoner per app, created on first use: its in-memory closure makes later updates incremental."""
-    state = request.app.state
+    return reasoner_of(request.app.state)
+
+
+def reasoner_of(state) -> Reasoner:
+    """get_reasoner for the app's state (or `attest mcp`'s)."""
     if getattr(state, "reasoner", None) is None:
         state.reasoner = Reasoner(state.store, state.iris, state.settings)
     return state.reasoner
@@ -48,6 +52,12 @@ def explain(
 ) -> dict:
     """Proof tree of (s p o): rule, depth and premises per inferred step, down to asserted triples and the
     documents and chunks they came from. Bounded by max_depth (default: settings.max_trace_depth), cycle-free."""
+    return explain_triple(reasoner, settings, iris, s, p, o, o_literal, o_datatype, max_depth)
+
+
+def explain_triple(reasoner: Reasoner, settings, iris, s: str, p: str, o: str | None, o_literal: str | None,
+                   o_datatype: str | None, max_depth: int | None) -> dict:
+    """The proof tree of (s p o) (o an IRI or id, or a literal); 404 when neither asserted nor inferred."""
     if (o is None) == (o_literal is None):
         raise BadRequest("give exactly one of 'o' (an IRI) and 'o_literal'")
     ids = answer_ids(settings, iris)

@@ -34,7 +34,11 @@ _DOC = {
 
 def executor_of(request: Request) -> QueryExecutor:
     """The app's executor, made on first use for the store the lifespan opened (one per store)."""
-    state = request.app.state
+    return executor_of_state(request.app.state)
+
+
+def executor_of_state(state) -> QueryExecutor:
+    """executor_of for the app's state (or `attest mcp`'s)."""
     executor = getattr(state, "sparql_executor", None)
     if executor is None or getattr(state, "sparql_executor_store", None) is not state.store:
         workers = None if state.settings.sparql_in_process else getattr(state, "query_executor", None)
