@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import logging
+import threading
+import time
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -15,8 +18,12 @@ from app.ingest import summary
 from app.ontology import load_ontology
 from app.settings import Settings, load_settings
 from app.sparql.deadline import open_executor
+from app.errors import StoreUnavailable
 from app.store import fulltext, open_store
 from app.vocab import Iris
+
+log = logging.getLogger("attest")
+STORE_RETRY_S = 2.0  # how often a store unreachable at start is tried again
 
 # one line per router module; each module exposes `router`
 ROUTER_MODULES = (
@@ -41,14 +48,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         app.state.iris = Iris(settings.base_iri)
-        app.state.store = open_store(settings)
-        load_ontology(app.state.store, settings.ontology_dir, app.state.iris)
-        summary.ensure(app.state.store, app.state.iris)  # a store from before the summary, or edited by hand
-        fulltext.sync(app.state.store, app.state.iris)  # after a crash between a commit and its index update
+        app.state.store = open_store(settings, check=False) if settings.store == "sparql" else open_store(settings)
+        retry = None
+        try:
+            _prepare_store(app.state.store, settings, app.state.iris)
+        except StoreUnavailable as exc:  # a remote store down at start: /health answers, /ready says why
+            log.error("store not reachable at start (%s); /ready stays false until it answers", exc.message)
+            retry = threading.Thread(target=_prepare_when_reachable, args=(app, settings), daemon=True,
+                                     name="store-prepare")
+            retry.start()
         app.state.query_executor = open_executor(app.state.store, settings)  # deadlines: app/sparql/deadline.py
         try:
             yield
         finally:
+            app.state.store_closing = True
             if app.state.query_executor is not None:
                 app.state.query_executor.close()
             app.state.store.close()
@@ -64,6 +77,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in _routers():
         app.include_router(router)
     return app
+
+
+def _prepare_store(store, settings: Settings, iris: Iris) -> None:
+    """What a store needs before requests: stale loads rolled back, ontology, summary, full-text index in step."""
+    if hasattr(store, "drop_stale_loads"):
+        store.ping()
+        store.drop_stale_loads()
+    load_ontology(store, settings.ontology_dir, iris)
+    summary.ensure(store, iris)  # a store from before the summary, or edited by hand
+    fulltext.sync(store, iris)  # after a crash between a commit and its index update
+
+
+def _prepare_when_reachable(app: FastAPI, settings: Settings) -> None:
+    while not getattr(app.state, "store_closing", False):
+        time.sleep(STORE_RETRY_S)
+        try:
+            _prepare_store(app.state.store, settings, app.state.iris)
+        except StoreUnavailable:
+            continue
+        log.info("store reachable again; ready")
+        return
 
 
 def _routers():

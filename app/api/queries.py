@@ -13,6 +13,7 @@ from app.api.deps import IrisDep, SettingsDep, StoreDep
 from app.api.sparql import TRUNCATED_HEADER
 from app.errors import BadRequest, ConfigError
 from app.named_queries import NamedQueries, NamedQuery
+from app.sparql.deadline import deadline_store
 from app.sparql.formats import Format, negotiate
 from app.sparql.lexer import with_page
 
@@ -70,7 +71,8 @@ def run_query(name: str, request: Request, settings: SettingsDep, store: StoreDe
     # (app/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
     executor = getattr(request.app.state, "query_executor", None)
     if executor is None:
-        run = functools.partial(store.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
+        bounded = deadline_store(request.app.state, "named_query")  # a remote store: under the deadline
+        run = functools.partial(bounded.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
                                 **dataset)
         if room is not None:  # the page's rows plus one tell whether more follow; then the page itself
             if len(list(run(text))) > room:

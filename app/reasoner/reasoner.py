@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
 
 from app import metrics
 from app.reasoner.engine import Delta, Engine, gc_paused
@@ -24,6 +24,7 @@ DEFAULT = ""  # key of the store's default graph among the asserted sources
 BULK_THRESHOLD = 20_000  # above this many changed triples a full rewrite of the two graphs is cheaper
 RECORD_SLICE = 15_000  # inferred triples written out per bulk load (≈ 100k quads, 20 MB of N-Quads)
 INFERRED_COUNT = "SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+STORED_STAMP = "SELECT ?v WHERE { GRAPH ?dg { ?r ?p ?v } }"
 
 
 @dataclass
@@ -87,7 +88,7 @@ class Reasoner:
         raw = getattr(self.store, "raw", None)
         if raw is not None:
             return raw.quads_for_pattern(None, None, None, NamedNode(graph) if graph else DefaultGraph())
-        return self.store.quads(graph) if graph else ()
+        return self.store.quads(graph)  # '' is the default graph
 
     def _read(self, graph: str, terms: TermDict) -> set[Encoded]:
         enc = terms.encode
@@ -102,6 +103,10 @@ class Reasoner:
     def _materialize(self, full: bool) -> ReasoningReport:
         if full or self.engine is None:
             return self._full(keep_records=not full)
+        if self._shared and self._stored_stamps() != [Literal(self.stamp.value())]:
+            # another process sharing the store reasoned over asserted triples this closure does not hold: re-read
+            # everything (its records are kept when they match what that gives)
+            return self._full(keep_records=True)
         current = set(self.asserted_graphs())
         known = set(self._graphs)
         sizes = self.store.graph_sizes()
@@ -194,15 +199,27 @@ class Reasoner:
 
     def _records_current(self) -> bool:
         """Whether the stored records carry this closure's stamp and the inferred graph holds all of it."""
-        raw, stamp = getattr(self.store, "raw", None), self.stamp
-        if raw is None or self.engine is None or stamp is None:
+        stamp = self.stamp
+        if self.engine is None or stamp is None:
             return False
-        mark = stamp.quad(self.iris)
-        stamps = [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
-        if stamps != [mark.object]:
+        if self._stored_stamps() != [stamp.quad(self.iris).object]:
             return False
-        stored = next(iter(raw.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
+        stored = next(iter(self.store.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
         return int(stored.value) == self.inferred_count()
+
+    @property
+    def _shared(self) -> bool:
+        """Whether other processes may write the store (a remote store; an embedded one is locked to this one)."""
+        return getattr(self.store, "raw", None) is None
+
+    def _stored_stamps(self) -> list:
+        """The closure stamp(s) stored with the records (one when they are complete)."""
+        raw = getattr(self.store, "raw", None)
+        mark = ClosureStamp.quad_pattern(self.iris)
+        if raw is not None:
+            return [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
+        rows = self.store.query(STORED_STAMP, substitutions={"r": mark.subject, "p": mark.predicate, "dg": mark.graph_name})
+        return [row["v"] for row in rows]
 
     def _write_all(self) -> None:
         e = self.engine
