@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import free_port
 
@@ -90,3 +91,8 @@ class OxigraphServer:
     def store_settings(self) -> dict:
         return {"store": "sparql", "store_query_url": f"{self.url}/query", "store_update_url": f"{self.url}/update",
                 "store_gsp_url": f"{self.url}/store"}
+
+
+# a test of the embedded store's own machinery (worker processes, snapshots, files on disk)
+embedded_only = pytest.mark.skipif(store_kind_under_test() != "embedded",
+                                   reason="tests the embedded store's own machinery")

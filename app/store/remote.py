@@ -22,6 +22,7 @@ from app.store.substitute import bind_values
 from app.vocab import ATT, XSD, Iris
 
 log = logging.getLogger(__name__)
+logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per store request would drown the access log
 
 LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: marker IRI -> target graph
 LEASE_UNTIL = ATT + "leaseUntil"  # until when the process that wrote the marker vouches for it
@@ -122,7 +123,11 @@ class RemoteStore:
                 limit, connect=min(limit, self._client.timeout.connect or limit)), **kwargs)
             response = self._client.send(request, stream=stream)
         except httpx.TimeoutException as exc:
-            raise QueryTimeout(f"the store at {url} did not answer within {limit:g} s", timeout=limit) from exc
+            if url == self.query_url:
+                raise QueryTimeout(f"query stopped at its deadline of {limit:g} s (the store at {url} had not "
+                                   "answered); narrow it, add a LIMIT, or ask for a longer timeout",
+                                   timeout=limit) from exc
+            raise StoreUnavailable(f"the store at {url} did not answer within {limit:g} s", url=url) from exc
         except httpx.HTTPError as exc:
             raise StoreUnavailable(f"the store at {url} is unreachable: {exc}", url=url) from exc
         if response.status_code >= 400:
@@ -131,13 +136,17 @@ class RemoteStore:
             self._refused(response.status_code, body, url)
         return response
 
-    @staticmethod
-    def _refused(status: int, body: str, url: str):
+    def _refused(self, status: int, body: str, url: str):
         message = body.splitlines()[0] if body else f"HTTP {status}"
+        kind = "update" if url == self.update_url else "query"
         if status in (400, 422):
             if any(w in body.lower() for w in ("pars", "syntax", "expected", "error at")):
-                raise SparqlSyntaxError(f"the store refused the request: {message}")
-            raise BadRequest(f"the store refused the request: {message}")
+                raise SparqlSyntaxError(f"invalid SPARQL {kind}: {message}")
+            raise BadRequest(f"the store refused the {kind}: {message}")
+        if status == 500 and kind == "update" and body:
+            # servers (Oxigraph among them) answer 500 to an update they evaluated and refused, e.g. CREATE GRAPH
+            # of a graph that exists; the request was applied as a whole or not at all
+            raise BadRequest(f"update cannot be applied, nothing was changed: {message}")
         if status == 404:
             raise NotFound(f"the store has no such resource: {message}")
         if status in (401, 403):

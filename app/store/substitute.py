@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from pyoxigraph import Literal, NamedNode, RdfFormat, parse
+from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 
 from app.errors import BadRequest
 from app.sparql.lexer import top_level_words
@@ -20,7 +20,9 @@ _VARIABLE = re.compile(r"[A-Za-z0-9_]\w*")
 
 
 def checked_term(term: Term) -> str:
-    """The term in SPARQL / N-Triples syntax, proven to parse back to the same term."""
+    """The term in SPARQL / N-Triples syntax, proven to parse back to the same term (triple terms: each part)."""
+    if isinstance(term, Triple):
+        return f"<<( {checked_term(term.subject)} {checked_term(term.predicate)} {checked_term(term.object)} )>>"
     if not isinstance(term, (NamedNode, Literal)):
         raise BadRequest(f"only IRIs and literals can be bound in a remote query, not {type(term).__name__}")
     text = str(term)
