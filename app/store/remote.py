@@ -54,7 +54,7 @@ def _in_graph(quads: Iterable[Quad], graph: NamedNode | DefaultGraph) -> Iterato
         yield Quad(q.subject, q.predicate, q.object, graph)
 
 
-def _chunks(items: Iterable, size: int) -> Iterator[list]:
+def chunks(items: Iterable, size: int) -> Iterator[list]:
     batch: list = []
     for item in items:
         batch.append(item)
@@ -262,7 +262,7 @@ class RemoteStore:
     def bulk_add(self, quads: Iterable[Quad]) -> int:
         """Add quads in chunks of store_chunk_quads (one request each); only inside bulk_write_guard."""
         count = 0
-        for batch in _chunks(quads, self.chunk_quads):
+        for batch in chunks(quads, self.chunk_quads):
             self.update(_update_data("INSERT DATA", batch))
             count += len(batch)
         return count
@@ -305,14 +305,14 @@ class RemoteStore:
             self.add(quads)
         else:
             with self.bulk_write_guard([graph or ""]) as heartbeat:
-                for batch in _chunks(quads, self.chunk_quads):
-                    self._post_chunk(batch, graph)
+                for batch in chunks(quads, self.chunk_quads):
+                    self.post_chunk(batch, graph)
                     heartbeat()
                     if progress:
                         progress(len(batch))
         return self._size(None if fmt.supports_datasets else target) - before
 
-    def _post_chunk(self, batch: list[Quad], graph: str | None) -> None:
+    def post_chunk(self, batch: list[Quad], graph: str | None) -> None:
         """One chunk of triples into one graph: a Graph Store Protocol POST of N-Triples, or INSERT DATA."""
         if not self.gsp_url:
             self.update(_update_data("INSERT DATA", batch))

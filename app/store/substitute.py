@@ -13,7 +13,7 @@ from typing import Mapping
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 
 from app.errors import BadRequest
-from app.sparql.lexer import top_level_words
+from app.sparql.lexer import _TOKEN
 from app.store.base import Term
 
 _VARIABLE = re.compile(r"[A-Za-z0-9_]\w*")
@@ -35,22 +35,49 @@ def checked_term(term: Term) -> str:
     return text
 
 
-def where_group_start(query: str) -> int:
-    """Offset just after the '{' that opens the query's WHERE group."""
-    words = [k for k in top_level_words(query) if k is not None]
-    forms = [k.word for k in words if k.word in ("SELECT", "CONSTRUCT", "DESCRIBE", "ASK")]
-    for i, k in enumerate(words):
-        if k.word == "WHERE":
-            if i and words[i - 1].word == "CONSTRUCT":
+def _where_groups(query: str) -> list[tuple[int, int]]:
+    """(start, end) offsets inside the braces of each query form's WHERE group: the query's and each subquery's."""
+    tokens = [(m.lastgroup, m.group(), m.start()) for m in _TOKEN.finditer(query) if m.lastgroup != "comment"]
+    groups = []
+    for i, (kind, text, _) in enumerate(tokens):
+        if kind != "word" or text.upper() not in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
+            continue
+        j, parens = i + 1, 0
+        if text.upper() == "CONSTRUCT":
+            if j < len(tokens) and tokens[j][1].upper() == "WHERE":
                 raise BadRequest("bindings need the long CONSTRUCT { ... } WHERE { ... } form")
-            brace = next((w for w in words[i + 1:] if w.word == "{"), None)
-            if brace is not None:
-                return brace.start + 1
-    if forms and forms[0] in ("SELECT", "ASK"):  # WHERE is optional before the group
-        brace = next((w for w in words if w.word == "{"), None)
-        if brace is not None:
-            return brace.start + 1
-    raise BadRequest("cannot bind variables: the query has no WHERE group")
+            j = _after_group(tokens, j)  # the template
+        while j < len(tokens):
+            kind_j, text_j, _ = tokens[j]
+            if text_j == "(":
+                parens += 1
+            elif text_j == ")":
+                parens -= 1
+            elif text_j == "{" and parens == 0:
+                break
+            j += 1
+        if j < len(tokens):
+            close = _after_group(tokens, j) - 1
+            groups.append((tokens[j][2] + 1, tokens[close][2] if close < len(tokens) else len(query)))
+    if not groups:
+        raise BadRequest("cannot bind variables: the query has no WHERE group")
+    return groups
+
+
+def _after_group(tokens: list, j: int) -> int:
+    """Index just past the balanced braces opening at or after token j."""
+    while j < len(tokens) and tokens[j][1] != "{":
+        j += 1
+    depth = 0
+    while j < len(tokens):
+        if tokens[j][1] == "{":
+            depth += 1
+        elif tokens[j][1] == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return j
 
 
 def bind_values(query: str, substitutions: Mapping[str, Term]) -> str:
@@ -63,6 +90,14 @@ def bind_values(query: str, substitutions: Mapping[str, Term]) -> str:
         terms.append(checked_term(term))
     if not names:
         return query
-    at = where_group_start(query)
-    block = f" VALUES ({' '.join(names)}) {{ ({' '.join(terms)}) }} "
-    return query[:at] + block + query[at:]
+    values = dict(zip(names, terms))
+    out = query
+    # pyoxigraph substitutes a variable everywhere, subqueries included: each query form's WHERE group that
+    # mentions a bound variable opens with a VALUES block for it (from the last group back: offsets stay valid)
+    for start, end in sorted(_where_groups(query), reverse=True):
+        mentioned = {m.group().replace("$", "?", 1) for m in _TOKEN.finditer(query, start, end) if m.lastgroup == "var"}
+        here = [n for n in names if n in mentioned]
+        if here:
+            block = f" VALUES ({' '.join(here)}) {{ ({' '.join(values[n] for n in here)}) }} "
+            out = out[:start] + block + out[start:]
+    return out
