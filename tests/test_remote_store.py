@@ -360,3 +360,23 @@ def test_migrate_copies_the_embedded_store_and_refuses_a_full_target(tmp_path, s
     assert again.returncode == 1 and "--force" in again.stderr
     assert remote.graph_sizes() == sizes
     remote.close()
+
+
+def test_cli_query_update_stats_and_export_over_the_remote_store(tmp_path, server):
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
+           "ATTEST_STORE": "sparql", "ATTEST_STORE_QUERY_URL": f"{server.url}/query",
+           "ATTEST_STORE_UPDATE_URL": f"{server.url}/update"}
+    cli = [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data")]
+
+    def run(*args):
+        return subprocess.run([*cli, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+
+    assert run("update", f"INSERT DATA {{ GRAPH <{G}> {{ <{EX}a> <{EX}p> <{EX}b> }} }}").returncode == 0
+    out = run("query", "SELECT ?o WHERE { ?s ?p ?o }", "--format", "csv")
+    assert out.returncode == 0 and f"{EX}b" in out.stdout
+    bad = run("query", "SELEC ?o")
+    assert bad.returncode == 1 and "invalid SPARQL query" in bad.stderr and "Traceback" not in bad.stderr
+    stats = run("stats")
+    assert stats.returncode == 0 and G in stats.stdout
+    exported = run("export", "-", "--format", "nquads")
+    assert exported.returncode == 0 and f"<{EX}a> <{EX}p> <{EX}b> <{G}> ." in exported.stdout
