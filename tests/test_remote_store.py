@@ -380,3 +380,38 @@ def test_cli_query_update_stats_and_export_over_the_remote_store(tmp_path, serve
     assert stats.returncode == 0 and G in stats.stdout
     exported = run("export", "-", "--format", "nquads")
     assert exported.returncode == 0 and f"<{EX}a> <{EX}p> <{EX}b> <{G}> ." in exported.stdout
+
+
+def test_serve_with_workers_runs_several_processes_over_the_remote_store(tmp_path, server):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATTEST_")}
+    env.update({"ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_SHAPES_DIR": str(REPO / "shapes"),
+                "ATTEST_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "ATTEST_LLM_MAX_RETRIES": "0"})
+    cli = [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data")]
+    refused = subprocess.run([*cli, "serve", "--workers", "2"], cwd=REPO, env=env, capture_output=True, text=True,
+                             timeout=60)
+    assert refused.returncode == 1 and "needs a remote store" in refused.stderr
+    env.update({"ATTEST_STORE": "sparql", "ATTEST_STORE_QUERY_URL": f"{server.url}/query",
+                "ATTEST_STORE_UPDATE_URL": f"{server.url}/update"})
+    port = free_port()
+    proc = subprocess.Popen([*cli, "serve", "--workers", "2", "--port", str(port)], cwd=REPO, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()[-2000:] if proc.poll() is not None else "not ready"
+            time.sleep(0.3)
+        created = httpx.post(f"{url}/documents", json={"text": "Oxigraph is a database.", "name": "w.txt"}, timeout=120)
+        assert created.status_code == 201, created.text
+        for _ in range(6):  # whichever worker answers, it reads the write
+            assert httpx.get(f"{url}/documents", timeout=30).json()["count"] == 1
+        children = subprocess.run(["ps", "-ww", "--ppid", str(proc.pid), "-o", "args="], capture_output=True, text=True)
+        assert sum("multiprocessing.spawn" in line for line in children.stdout.splitlines()) == 2, children.stdout
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
