@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import time
 import uuid
@@ -401,13 +402,25 @@ class RemoteStore:
         if graph is None:
             if not fmt.supports_datasets:
                 raise BadRequest(f"{fmt.name} holds one graph; dump the whole store as N-Quads or TriG")
-            serialize(self.quads(), output, fmt)
+            serialize(self._streamed_quads(), output, fmt)
             return
         quads = self.quads(graph)
         if fmt.supports_datasets:
             serialize(quads, output, fmt)
         else:
             serialize([q.triple for q in quads], output, fmt)
+
+    def _streamed_quads(self) -> Iterator[Quad]:
+        """Every quad, parsed while the server's TSV answer streams in (a dump never holds the store in memory)."""
+        response = self.post_query(ALL_QUADS, union_default_graph=False, accept="text/tab-separated-values")
+        try:
+            if media_type_of(response) not in RESULT_MEDIA:
+                raise StoreError(f"the store answered in an unexpected format '{media_type_of(response)}'")
+            rows = parse_query_results(_ResponseStream(response), RESULT_MEDIA[media_type_of(response)])
+            for r in rows:
+                yield Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph())
+        finally:
+            response.close()
 
     def backup(self, target: Path) -> None:
         """An export: `target` (a new directory) gets dataset.nq, which `attest migrate` or the server's loader reads."""
@@ -442,6 +455,28 @@ def parse_results(body: bytes, media_type: str) -> QueryResult:
     except SyntaxError as exc:
         raise StoreError(f"the store's {media_type} answer does not parse: {exc}") from exc
     raise StoreError(f"the store answered in an unexpected format '{media_type or '(none)'}'")
+
+
+class _ResponseStream(io.RawIOBase):
+    """A streamed HTTP response body as a binary file, for pyoxigraph's parsers."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._chunks = response.iter_bytes()
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._pending:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._pending = chunk
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
 
 
 class _Triples(list):
