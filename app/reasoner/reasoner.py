@@ -250,8 +250,11 @@ class Reasoner:
         e = self.engine
         assert e is not None
         raw = getattr(self.store, "raw", None)
-        if raw is None or len(touched) > BULK_THRESHOLD:
+        if len(touched) > BULK_THRESHOLD:
             self._write_all()
+            return
+        if raw is None:
+            self._update_changes(touched)
             return
         writer = RecordWriter(e, self.iris)
         mark = self.stamp.quad(self.iris)
@@ -272,6 +275,31 @@ class Reasoner:
         new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
         raw.extend(new)
         raw.add(mark)
+        self._violations_written = set(e.violations)
+
+    def _update_changes(self, touched: set[Encoded]) -> None:
+        """_write_changes for a store without a native API (remote): the same deletions and insertions, as one
+        SPARQL update, so the records change all at once for every reader."""
+        e = self.engine
+        assert e is not None
+        writer = RecordWriter(e, self.iris)
+        mark = self.stamp.quad(self.iris)
+        der = mark.graph_name
+        triples = [writer.triple(t) for t in touched]
+        nodes = [writer.derivation_node(tr) for tr in triples]
+        gone = self._violations_written - set(e.violations)
+        nodes += [violation_iri(self.iris, rule, [writer.triple(q) for q in prem]) for rule, prem in gone]
+        ops = [f"DELETE WHERE {{ GRAPH {der} {{ {mark.subject} {mark.predicate} ?stamp }} }}"]
+        if triples:
+            ops.append(quad_data("DELETE DATA", [Quad(tr.subject, tr.predicate, tr.object, writer.inferred)
+                                                 for tr in triples]))
+        if nodes:
+            ops.append(f"DELETE {{ GRAPH {der} {{ ?n ?p ?o }} }} WHERE {{ VALUES ?n {{ {' '.join(map(str, nodes))} }} "
+                       f"GRAPH {der} {{ ?n ?p ?o }} }}")
+        new = [q for t in touched for q in writer.inferred_quads(t)]
+        new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
+        ops.append(quad_data("INSERT DATA", [*new, mark]))
+        self.store.update(" ;\n".join(ops))
         self._violations_written = set(e.violations)
 
     def _report(self, mode: str, start: float, reasoned: float, graphs: list[str], touched: set) -> ReasoningReport:
