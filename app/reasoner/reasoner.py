@@ -104,9 +104,9 @@ class Reasoner:
         if full or self.engine is None:
             return self._full(keep_records=not full)
         if self._shared and self._stored_stamps() != [Literal(self.stamp.value())]:
-            # another process sharing the store reasoned over asserted triples this closure does not hold: re-read
-            # everything (its records are kept when they match what that gives)
-            return self._full(keep_records=True)
+            # another process sharing the store reasoned over asserted triples this closure does not hold, maybe
+            # changed in place (same sizes): re-read every asserted graph and maintain the closure by the difference
+            return self._refresh(sorted(set(self.asserted_graphs()) | set(self._graphs)))
         current = set(self.asserted_graphs())
         known = set(self._graphs)
         sizes = self.store.graph_sizes()
