@@ -103,10 +103,20 @@ class Reasoner:
     def _materialize(self, full: bool) -> ReasoningReport:
         if full or self.engine is None:
             return self._full(keep_records=not full)
-        if self._shared and self._stored_stamps() != [Literal(self.stamp.value())]:
-            # another process sharing the store reasoned over asserted triples this closure does not hold, maybe
-            # changed in place (same sizes): re-read every asserted graph and maintain the closure by the difference
-            return self._refresh(sorted(set(self.asserted_graphs()) | set(self._graphs)))
+        stored = self._stored_stamps() if self._shared else None
+        stamp_before = self.stamp.value()
+        report = self._refresh(self._changed_by_size())
+        if stored is not None and stored != [Literal(stamp_before)] and stored != [Literal(self.stamp.value())]:
+            # another process reasoned over asserted triples that neither this closure's old state nor the graphs
+            # that changed size account for (a graph changed in place): re-read every asserted graph and
+            # maintain the closure by the difference
+            again = self._refresh(sorted(set(self.asserted_graphs()) | set(self._graphs)))
+            again.changed_graphs = sorted(set(report.changed_graphs) | set(again.changed_graphs))
+            return again
+        return report
+
+    def _changed_by_size(self) -> list[str]:
+        """Asserted graphs that appeared, went, or changed size since this closure read them."""
         current = set(self.asserted_graphs())
         known = set(self._graphs)
         sizes = self.store.graph_sizes()
@@ -114,7 +124,7 @@ class Reasoner:
                                        if g != DEFAULT and sizes.get(g, 0) != len(self._graphs[g])}
         if DEFAULT in current:
             changed.add(DEFAULT)  # the default graph is cheap to re-read and its size may hide changes
-        return self._refresh(sorted(changed))
+        return sorted(changed)
 
     def on_graph_replaced(self, graph_iri: str) -> ReasoningReport:
         return self.refresh([graph_iri])
