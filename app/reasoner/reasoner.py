@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
 
 from app import metrics
 from app.reasoner.engine import Delta, Engine, gc_paused
@@ -296,6 +296,10 @@ class Reasoner:
         mark = self.stamp.quad(self.iris)
         der = mark.graph_name
         triples = [writer.triple(t) for t in touched]
+        if any(isinstance(term, BlankNode) for tr in triples for term in (tr.subject, tr.object)):
+            # a server gives blank nodes new identities on every write: those triples cannot be deleted one by one
+            self._write_all()
+            return
         nodes = [writer.derivation_node(tr) for tr in triples]
         gone = self._violations_written - set(e.violations)
         nodes += [violation_iri(self.iris, rule, [writer.triple(q) for q in prem]) for rule, prem in gone]
