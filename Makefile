@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VENDOR := app/static/vendor/yasgui.min.js app/static/vendor/cytoscape.min.js
 
-.PHONY: install chromium demo serve test bench clean
+.PHONY: install chromium demo serve test test-oxigraph bench clean
 
 install: $(STAMP) $(VENDOR)
 
@@ -36,8 +36,17 @@ demo: install
 serve: install
 	$(BIN)/attest serve
 
+# the end-to-end modules that run a second time against a real Oxigraph server (ATTEST_TEST_STORE=oxigraph)
+REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_answer_citations.py \
+	tests/test_ingest_api.py tests/test_ingest_pipeline.py tests/test_reasoner_store.py tests/test_sparql_endpoint.py \
+	tests/test_sparql_w3c.py tests/test_named_queries.py tests/test_gsp.py tests/test_api_core.py tests/test_store.py
+
 test: install chromium
 	$(BIN)/pytest -q -p no:cacheprovider
+	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
+
+test-oxigraph: install
+	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS) tests/test_remote_store.py
 
 bench: install
 	$(BIN)/python bench/sparql_endpoint.py

@@ -113,6 +113,12 @@ class StoreError(AttestError):
     """The store refused an operation (I/O, corruption, lock held by another process)."""
 
 
+class StoreUnavailable(StoreError):
+    """A remote store cannot be reached or is down; nothing was written, and retrying later may succeed."""
+
+    status_code = 503
+
+
 class ExtractionError(AttestError):
     """An extractor failed on a chunk (LLM unreachable, malformed output after retries, ...)."""
 

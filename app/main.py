@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import logging
+import threading
+import time
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -17,10 +19,12 @@ from app.mcp import http as mcp_http
 from app.ontology import check_ontology, load_ontology
 from app.settings import Settings, content_folders, load_settings
 from app.sparql.deadline import open_executor
+from app.errors import StoreUnavailable
 from app.store import fulltext, open_store
 from app.vocab import Iris
 
 log = logging.getLogger("attest.app")
+STORE_RETRY_S = 2.0  # how often a store unreachable at start is tried again
 
 # one line per router module; each module exposes `router`
 ROUTER_MODULES = (
@@ -70,32 +74,59 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def check_startup(settings: Settings) -> None:
-    """What the app's startup would fail on, raised as one AttestError before the server starts: the ontology, the store."""
+    """What the app's startup would fail on, raised as one AttestError before the server starts: the ontology, the
+    embedded store (a remote one may come up later: the app waits for it)."""
     check_ontology(settings.ontology_dir, Iris(settings.base_iri))
-    open_store(settings).close()
+    if settings.store != "sparql":
+        open_store(settings).close()
 
 
 def open_resources(state, settings: Settings) -> None:
-    """Open what requests use, on `state` (the app's, or `attest mcp`'s): store, ontology, query executor."""
+    """Open what requests use, on `state` (the app's, or `attest mcp`'s): store, ontology, query executor. A remote
+    store down at start is prepared by a thread once it answers; /ready says false until then."""
     for setting in folders.packaged_in_use(content_folders(settings)):
         log.info("no %s folder here: using the packaged default %s", folders.FOLDERS[setting], setting)
     state.settings = settings
     state.iris = Iris(settings.base_iri)
-    state.store = open_store(settings)
+    state.store = open_store(settings, check=False) if settings.store == "sparql" else open_store(settings)
     try:
-        load_ontology(state.store, settings.ontology_dir, state.iris)
-        summary.ensure(state.store, state.iris)  # a store from before the summary, or edited by hand
-        fulltext.sync(state.store, state.iris)  # after a crash between a commit and its index update
-        state.query_executor = open_executor(state.store, settings)  # deadlines: app/sparql/deadline.py
+        _prepare_store(state.store, settings, state.iris)
+    except StoreUnavailable as exc:
+        log.error("store not reachable at start (%s); /ready stays false until it answers", exc.message)
+        threading.Thread(target=_prepare_when_reachable, args=(state, settings), daemon=True,
+                         name="store-prepare").start()
     except BaseException:
         state.store.close()  # a broken ontology file must not leave the store locked
         raise
+    state.query_executor = open_executor(state.store, settings)  # deadlines: app/sparql/deadline.py
 
 
 def close_resources(state) -> None:
+    state.store_closing = True
     if state.query_executor is not None:
         state.query_executor.close()
     state.store.close()
+
+
+def _prepare_store(store, settings: Settings, iris: Iris) -> None:
+    """What a store needs before requests: stale loads rolled back, ontology, summary, full-text index in step."""
+    if hasattr(store, "drop_stale_loads"):
+        store.ping()
+        store.drop_stale_loads()
+    load_ontology(store, settings.ontology_dir, iris)
+    summary.ensure(store, iris)  # a store from before the summary, or edited by hand
+    fulltext.sync(store, iris)  # after a crash between a commit and its index update
+
+
+def _prepare_when_reachable(state, settings: Settings) -> None:
+    while not getattr(state, "store_closing", False):
+        time.sleep(STORE_RETRY_S)
+        try:
+            _prepare_store(state.store, settings, state.iris)
+        except StoreUnavailable:
+            continue
+        log.info("store reachable again; ready")
+        return
 
 
 def _routers():

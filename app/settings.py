@@ -31,6 +31,22 @@ class Settings(BaseSettings):
     queries_dir: Path = Field(Path("queries"), description="Directory of the named SPARQL queries (*.rq)")
     default_graph_as_union: bool = Field(True, description="SPARQL default graph is the union of all graphs unless the request names graphs")
 
+    # remote store (store = sparql)
+    store: Literal["embedded", "sparql"] = Field("embedded", description="embedded: Oxigraph under data_dir; sparql: a SPARQL 1.1 server at the store_*_url settings")
+    store_query_url: str | None = Field(None, description="SPARQL 1.1 Query endpoint of the remote store")
+    store_update_url: str | None = Field(None, description="SPARQL 1.1 Update endpoint of the remote store")
+    store_gsp_url: str | None = Field(None, description="Graph Store Protocol endpoint of the remote store (bulk loads POST chunks there; unset: INSERT DATA chunks)")
+    store_user: str | None = Field(None, description="User for HTTP basic auth to the remote store")
+    store_password: SecretStr | None = Field(None, description="Password for HTTP basic auth to the remote store")
+    store_token: SecretStr | None = Field(None, description="Bearer token for the remote store (wins over basic auth)")
+    store_timeout_s: float = Field(60.0, gt=0, description="Client-side timeout of one request to the remote store (queries use their own deadline)")
+    store_connect_timeout_s: float = Field(5.0, gt=0, description="Timeout of connecting to the remote store")
+    store_timeout_param: str | None = Field(None, description="Query parameter carrying the deadline to the server, e.g. 'timeout' (Virtuoso, ms; Fuseki, s); unset: client-side timeout only")
+    store_timeout_param_unit: Literal["s", "ms"] = Field("ms", description="Unit of store_timeout_param")
+    store_union_param: str | None = Field("union-default-graph", description="Query parameter asking the server for the union default graph (Oxigraph's); unset for servers whose default graph already is the union")
+    store_chunk_quads: int = Field(20_000, ge=1, description="Quads per request of a bulk load to the remote store")
+    store_lease_s: float = Field(120.0, gt=0, description="Lease of a bulk load's marker: a marker not renewed for this long is a crashed load, rolled back by the next process to start")
+
     # server
     host: str = Field("127.0.0.1", description="Bind address")
     port: int = Field(8000, ge=1, le=65535, description="Bind port")

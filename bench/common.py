@@ -28,11 +28,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(config: Path, timeout_s: float = 300) -> Iterator[str]:
-    """`attest --config CONFIG serve` on a free loopback port until the block ends; yields its base URL."""
+def serving(config: Path, timeout_s: float = 300, *, args: tuple[str, ...] = ()) -> Iterator[str]:
+    """`attest --config CONFIG serve [ARGS]` on a free loopback port until the block ends; yields its base URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port)],
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port),
+                             *args], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s

@@ -40,16 +40,33 @@ def shared_data() -> Path:
     return shared_data_dir()
 
 
-@pytest.fixture
-def settings(tmp_path):
-    from app.settings import load_settings
+@pytest.fixture(scope="session")
+def oxigraph_server():
+    """One real Oxigraph server for the session (tests/remote_support.py); tests empty it before use."""
+    from tests.remote_support import OxigraphServer
 
+    with OxigraphServer() as server:
+        yield server
+
+
+@pytest.fixture
+def settings(request, tmp_path):
+    """Settings on tmp_path; with ATTEST_TEST_STORE=oxigraph the store is the (emptied) session Oxigraph server."""
+    from app.settings import load_settings
+    from tests.remote_support import store_kind_under_test
+
+    remote = {}
+    if store_kind_under_test() == "oxigraph":
+        server = request.getfixturevalue("oxigraph_server")
+        server.clear()
+        remote = server.store_settings()
     return load_settings(
         None,
         data_dir=tmp_path / "data",
         ontology_dir=REPO / "ontology",
         shapes_dir=REPO / "shapes",
         queries_dir=REPO / "queries",
+        **remote,
     )
 
 

@@ -44,3 +44,25 @@ def test_ui_vendor_step_is_the_same_in_the_image_and_the_makefile():
     copied = re.findall(r"ui/node_modules/\S+", _dockerfile())
     assert copied and all(path in makefile for path in copied)
     assert "npm ci --prefix ui" in makefile
+
+
+def test_cluster_profile_runs_two_replicas_over_one_oxigraph_server_behind_nginx():
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    cluster = {name for name, s in services.items() if s.get("profiles") == ["cluster"]}
+    replicas = sorted(name for name in cluster if name.startswith("attest-replica-"))
+    assert len(replicas) == 2 and {"oxigraph", "lb"} <= cluster
+    oxigraph = services["oxigraph"]
+    assert oxigraph["image"].startswith("ghcr.io/oxigraph/oxigraph:")
+    bind = oxigraph["command"][oxigraph["command"].index("--bind") + 1]
+    server = f"http://oxigraph:{bind.rsplit(':', 1)[1]}"
+    for name in replicas:
+        env = services[name]["environment"]
+        assert env["ATTEST_STORE"] == "sparql" and "ports" not in services[name]  # reached through the balancer only
+        assert env["ATTEST_STORE_QUERY_URL"] == f"{server}/query" and env["ATTEST_STORE_UPDATE_URL"] == f"{server}/update"
+    lb = services["lb"]
+    assert lb["image"].startswith("nginx:")
+    mounted = lb["volumes"][0].split(":")[0]
+    conf = (DOCKER / mounted).read_text(encoding="utf-8")
+    upstream = re.findall(r"^\s*server (\S+):8000", conf, flags=re.M)
+    assert sorted(upstream) == replicas and "proxy_pass http://attest;" in conf

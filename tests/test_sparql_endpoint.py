@@ -9,6 +9,7 @@ from pydantic import SecretStr
 from pyoxigraph import QueryResultsFormat, RdfFormat, parse, parse_query_results
 
 from app.main import create_app
+from tests.remote_support import embedded_only
 
 G1, G2 = "http://example.org/g1", "http://example.org/g2"
 DATA = f"""INSERT DATA {{
@@ -214,6 +215,7 @@ def test_csv_of_a_big_result_is_complete(client):
     assert response.status_code == 200 and len(response.text.splitlines()) == 20001
 
 
+@embedded_only
 def test_in_process_mode_serves_the_same_protocol(settings):
     with TestClient(create_app(settings.model_copy(update={"sparql_in_process": True}))) as client:
         assert client.post("/sparql", content=DATA, headers=UPDATE).status_code == 204

@@ -10,6 +10,7 @@ from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
 from app.errors import NotFound, RdfSyntaxError, SparqlSyntaxError, StoreError
 from app.store import EmbeddedStore
 from app.vocab import ATT, XSD
+from tests.remote_support import embedded_only
 
 G1, G2, G3 = "http://example.org/g1", "http://example.org/g2", "http://example.org/g3"
 EX = "http://example.org/"
@@ -72,6 +73,7 @@ def test_query_errors_and_bound_values(store):
         store.has_graph("not an iri>")
 
 
+@embedded_only
 def test_second_writer_gets_a_clear_error(settings, iris, store):
     with pytest.raises(StoreError, match="cannot open store"):
         EmbeddedStore(settings.store_path, iris)

@@ -12,6 +12,7 @@ from app.answer.lookup import GraphLookup
 from app.api.sparql import TRUNCATED_HEADER
 from app.errors import BadRequest, ConfigError
 from app.named_queries import NamedQueries, NamedQuery
+from app.sparql.deadline import deadline_store
 from app.sparql.formats import Format, negotiate
 from app.sparql.lexer import with_page
 
@@ -77,7 +78,8 @@ def run_named(state, query: NamedQuery, given: dict[str, list[str]], accept: str
     # (app/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
     executor = getattr(state, "query_executor", None)
     if executor is None:
-        run = functools.partial(store.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
+        bounded = deadline_store(state, "named_query")  # a remote store: under the deadline
+        run = functools.partial(bounded.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
                                 **dataset)
         if room is not None:  # the page's rows plus one tell whether more follow; then the page itself
             if len(list(run(text))) > room:

@@ -16,6 +16,7 @@ from app.cli import sparql  # noqa: E402,F401  (registers query, update)
 from app.cli import reasoning  # noqa: E402,F401  (registers reason, explain)
 from app.cli import index  # noqa: E402,F401  (registers index rebuild)
 from app.cli import mcp_stdio  # noqa: E402,F401  (registers mcp)
+from app.cli import migrate  # noqa: E402,F401  (registers migrate)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+import yaml
 from tqdm import tqdm
 
 from app import folders
@@ -30,6 +31,7 @@ def serve(
     ctx: typer.Context,
     host: Annotated[Optional[str], typer.Option(help="Bind address (default 127.0.0.1)")] = None,
     port: Annotated[Optional[int], typer.Option(help="Port (default 8000)")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="API processes (more than 1 needs a remote store, ATTEST_STORE=sparql)")] = 1,
 ) -> None:
     """Run the HTTP service (SPARQL endpoint, UI, API)."""
     import uvicorn
@@ -40,8 +42,37 @@ def serve(
     check_startup(settings)  # a clear one-line error rather than the server's startup traceback
     if host or port:
         settings = settings.model_copy(update={k: v for k, v in {"host": host, "port": port}.items() if v})
+    if workers > 1:
+        _serve_workers(settings, workers)
+        return
     # logging is ours (JSON, request ids, secret redaction: app/observability.py), not uvicorn's
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None, access_log=False)
+
+
+def _serve_workers(settings, workers: int) -> None:
+    """Several API processes on one port (uvicorn's workers), each opening the remote store itself. They get the
+    effective settings through a private config file, so CLI options and the environment reach them alike."""
+    import json
+    import os
+    import tempfile
+
+    import uvicorn
+
+    if settings.store != "sparql":
+        raise StoreError("--workers above 1 needs a remote store (ATTEST_STORE=sparql): the embedded store is "
+                         "locked to one process")
+    values = json.loads(settings.model_dump_json())
+    values.update({k: getattr(settings, k).get_secret_value() for k in values
+                   if hasattr(getattr(settings, k), "get_secret_value")})
+    with tempfile.TemporaryDirectory(prefix="attest-workers-") as folder:
+        config = Path(folder) / "settings.yaml"
+        config.touch(mode=0o600)  # it holds the secrets the environment gave
+        config.write_text(yaml.safe_dump(values), encoding="utf-8")
+        for key in [k for k in os.environ if k.startswith("ATTEST_")]:
+            del os.environ[key]
+        os.environ["ATTEST_CONFIG"] = str(config)
+        uvicorn.run("app.main:create_app", factory=True, host=settings.host, port=settings.port, workers=workers,
+                    log_config=None, access_log=False)
 
 
 @cli.command()

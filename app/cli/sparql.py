@@ -47,8 +47,13 @@ def query(
     chosen = format_named(fmt) if fmt else None
     store = open_store(settings, read_only=True)
     try:
-        result = evaluate(store.raw, sparql, Dataset(tuple(graph or ()), tuple(named_graph or ())),
-                          union_default_graph=settings.default_graph_as_union)
+        if hasattr(store, "raw"):
+            result = evaluate(store.raw, sparql, Dataset(tuple(graph or ()), tuple(named_graph or ())),
+                              union_default_graph=settings.default_graph_as_union)
+        else:  # a remote store: the server evaluates it over the same dataset
+            result = store.query(sparql, default_graph=list(graph or ()) or None,
+                                 named_graphs=list(named_graph or ()) or None,
+                                 union_default_graph=settings.default_graph_as_union and not graph)
         kind = result_kind(result)
         allowed = GRAPH_FORMATS if kind == "graph" else RESULT_FORMATS
         if chosen is not None and chosen not in allowed:
@@ -71,7 +76,11 @@ def update(
     sparql = _text(text, file, "update")
     store = open_store(settings_of(ctx))
     try:
-        apply_update(store.raw, sparql, Dataset(), then=summary.invalidation(Iris(settings_of(ctx).base_iri)))
+        then = summary.invalidation(Iris(settings_of(ctx).base_iri))
+        if hasattr(store, "raw"):
+            apply_update(store.raw, sparql, Dataset(), then=then)
+        else:  # a remote store: the client's update and ours in one request
+            store.update(f"{sparql.rstrip().removesuffix(';')}\n;\n{then}")
     finally:
         store.close()
     typer.echo("update applied")

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
 
 from app import metrics
 from app.ingest import summary
@@ -26,6 +26,7 @@ DEFAULT = ""  # key of the store's default graph among the asserted sources
 BULK_THRESHOLD = 20_000  # above this many changed triples a full rewrite of the two graphs is cheaper
 RECORD_SLICE = 15_000  # inferred triples written out per bulk load (≈ 100k quads, 20 MB of N-Quads)
 INFERRED_COUNT = "SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+STORED_STAMP = "SELECT ?v WHERE { GRAPH ?dg { ?r ?p ?v } }"
 
 
 @dataclass
@@ -94,7 +95,7 @@ class Reasoner:
         raw = getattr(self.store, "raw", None)
         if raw is not None:
             return raw.quads_for_pattern(None, None, None, NamedNode(graph) if graph else DefaultGraph())
-        return self.store.quads(graph) if graph else ()
+        return self.store.quads(graph)  # '' is the default graph
 
     def _read(self, graph: str, terms: TermDict) -> set[Encoded]:
         enc = terms.encode
@@ -109,6 +110,20 @@ class Reasoner:
     def _materialize(self, full: bool) -> ReasoningReport:
         if full or self.engine is None:
             return self._full(keep_records=not full)
+        stored = self._stored_stamps() if self._shared else None
+        stamp_before = self.stamp.value()
+        report = self._refresh(self._changed_by_size())
+        if stored is not None and stored != [Literal(stamp_before)] and stored != [Literal(self.stamp.value())]:
+            # another process reasoned over asserted triples that neither this closure's old state nor the graphs
+            # that changed size account for (a graph changed in place): re-read every asserted graph and
+            # maintain the closure by the difference
+            again = self._refresh(sorted(set(self.asserted_graphs()) | set(self._graphs)))
+            again.changed_graphs = sorted(set(report.changed_graphs) | set(again.changed_graphs))
+            return again
+        return report
+
+    def _changed_by_size(self) -> list[str]:
+        """Asserted graphs that appeared, went, or changed size since this closure read them."""
         current = set(self.asserted_graphs())
         known = set(self._graphs)
         sizes = self.store.graph_sizes()
@@ -116,7 +131,7 @@ class Reasoner:
                                        if g != DEFAULT and sizes.get(g, 0) != len(self._graphs[g])}
         if DEFAULT in current:
             changed.add(DEFAULT)  # the default graph is cheap to re-read and its size may hide changes
-        return self._refresh(sorted(changed))
+        return sorted(changed)
 
     def on_graph_replaced(self, graph_iri: str) -> ReasoningReport:
         return self.refresh([graph_iri])
@@ -210,15 +225,27 @@ class Reasoner:
 
     def _records_current(self) -> bool:
         """Whether the stored records carry this closure's stamp and the inferred graph holds all of it."""
-        raw, stamp = getattr(self.store, "raw", None), self.stamp
-        if raw is None or self.engine is None or stamp is None:
+        stamp = self.stamp
+        if self.engine is None or stamp is None:
             return False
-        mark = stamp.quad(self.iris)
-        stamps = [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
-        if stamps != [mark.object]:
+        if self._stored_stamps() != [stamp.quad(self.iris).object]:
             return False
-        stored = next(iter(raw.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
+        stored = next(iter(self.store.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
         return int(stored.value) == self.inferred_count()
+
+    @property
+    def _shared(self) -> bool:
+        """Whether other processes may write the store (a remote store; an embedded one is locked to this one)."""
+        return getattr(self.store, "raw", None) is None
+
+    def _stored_stamps(self) -> list:
+        """The closure stamp(s) stored with the records (one when they are complete)."""
+        raw = getattr(self.store, "raw", None)
+        mark = ClosureStamp.quad_pattern(self.iris)
+        if raw is not None:
+            return [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
+        rows = self.store.query(STORED_STAMP, substitutions={"r": mark.subject, "p": mark.predicate, "dg": mark.graph_name})
+        return [row["v"] for row in rows]
 
     def _write_all(self) -> None:
         e = self.engine
@@ -249,8 +276,11 @@ class Reasoner:
         e = self.engine
         assert e is not None
         raw = getattr(self.store, "raw", None)
-        if raw is None or len(touched) > BULK_THRESHOLD:
+        if len(touched) > BULK_THRESHOLD:
             self._write_all()
+            return
+        if raw is None:
+            self._update_changes(touched)
             return
         writer = RecordWriter(e, self.iris)
         mark = self.stamp.quad(self.iris)
@@ -271,6 +301,35 @@ class Reasoner:
         new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
         raw.extend(new)
         raw.add(mark)
+        self._violations_written = set(e.violations)
+
+    def _update_changes(self, touched: set[Encoded]) -> None:
+        """_write_changes for a store without a native API (remote): the same deletions and insertions, as one
+        SPARQL update, so the records change all at once for every reader."""
+        e = self.engine
+        assert e is not None
+        writer = RecordWriter(e, self.iris)
+        mark = self.stamp.quad(self.iris)
+        der = mark.graph_name
+        triples = [writer.triple(t) for t in touched]
+        if any(isinstance(term, BlankNode) for tr in triples for term in (tr.subject, tr.object)):
+            # a server gives blank nodes new identities on every write: those triples cannot be deleted one by one
+            self._write_all()
+            return
+        nodes = [writer.derivation_node(tr) for tr in triples]
+        gone = self._violations_written - set(e.violations)
+        nodes += [violation_iri(self.iris, rule, [writer.triple(q) for q in prem]) for rule, prem in gone]
+        ops = [f"DELETE WHERE {{ GRAPH {der} {{ {mark.subject} {mark.predicate} ?stamp }} }}"]
+        if triples:
+            ops.append(quad_data("DELETE DATA", [Quad(tr.subject, tr.predicate, tr.object, writer.inferred)
+                                                 for tr in triples]))
+        if nodes:
+            ops.append(f"DELETE {{ GRAPH {der} {{ ?n ?p ?o }} }} WHERE {{ VALUES ?n {{ {' '.join(map(str, nodes))} }} "
+                       f"GRAPH {der} {{ ?n ?p ?o }} }}")
+        new = [q for t in touched for q in writer.inferred_quads(t)]
+        new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
+        ops.append(quad_data("INSERT DATA", [*new, mark]))
+        self.store.update(" ;\n".join(ops))
         self._violations_written = set(e.violations)
 
     def _report(self, mode: str, start: float, reasoned: float, graphs: list[str], touched: set) -> ReasoningReport:

@@ -50,3 +50,8 @@ class ClosureStamp:
         """The stamp as stored: in the derivations graph, so that emptying that graph drops it too."""
         return Quad(NamedNode(iris.base + "reasoner"), CLOSURE_STAMP, Literal(self.value()),
                     NamedNode(iris.derivations_graph))
+
+    @staticmethod
+    def quad_pattern(iris: Iris) -> Quad:
+        """Where the stamp is stored (its object a placeholder)."""
+        return Quad(NamedNode(iris.base + "reasoner"), CLOSURE_STAMP, Literal(""), NamedNode(iris.derivations_graph))

@@ -602,6 +602,8 @@ class LiveStore:
 
 def live_store(state, source: str, timeout: float | None = None) -> LiveStore:
     """The store an answer's own lookups read: live, under the request's deadline."""
+    if hasattr(state.store, "deadline_view"):  # a remote store: the deadline also bounds each request to it
+        return state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
     return LiveStore(state.store, timeout or state.settings.query_timeout_s, source)
 
 
@@ -609,5 +611,7 @@ def deadline_store(state, source: str, timeout: float | None = None):
     """The store a user-facing request should query through (app.state holds `store` and `query_executor`)."""
     executor = getattr(state, "query_executor", None)
     if executor is None:
+        if hasattr(state.store, "deadline_view"):  # a remote store: the server runs it, under this deadline
+            return state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
         return state.store  # a store the executor cannot snapshot: queries run in-process
     return DeadlineStore(executor, state.store, timeout or executor.settings.query_timeout_s, source)

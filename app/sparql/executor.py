@@ -203,9 +203,13 @@ class WorkerPoolExecutor:
 
 def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
     """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
+    # a client's update may change document graphs in ways the fact summary cannot follow
+    if hasattr(store, "post_query"):  # a remote store: the server evaluates, under the same deadline and limits
+        from app.sparql.remote import RemoteExecutor
+
+        return RemoteExecutor(store, settings, after_update=summary.invalidation(Iris(settings.base_iri)))
     if not hasattr(store, "raw"):
         raise StoreError(f"no SPARQL executor for a {type(store).__name__}")
-    # a client's update may change document graphs in ways the fact summary cannot follow
     threaded = ThreadedExecutor(store, union_default_graph=settings.default_graph_as_union,
                                 after_update=summary.invalidation(Iris(settings.base_iri)))
     if deadline_executor is not None:
