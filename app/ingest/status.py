@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
 import uuid
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 

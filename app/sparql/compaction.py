@@ -55,9 +55,9 @@ class Compactor:
                 took = time.monotonic() - now
                 not_before = now + took / MAX_DUTY
                 compacted = generation
+                self.on_compacted()  # before the count: whoever sees the compaction counted sees its effect too
                 self.compactions += 1
                 log.info("store compacted in %.2f s", took)
-                self.on_compacted()
 
     def close(self) -> None:
         """Stop; waits for a compaction in progress, so the store can be closed after this returns."""
