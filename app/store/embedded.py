@@ -114,20 +114,22 @@ class EmbeddedStore:
         # ... and of the last one without a declared scope (ingestion declares its writes; they change no schema)
         self.schema_generation = 0
         self._facts_scope = threading.local()
+        self._bump_lock = threading.Lock()
         self._fact_changes: deque[tuple[int, frozenset[str] | None]] = deque()
         self._facts_forgotten_until = 0
 
     def bump_generation(self) -> None:
-        generation = self.generation + 1
         about = getattr(self._facts_scope, "about", None)
-        if about is None:  # no declared scope: it may have changed classes and properties too
-            self.schema_generation = generation
-        if about is None or about:  # not declared to change no fact
-            self._fact_changes.append((generation, about))  # before readers can see the generation it explains
-            if len(self._fact_changes) > FACT_CHANGES_KEPT:
-                self._facts_forgotten_until = self._fact_changes.popleft()[0]
-            self.facts_generation = generation
-        self.generation = generation
+        with self._bump_lock:  # writers in several threads: each write gets its own generation
+            generation = self.generation + 1
+            if about is None:  # no declared scope: it may have changed classes and properties too
+                self.schema_generation = generation
+            if about is None or about:  # not declared to change no fact
+                self._fact_changes.append((generation, about))  # before readers can see the generation it explains
+                if len(self._fact_changes) > FACT_CHANGES_KEPT:
+                    self._facts_forgotten_until = self._fact_changes.popleft()[0]
+                self.facts_generation = generation
+            self.generation = generation
 
     @contextmanager
     def writing_facts_about(self, iris: frozenset[str]) -> Iterator[None]:
