@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyoxigraph import Literal, NamedNode, Quad
 
 from app.answer.inference import reasoner_inference
-from app.answer.lookup import GraphLookup
+from app.answer.lookup import _LABEL_CACHE, GraphLookup
 from app.answer.memo import GenerationCache
 from app.answer.verify import Verifier
 from app.ingest import summary
@@ -50,9 +50,21 @@ def test_values_read_before_a_write_are_not_kept_after_it():
     assert cache.get_many(2, ["a", "b"]) == ({"a": 1}, ["b"])
     cache.put_many(3, {"b": 2})  # a newer generation empties the cache
     assert cache.get_many(3, ["a", "b"]) == ({"b": 2}, ["a"])
-    cache.put_many(2, {"a": 1})  # a request that began before the write does not put its values back
+    cache.put_many(2, {"a": 1})  # a request that began before a write of unknown scope does not put its values back
     assert cache.get_many(3, ["a"]) == ({}, ["a"])
-    assert cache.get_many(2, ["b"]) == ({}, ["b"])  # nor read the newer ones
+    assert cache.get_many(2, ["b"]) == ({"b": 2}, [])  # but reads the newer ones: never stale
+
+
+def test_values_read_before_a_write_about_other_iris_are_kept():
+    journal = {(2, 3): {"urn:x"}}
+    cache = GenerationCache(changes=lambda since, until: journal.get((since, until)))
+    cache.put_many(3, {("facts", "urn:y"): 1})
+    # a request that began at 2 ends after the write of 3, which changed facts about urn:x only
+    cache.put_many(2, {("facts", "urn:x"): "old", ("facts", "urn:z"): 2})
+    assert cache.get_many(3, [("facts", "urn:x"), ("facts", "urn:y"), ("facts", "urn:z")]) == (
+        {("facts", "urn:y"): 1, ("facts", "urn:z"): 2}, [("facts", "urn:x")])
+    cache.put_many(1, {("facts", "urn:w"): 3})  # the journal cannot say what changed since 1: dropped
+    assert cache.get_many(3, [("facts", "urn:w")]) == ({}, [("facts", "urn:w")])
 
 
 def test_least_recently_used_values_go_first():
@@ -144,3 +156,27 @@ def test_classes_and_properties_are_read_again_after_a_write_that_may_declare_th
     store.update(f"INSERT DATA {{ GRAPH <http://example.org/mine> {{ <{oxigraph}> a <http://www.w3.org/2002/07/owl#Class> }} }}")
     assert oxigraph in GraphLookup(store, iris)._vocabulary().terms
     assert oxigraph not in GraphLookup(store, iris).label_index()  # a class is not an entity
+
+
+def _as_read_in_full(store, iris):
+    lookup = GraphLookup(store, iris)
+    full = lookup._read_labels()
+    return full.labels, full.iris, full.preferred
+
+
+def test_the_label_index_reads_again_only_the_entities_a_commit_changed(store, iris, settings):
+    load_graph(store, iris)
+    summary.ensure(store, iris)
+    first = GraphLookup(store, iris).label_index()
+    read_at = _LABEL_CACHE[store][1]
+    graph = NamedNode(iris.document_graph("more"))
+    alt = NamedNode("http://www.w3.org/2004/02/skos/core#altLabel")
+    redis = [_label(iris, "redis", "Redis", graph), Quad(NamedNode(iris.entity("redis")), alt, Literal("Redis DB"), graph),
+             Quad(NamedNode(iris.entity("oxigraph")), alt, Literal("Oxigraph DB"), graph)]
+    steps = [redis, redis[:1], [_label(iris, "rocksdb", "Rocks", graph)], []]  # add, withdraw, relabel, delete
+    for fresh, quads in zip([True, False, False, False], steps):
+        commit(store, iris, "more", document=quads, status=[], quarantine=[], fresh=fresh)
+        patched = GraphLookup(store, iris).label_index()
+        assert patched is not first and _LABEL_CACHE[store][1] == read_at  # patched: the full read's time is kept
+        assert (patched.labels, patched.iris, patched.preferred) == _as_read_in_full(store, iris)
+    assert GraphLookup(store, iris).label_index() is patched  # nothing written since: the same index

@@ -89,6 +89,7 @@ class LabelIndex:
     preferred: dict[str, str]
     vocabulary: list[str] = field(default_factory=list)  # names of classes and properties: relation and type words
     properties: list[str] = field(default_factory=list)  # IRIs declared as properties, in any graph
+    ranks: dict[tuple[str, str], int] = field(default_factory=dict)  # (IRI, label) -> best predicate's rank
     normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
     phrases: dict | None = None  # likewise: the matcher's phrase table
 
@@ -170,15 +171,29 @@ class GraphLookup:
 
     def label_index(self) -> LabelIndex:
         """Every entity label, cached per store: keyed by the generation of its last write that may change facts
-        when it counts writes (exact, free), else rebuilt after LABEL_TTL_S."""
+        when it counts writes (exact, free), else rebuilt after LABEL_TTL_S. After writes whose scope the store
+        journals, only the labels of the IRIs they changed facts about are read again."""
         generation = getattr(self.owner, "facts_generation", getattr(self.owner, "generation", None))
         fingerprint = (tuple(self.label_predicates), generation if isinstance(generation, int) else None)
         cached = _LABEL_CACHE.get(self.owner)
-        if cached and cached[0] == fingerprint and time.monotonic() - cached[1] < LABEL_TTL_S:
-            return cached[2]
+        if cached and time.monotonic() - cached[1] < LABEL_TTL_S:
+            (predicates, built_at), built, index = cached[0], cached[1], cached[2]
+            if cached[0] == fingerprint:
+                return index
+            changed = self._changed_since(built_at, fingerprint[1]) if predicates == fingerprint[0] else None
+            if changed is not None:  # the full read's time is kept: the safety net still comes round
+                index = self._patched_labels(index, changed)
+                _LABEL_CACHE[self.owner] = (fingerprint, built, index)
+                return index
         index = self._read_labels()
         _LABEL_CACHE[self.owner] = (fingerprint, time.monotonic(), index)
         return index
+
+    def _changed_since(self, since: int | None, until: int | None) -> set[str] | None:
+        changes = getattr(self.owner, "facts_changed_about", None)
+        if since is None or until is None or until < since or changes is None:
+            return None
+        return changes(since, until)
 
     def _vocabulary(self) -> "Vocabulary":
         """The classes and properties and their names, kept until a write that may declare others (one without a
@@ -197,28 +212,44 @@ class GraphLookup:
         return vocabulary
 
     def _read_labels(self) -> LabelIndex:
-        rank = {p: i for i, p in enumerate(self.label_predicates)}
-        schema = self._vocabulary()
-        vocabulary = schema.terms
-        best: dict[str, tuple[int, str]] = {}
-        found: dict[tuple[str, str], int] = {}  # (iri, label) -> rank of the best predicate giving it
         query = q.with_values(q.ENTITY_LABELS, predicates=self._label_nodes)
-        for row in self.store.query(query, **self.dataset):
+        return self._label_index_of(self._label_ranks(self.store.query(query, **self.dataset)))
+
+    def _patched_labels(self, index: LabelIndex, changed: set[str]) -> LabelIndex:
+        """`index` with the labels of the `changed` IRIs read again (none changed: `index` itself)."""
+        if not changed:
+            return index
+        ranks = {key: r for key, r in index.ranks.items() if key[0] not in changed}
+        for batch in _batches(_pairs(changed, self.label_predicates)):
+            for key, r in self._label_ranks(self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset)).items():
+                ranks[key] = min(r, ranks.get(key, r))
+        return self._label_index_of(ranks)
+
+    def _label_ranks(self, rows) -> dict[tuple[str, str], int]:
+        """(IRI, label) -> rank of the best predicate giving it, for the entities among label rows (?e ?p ?label ?g)."""
+        rank = {p: i for i, p in enumerate(self.label_predicates)}
+        vocabulary = self._vocabulary().terms
+        found: dict[tuple[str, str], int] = {}
+        for row in rows:
             iri = row["e"].value
             g = row["g"]
             if self.counts(g.value if g is not None else "") != "asserted" or iri in vocabulary or not self.is_node(iri):
                 continue
             label, r = row["label"].value, rank[row["p"].value]
-            if not label.strip():
-                continue
-            if (iri, label) not in found or r < found[(iri, label)]:
+            if label.strip() and ((iri, label) not in found or r < found[(iri, label)]):
                 found[(iri, label)] = r
+        return found
+
+    def _label_index_of(self, ranks: dict[tuple[str, str], int]) -> LabelIndex:
+        best: dict[str, tuple[int, str]] = {}
+        for (iri, label), r in ranks.items():
             if iri not in best or (r, label) < best[iri]:
                 best[iri] = (r, label)
         preferred = {iri: label for iri, (_, label) in best.items()}
-        ordered = sorted(found, key=lambda k: (k[1] != preferred[k[0]], found[k], k))
+        ordered = sorted(ranks, key=lambda k: (k[1] != preferred[k[0]], ranks[k], k))
+        schema = self._vocabulary()
         return LabelIndex([label for _, label in ordered], [iri for iri, _ in ordered], preferred, schema.names,
-                          schema.properties)
+                          schema.properties, ranks)
 
     def labels_of(self, iris: Iterable[str]) -> dict[str, str]:
         """IRI -> preferred label for each IRI that a fact graph labels (the light check /verify needs)."""

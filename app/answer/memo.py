@@ -15,9 +15,10 @@ _create = threading.Lock()
 
 
 class GenerationCache:
-    """Values valid for one write generation of one store; an older generation is ignored, and a newer one
-    empties it, or with `changes` (the IRIs the writes in between changed facts about, None: unknown) drops
-    only the values whose key names one of them."""
+    """Values valid for the newest write generation of one store seen so far; a newer one empties it, or with
+    `changes` (the IRIs the writes in between changed facts about, None: unknown) drops only the values whose
+    key names one of them. Values read under an older generation are kept by the same rule: under a stream of
+    writes most requests end after the next write, and what they read about other entities still holds."""
 
     def __init__(self, max_entries: int = MAX_ENTRIES,
                  changes: Callable[[int, int], set[str] | None] | None = None) -> None:
@@ -32,9 +33,8 @@ class GenerationCache:
         found, missing = {}, []
         with self.lock:
             self._advance(generation)
-            current = self.generation == generation
-            for key in keys:
-                if current and key in self.entries:
+            for key in keys:  # an entry of a newer generation than the request's is newer still: never stale
+                if key in self.entries:
                     self.entries.move_to_end(key)
                     found[key] = self.entries[key]
                 else:
@@ -44,8 +44,11 @@ class GenerationCache:
     def put_many(self, generation: int, values: dict) -> None:
         with self.lock:
             self._advance(generation)
-            if generation != self.generation:
-                return  # read before a write that a newer request has already seen
+            if generation != self.generation:  # read before writes that a newer request has already seen:
+                touched = self.changes(generation, self.generation) if self.changes else None
+                if touched is None:
+                    return
+                values = {k: v for k, v in values.items() if not _names_any(k, touched)}  # the rest still hold
             self.entries.update(values)
             while len(self.entries) > self.max_entries:
                 self.entries.popitem(last=False)
