@@ -180,3 +180,20 @@ def test_the_label_index_reads_again_only_the_entities_a_commit_changed(store, i
         assert patched is not first and _LABEL_CACHE[store][1] == read_at  # patched: the full read's time is kept
         assert (patched.labels, patched.iris, patched.preferred) == _as_read_in_full(store, iris)
     assert GraphLookup(store, iris).label_index() is patched  # nothing written since: the same index
+
+
+def test_which_documents_state_a_triple_is_read_again_only_when_a_write_changes_them(store, iris, settings):
+    load_graph(store, iris)
+    summary.ensure(store, iris)
+    uses = "https://w3id.org/attest/ontology#uses"
+    fact = (iris.entity("oxigraph"), uses, iris.entity("rocksdb"))
+    before = GraphLookup(store, iris).documents([fact])[fact]
+    graph = NamedNode(iris.document_graph("other"))
+    commit(store, iris, "other", document=[_label(iris, "redis", "Redis", graph)], status=[], quarantine=[], fresh=True)
+    memo = GraphLookup(store, iris).memo
+    assert memo.support_cache.get_many(memo.generation, [("documents", fact)])[0]  # kept: Redis is not in it
+    restated = [Quad(NamedNode(fact[0]), NamedNode(uses), NamedNode(fact[2]), graph)]
+    commit(store, iris, "other", document=restated, status=[], quarantine=[], fresh=False)
+    assert GraphLookup(store, iris).documents([fact])[fact] == sorted([*before, graph.value])
+    commit(store, iris, "other", document=[], status=[], quarantine=[], fresh=False)  # deleted
+    assert GraphLookup(store, iris).documents([fact])[fact] == before

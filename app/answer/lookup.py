@@ -473,6 +473,9 @@ class PropertyText:
     inverse: list[str] = field(default_factory=list)
     domain: list[str] = field(default_factory=list)
     range: list[str] = field(default_factory=list)
+    # (local name, read backwards) -> stem weights, filled by predicates.describing_words: a PropertyText is
+    # remembered across requests, and every question about a property would otherwise stem its words again
+    stems: dict[tuple[str, bool], dict[str, float]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _pairs(iris: Iterable[str], predicates: list[str]) -> list[tuple[NamedNode, NamedNode]]:

@@ -77,22 +77,25 @@ class Memo:
     A value cached under generation G came from a query that saw at least every write counted in G (the
     deadline executor's snapshots guarantee it), so it is never older than what a fresh query would return.
     Most kinds read only the fact summary, the inferred graph and the schema, and are kept across writes that
-    leave those unchanged (the store's `facts_generation`: an ingest that states known facts again); the kinds
+    leave those unchanged (the store's `facts_generation`: an ingest that states known facts again); the
+    documents stating a triple are kept across writes that change the support of other triples only; the kinds
     in PER_WRITE read document graphs, and any write drops them.
     Stores that do not count their writes (no integer `generation`) get no cache: every lookup queries.
     """
 
-    PER_WRITE = frozenset({"documents", "graph", "span", "trace"})
+    PER_WRITE = frozenset({"graph", "span", "trace"})
+    PER_SUPPORT_CHANGE = frozenset({"documents"})
 
     def __init__(self, owner: object) -> None:
         generation = getattr(owner, "generation", None)
         self.generation = generation if isinstance(generation, int) else None
         facts = getattr(owner, "facts_generation", generation)
         self.facts_generation = facts if isinstance(facts, int) else self.generation
-        self.cache = self.facts_cache = None
+        self.cache = self.facts_cache = self.support_cache = None
         if self.generation is not None:
             self.cache = _cache_for(owner, "per write")
             self.facts_cache = _cache_for(owner, "per fact change", getattr(owner, "facts_changed_about", None))
+            self.support_cache = _cache_for(owner, "per support change", getattr(owner, "support_changed_about", None))
 
     def many(self, kind: str, keys: Iterable[K], fetch: Callable[[list[K]], dict[K, V]]) -> dict[K, V | None]:
         """Value of each key: cached, else from one `fetch(missing keys)` call; a key `fetch` leaves out maps to None
@@ -101,7 +104,9 @@ class Memo:
         if self.cache is None:
             fetched = fetch(keys) if keys else {}
             return {k: fetched.get(k) for k in keys}
-        cache, generation = ((self.cache, self.generation) if kind.split()[0] in self.PER_WRITE
+        family = kind.split()[0]
+        cache, generation = ((self.cache, self.generation) if family in self.PER_WRITE
+                             else (self.support_cache, self.generation) if family in self.PER_SUPPORT_CHANGE
                              else (self.facts_cache, self.facts_generation))
         found, missing = cache.get_many(generation, ((kind, k) for k in keys))
         out = {key[1]: value for key, value in found.items()}

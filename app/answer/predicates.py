@@ -58,7 +58,15 @@ def question_terms(question: str, skip: list[tuple[int, int]]) -> list[Term]:
 
 
 def describing_words(text: PropertyText, local_name: str, inverse: bool) -> dict[str, float]:
-    """Stem -> weight of the words a property is known by (read backwards, by its inverse's words when it has any)."""
+    """Stem -> weight of the words a property is known by (read backwards, by its inverse's words when it has any);
+    kept on `text`, whose callers must not change it."""
+    known = text.stems.get((local_name, inverse))
+    if known is None:
+        known = text.stems[(local_name, inverse)] = _describing_words(text, local_name, inverse)
+    return known
+
+
+def _describing_words(text: PropertyText, local_name: str, inverse: bool) -> dict[str, float]:
     out: dict[str, float] = {}
 
     def add(phrase: str, weight: float) -> None:

@@ -193,7 +193,7 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     if hasattr(store, "writing_facts_about"):  # answers keep what they remember about everything else
         changed = summary.changed_facts(store, iris, iris.document_graph(doc_id), document)
         if changed is not None:
-            scope = store.writing_facts_about(summary.iris_in(changed))
+            scope = store.writing_facts_about(summary.iris_in(changed[0]), support=summary.iris_in(changed[1]))
     with scope:
         if fresh:
             store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])

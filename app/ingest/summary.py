@@ -50,12 +50,13 @@ def contribute(iris: Iris, document_graph: str) -> str:
 }}"""
 
 
-def changed_facts(store: GraphStore, iris: Iris, document_graph: str, document: list[Quad] | None) -> set | None:
-    """The triples writing `document` as this document graph (None: left as it is; []: deleted) would add to or
-    take from the summary: those no document states yet, and those only the old version of this one states.
+def changed_facts(store: GraphStore, iris: Iris, document_graph: str, document: list[Quad] | None) -> tuple[set, set] | None:
+    """(the triples writing `document` as this document graph (None: left as it is; []: deleted) would add to or
+    take from the summary: those no document states yet, and those only the old version of this one states;
+    the triples whose support it changes: those one version of this document states and the other does not).
     None when that cannot be told (blank nodes)."""
     if document is None:
-        return set()
+        return set(), set()
     new = {(q.subject, q.predicate, q.object) for q in summary_quads(iris, document)}
     old = {(q.subject, q.predicate, q.object) for q in store.quads(document_graph) if is_summarized(iris, q)}
     if any(isinstance(term, BlankNode) for t in new ^ old for term in t):
@@ -64,7 +65,7 @@ def changed_facts(store: GraphStore, iris: Iris, document_graph: str, document: 
     added = _select(store, new - old, f"FILTER NOT EXISTS {{ GRAPH {facts} {{ ?s ?p ?o }} }}")
     removed = _select(store, old - new, f'FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != {graph} '
                                         f'&& STRSTARTS(STR(?g), "{iris.document_graph_prefix}")) }}')
-    return added | removed
+    return added | removed, new ^ old
 
 
 def iris_in(triples) -> frozenset[str]:

@@ -21,7 +21,7 @@ LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging
 DEFAULT_GRAPH_MARKER = ATT + "defaultGraph"
 GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
-FACT_CHANGES_KEPT = 4096  # the scopes of this many fact-changing writes are remembered (answers prune their memos by them)
+CHANGES_KEPT = 4096  # the scopes of this many writes are remembered (answers prune their memos by them)
 
 
 def _graph_node(graph: str) -> NamedNode:
@@ -115,44 +115,55 @@ class EmbeddedStore:
         self.schema_generation = 0
         self._facts_scope = threading.local()
         self._bump_lock = threading.Lock()
-        self._fact_changes: deque[tuple[int, frozenset[str] | None]] = deque()
-        self._facts_forgotten_until = 0
+        # (generation, IRIs whose facts it changed, IRIs of the triples whose support (stating documents) it changed),
+        # None where a write did not declare them
+        self._changes: deque[tuple[int, frozenset[str] | None, frozenset[str] | None]] = deque()
+        self._forgotten_until = 0
 
     def bump_generation(self) -> None:
         about = getattr(self._facts_scope, "about", None)
+        support = getattr(self._facts_scope, "support", None)
         with self._bump_lock:  # writers in several threads: each write gets its own generation
             generation = self.generation + 1
             if about is None:  # no declared scope: it may have changed classes and properties too
                 self.schema_generation = generation
+            self._changes.append((generation, about, support))  # before readers can see the generation it explains
+            if len(self._changes) > CHANGES_KEPT:
+                self._forgotten_until = self._changes.popleft()[0]
             if about is None or about:  # not declared to change no fact
-                self._fact_changes.append((generation, about))  # before readers can see the generation it explains
-                if len(self._fact_changes) > FACT_CHANGES_KEPT:
-                    self._facts_forgotten_until = self._fact_changes.popleft()[0]
                 self.facts_generation = generation
             self.generation = generation
 
     @contextmanager
-    def writing_facts_about(self, iris: frozenset[str]) -> Iterator[None]:
+    def writing_facts_about(self, iris: frozenset[str], support: frozenset[str] = frozenset()) -> Iterator[None]:
         """Writes of this thread in this block are declared to change the facts (the fact summary, the inferred
-        graph) about these IRIs only, and nothing else answers remember (no class or property declaration, no
-        graph list); an empty set: no fact at all."""
-        self._facts_scope.about = iris
+        graph) about these IRIs only, which documents state the triples about the `support` IRIs only, and
+        nothing else answers remember (no class or property declaration, no graph list); an empty set: none."""
+        self._facts_scope.about, self._facts_scope.support = iris, support
         try:
             yield
         finally:
-            self._facts_scope.about = None
+            self._facts_scope.about = self._facts_scope.support = None
 
     def facts_changed_about(self, since: int, until: int) -> set[str] | None:
         """The IRIs whose facts the writes after generation `since` up to `until` changed; None when unknown
         (a write without a declared scope, or one too old to be remembered)."""
-        if since < self._facts_forgotten_until:
+        return self._changed(since, until, 1)
+
+    def support_changed_about(self, since: int, until: int) -> set[str] | None:
+        """The IRIs of the triples whose stating documents the writes after `since` up to `until` changed; None
+        when unknown."""
+        return self._changed(since, until, 2)
+
+    def _changed(self, since: int, until: int, part: int) -> set[str] | None:
+        if since < self._forgotten_until:
             return None
         out: set[str] = set()
-        for generation, about in list(self._fact_changes):
-            if since < generation <= until:
-                if about is None:
+        for change in list(self._changes):
+            if since < change[0] <= until:
+                if change[part] is None:
                     return None
-                out |= about
+                out |= change[part]
         return out
 
     @property
