@@ -177,8 +177,8 @@ class GraphLookup:
         fingerprint = (tuple(self.label_predicates), generation if isinstance(generation, int) else None)
         cached = _LABEL_CACHE.get(self.owner)
         if cached and time.monotonic() - cached[1] < LABEL_TTL_S:
-            (predicates, built_at), built, index = cached[0], cached[1], cached[2]
-            if cached[0] == fingerprint:
+            (predicates, built_at), built, index = cached
+            if (predicates, built_at) == fingerprint:
                 return index
             changed = self._changed_since(built_at, fingerprint[1]) if predicates == fingerprint[0] else None
             if changed is not None:  # the full read's time is kept: the safety net still comes round
