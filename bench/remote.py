@@ -9,13 +9,16 @@ processes (after a warm-up: each process's first ingest builds its closure from 
 threads run for S seconds each: POST /context with the demo questions, then a SPARQL point
 lookup on /sparql, then ingestion (POST /documents of new small documents). Reported: requests per second and
 p50 / p95 latency, and the round trip of a trivial query (`ASK {}`) straight to the server, which each remote
-store request pays on top of the evaluation. `--write` records the table in bench/RESULTS.md under
-"## Remote store".
+store request pays on top of the evaluation. Then the 14 LUBM queries: LUBM(1) and its OWL 2 RL closure
+(`attest load`, `attest reason`) in a second embedded store, migrated to a second Oxigraph server, each query
+sent through Attest's /sparql `--lubm-reps` times to each (one process; the row counts must agree with each other
+and with the reference answers). `--write` records the tables in bench/RESULTS.md under "## Remote store".
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +33,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import REPO, free_port, pct, serving  # noqa: E402
+from bench.sparql_endpoint import ACCEPT, DATA_GRAPH, LUBM, ONTOLOGY_GRAPH, queries, reference_rows  # noqa: E402
 
 QUESTIONS = ["What does Oxigraph use for storage?", "Who created the World Wide Web?", "What is SHACL for?",
              "Which query language does Apache Jena implement?", "What is RDF?", "What is rdflib?"]
@@ -106,11 +110,59 @@ def round_trip_ms(url: str, n: int = 200) -> float:
         return (time.perf_counter() - started) / n * 1000
 
 
+def remote_config(path: Path, base: dict, data_dir: Path, server_url: str) -> Path:
+    path.write_text(yaml.safe_dump({**base, "data_dir": str(data_dir), "store": "sparql",
+                                    "store_query_url": f"{server_url}/query", "store_update_url": f"{server_url}/update",
+                                    "store_gsp_url": f"{server_url}/store"}))
+    return path
+
+
+def lubm_queries(root: Path, base: dict, reps: int) -> str:
+    """The LUBM table: each query's rows and its median time through /sparql on the embedded and the remote store."""
+    config = root / "lubm.yaml"
+    config.write_text(yaml.safe_dump({**base, "data_dir": str(root / "lubm-data")}))
+    cli = [sys.executable, "-m", "app.cli", "--config", str(config)]
+    for step in (["load", str(LUBM / "univ-bench.ttl"), "--graph", ONTOLOGY_GRAPH],
+                 ["load", str(LUBM / "lubm1.nt.gz"), "--graph", DATA_GRAPH], ["reason"]):
+        subprocess.run([*cli, *step], cwd=REPO, check=True, capture_output=True)
+    server, server_url = oxigraph_server(root / "lubm-oxigraph")
+    try:
+        subprocess.run([*cli, "migrate", "--to", server_url], cwd=REPO, check=True, capture_output=True)
+        remote = remote_config(root / "lubm-remote.yaml", base, root / "lubm-remote-data", server_url)
+        measured: dict[str, dict[str, tuple[int, float]]] = {}
+        for label, cfg in (("embedded", config), ("remote", remote)):
+            with serving(cfg) as url, httpx.Client(base_url=url, timeout=600) as client:
+                for name, query in queries().items():
+                    times, rows = [], 0
+                    for _ in range(reps + 1):  # the first is a warm-up
+                        started = time.perf_counter()
+                        reply = client.get("/sparql", params={"query": query}, headers=ACCEPT)
+                        times.append(time.perf_counter() - started)
+                        reply.raise_for_status()
+                        rows = len(reply.json()["results"]["bindings"])
+                    measured.setdefault(name, {})[label] = (rows, statistics.median(times[1:]) * 1000)
+    finally:
+        server.terminate()
+        server.wait(30)
+    reference = reference_rows()
+    lines = ["| query | rows | reference rows | embedded ms | oxigraph server ms | ratio |", "|---|---:|---:|---:|---:|---:|"]
+    for name, by_store in measured.items():
+        (rows, local), (remote_rows, far) = by_store["embedded"], by_store["remote"]
+        if remote_rows != rows:
+            raise SystemExit(f"LUBM {name}: {rows} rows on the embedded store, {remote_rows} on the remote one")
+        lines.append(f"| {name} | {rows} | {reference.get(name, '')} | {local:.1f} | {far:.1f} | {far / local:.2f} |")
+    total_local = sum(v["embedded"][1] for v in measured.values())
+    total_far = sum(v["remote"][1] for v in measured.values())
+    lines.append(f"| all | | | {total_local:.0f} | {total_far:.0f} | {total_far / total_local:.2f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--lubm-reps", type=int, default=5, help="timed runs of each LUBM query per store (0: skip)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="attest-bench-remote-") as folder:
@@ -126,11 +178,7 @@ def main() -> None:
         server, server_url = oxigraph_server(root / "oxigraph")
         try:
             subprocess.run([*cli, "migrate", "--to", server_url], cwd=REPO, check=True, capture_output=True)
-            remote = root / "remote.yaml"
-            remote.write_text(yaml.safe_dump({**base, "data_dir": str(root / "remote-data"), "store": "sparql",
-                                              "store_query_url": f"{server_url}/query",
-                                              "store_update_url": f"{server_url}/update",
-                                              "store_gsp_url": f"{server_url}/store"}))
+            remote = remote_config(root / "remote.yaml", base, root / "remote-data", server_url)
             runs = [("embedded", embedded, 1)] + [("oxigraph server", remote, int(n)) for n in args.workers.split(",")]
             rows = []
             for label, config, workers in runs:
@@ -149,6 +197,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(30)
+        lubm = lubm_queries(root, base, args.lubm_reps) if args.lubm_reps else ""
     lines = ["| store | processes | /context req/s | p50 ms | p95 ms | /sparql lookup req/s | p95 ms | ingest docs/s | p95 ms |",
              "|---|---|---|---|---|---|---|---|---|"]
     for label, workers, m in rows:
@@ -159,6 +208,9 @@ def main() -> None:
     table = "\n".join(lines)
     note = (f"\nRound trip of `ASK {{}}` straight to the server: {trip:.2f} ms. {args.clients} client threads, "
             f"{args.seconds:g} s per measurement; {errors} non-2xx answers.\n")
+    if lubm:
+        note += (f"\nThe LUBM queries through Attest's /sparql, one process, median of {args.lubm_reps} runs after a "
+                 f"warm-up (LUBM(1) with its OWL 2 RL closure, the derivation records included):\n\n{lubm}\n")
     print(table + note)
     if args.write:
         write_results(table + "\n" + note, args)
@@ -167,7 +219,8 @@ def main() -> None:
 def write_results(body: str, args) -> None:
     path = REPO / "bench" / "RESULTS.md"
     text = path.read_text(encoding="utf-8")
-    command = f".venv/bin/python bench/remote.py --seconds {args.seconds:g} --clients {args.clients} --workers {args.workers}"
+    command = (f".venv/bin/python bench/remote.py --seconds {args.seconds:g} --clients {args.clients} --workers {args.workers}"
+               f" --lubm-reps {args.lubm_reps}")
     section = f"## Remote store\n\n`{command}`\n\n{body}"
     start = text.find("## Remote store")
     if start >= 0:
