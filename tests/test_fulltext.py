@@ -6,8 +6,12 @@ import logging
 
 import pytest
 
+from app.extract.ontology_terms import load_terms
+from app.ingest.resolve import EntityIndex
+from app.ingest.session import known_labels
 from app.store import fulltext
 from app.store.fulltext import FullText
+from tests.conftest import REPO
 
 
 @pytest.fixture
@@ -26,7 +30,15 @@ def _index(client) -> FullText:
 
 def _contents(index: FullText) -> set:
     with index.lock:
-        return set(index.db.execute("SELECT chunk, document, text FROM chunks").fetchall())
+        return (set(index.db.execute("SELECT chunk, document, text FROM chunks").fetchall())
+                | set(index.db.execute("SELECT entity, label, type, document FROM labels").fetchall()))
+
+
+def _known_from_document_graphs(store, iris) -> list:
+    """The extractor's known labels as read from every document graph (the path of a store without the index)."""
+    terms = load_terms(REPO / "ontology")
+    entities = EntityIndex.from_store(store, iris, terms).entities.values()
+    return sorted((e.label, sorted(e.types)[0]) for e in entities if e.types and e.label)
 
 
 def test_search_ranks_the_matching_chunk_first_and_context_uses_it(ingested):
@@ -43,6 +55,22 @@ def test_replace_and_delete_follow_the_commits(ingested):
     doc = next(d["id"] for d in ingested.get("/documents").json()["documents"] if d["source"] == "owl.txt")
     assert ingested.delete(f"/documents/{doc}").status_code == 204
     assert not index.search("Ontology Language", 5) and doc not in index.held()
+
+
+def test_the_extractor_knows_the_labels_the_document_graphs_give_after_adds_replaces_and_deletes(ingested):
+    store, iris = ingested.app.state.store, ingested.app.state.iris
+    terms = load_terms(REPO / "ontology")
+    assert ingested.post("/documents", json={"text": "RocksDB is a key-value store written in C++ by Facebook.",
+                                             "name": "more.txt"}).status_code == 201
+    first = known_labels(store, iris, terms)
+    assert {("RocksDB", "Database"), ("Apache Jena", "Library")} <= set(first)
+    assert first == _known_from_document_graphs(store, iris)
+    assert ingested.post("/documents", json={"text": "Blazegraph is a triple store.", "name": "more.txt"}).status_code == 201
+    doc = next(d["id"] for d in ingested.get("/documents").json()["documents"] if d["source"] == "jena.txt")
+    assert ingested.delete(f"/documents/{doc}").status_code == 204
+    after = known_labels(store, iris, terms)
+    assert after != first and after == _known_from_document_graphs(store, iris)
+    assert not any(label in ("Apache Jena", "Facebook") for label, _ in after)  # only the deleted and replaced named them
 
 
 def test_an_index_behind_the_store_is_repaired_to_what_a_rebuild_gives(ingested):
@@ -70,3 +98,14 @@ def test_hostile_query_text_never_errors(ingested, query):
     _index(ingested).search(query, 5)
     assert ingested.post("/context", json={"query": query or "x"}).status_code == 200
     assert _index(ingested).held()
+
+
+def test_an_index_of_an_older_layout_is_emptied_so_the_store_refills_it(tmp_path):
+    path = tmp_path / "fulltext.sqlite"
+    old = FullText(path)
+    old.replace("doc", "sha256:x", [fulltext.Chunk("urn:c", "text", 0, 4)])
+    old.db.execute("PRAGMA user_version = 1")  # written before entity labels were indexed
+    old.close()
+    index = FullText(path)
+    assert index.held() == {} and index.db.execute("PRAGMA user_version").fetchone()[0] == fulltext.LAYOUT
+    index.close()

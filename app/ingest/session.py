@@ -24,9 +24,21 @@ def rule_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms) 
     """The offline extractor, seeded with the graph's entity labels so known names are recognized."""
     from app.extract.rules import RuleExtractor
 
-    index = EntityIndex.from_store(store, Iris(settings.base_iri), terms)
-    known = [(e.label, sorted(e.types)[0]) for e in index.entities.values() if e.types and e.label]
-    return RuleExtractor(terms, known)
+    return RuleExtractor(terms, known_labels(store, Iris(settings.base_iri), terms))
+
+
+def known_labels(store: GraphStore, iris: Iris, terms: OntologyTerms) -> list[tuple[str, str]]:
+    """(label, type) of each typed entity the documents name: from the full-text index beside an embedded store
+    (kept in step with every commit, so no document graph is read), else from the document graphs."""
+    index = fulltext.for_store(store)
+    if index is None:
+        entities = EntityIndex.from_store(store, iris, terms).entities.values()
+        return sorted((e.label, sorted(e.types)[0]) for e in entities if e.types and e.label)
+    known = []
+    for iri, (label, types) in index.known_entities().items():
+        if types := sorted(t for t in types if t in terms.types):
+            known.append((label or iris.entity_id(iri), types[0]))
+    return sorted(known)
 
 
 def choose_extractor(store: GraphStore, settings: Settings, terms: OntologyTerms, *, offline: bool) -> tuple[Extractor, str]:
@@ -58,4 +70,4 @@ def open_session(store: GraphStore, settings: Settings, *, offline: bool = False
     return Session(IngestPipeline(store, settings, extractor, terms=terms, reasoner=reasoner), mode)
 
 
-__all__ = ["Session", "choose_extractor", "make_reasoner", "open_session", "rule_extractor"]
+__all__ = ["Session", "choose_extractor", "known_labels", "make_reasoner", "open_session", "rule_extractor"]

@@ -1,4 +1,4 @@
-"""Full-text index of chunk text (SQLite FTS5, BM25), beside the store, kept in step with document commits."""
+"""Full-text index of chunk text and entity labels (SQLite FTS5, BM25), beside the store, kept in step with document commits."""
 
 from __future__ import annotations
 
@@ -12,20 +12,20 @@ from typing import Iterable
 
 from pyoxigraph import Literal, NamedNode, Quad
 
-from app.vocab import ATT, Iris
+from app.vocab import ATT, ONT, RDF, RDFS, Iris
 
 log = logging.getLogger("attest.fulltext")
 FILE = "fulltext.sqlite"
 TERM = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 16
+LAYOUT = 2  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (document TEXT PRIMARY KEY, hash TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
   text, chunk UNINDEXED, document UNINDEXED, start UNINDEXED, end UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS labels USING fts5(
+  label, entity UNINDEXED, type UNINDEXED, document UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
 """
-# chunk texts and spans of the documents' graphs, for re-indexing from the store
-CHUNKS_OF = f"""SELECT ?c ?text ?start ?end ?g ?doc WHERE {{ GRAPH ?g {{
-  ?c <{ATT}text> ?text ; <{ATT}inDocument> ?doc . OPTIONAL {{ ?c <{ATT}charStart> ?start ; <{ATT}charEnd> ?end }} }} }}"""
 _OPEN: dict[Path, "FullText"] = {}
 _opening = threading.Lock()
 
@@ -48,6 +48,16 @@ class Chunk:
     end: int | None
 
 
+@dataclass(frozen=True)
+class Label:
+    """What one document says an entity is called (rdfs:label, '' when it only types it) and is (an ontology class's
+    local name, '' when it only labels it)."""
+
+    entity: str
+    label: str
+    type: str
+
+
 class FullText:
     """One SQLite file: `documents` says which content hash of each document the index holds, `chunks` its text."""
 
@@ -66,22 +76,26 @@ class FullText:
         db.execute("PRAGMA journal_mode=WAL")
         db.executescript(SCHEMA)
         db.execute("SELECT count(*) FROM documents").fetchone()
+        if db.execute("PRAGMA user_version").fetchone()[0] < LAYOUT:  # documents forgotten: the next sync refills them
+            db.executescript(f"DELETE FROM documents; DELETE FROM chunks; DELETE FROM labels; PRAGMA user_version = {LAYOUT};")
         return db
 
     def held(self) -> dict[str, str]:
         with self.lock:
             return dict(self.db.execute("SELECT document, hash FROM documents").fetchall())
 
-    def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk]) -> None:
-        """The document's chunks, in one SQLite transaction (an empty list with an empty hash deletes it)."""
+    def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = ()) -> None:
+        """The document's chunks and labels, in one SQLite transaction (an empty hash deletes them)."""
         rows = [(c.text, c.iri, document, c.start, c.end) for c in chunks]
+        label_rows = [(x.label, x.entity, x.type, document) for x in labels]
         with self.lock:
             self.db.execute("BEGIN")
             try:
-                self.db.execute("DELETE FROM chunks WHERE document = ?", (document,))
-                self.db.execute("DELETE FROM documents WHERE document = ?", (document,))
+                for table in ("chunks", "labels", "documents"):
+                    self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
                 if content_hash:
                     self.db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", rows)
+                    self.db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", label_rows)
                     self.db.execute("INSERT INTO documents VALUES (?, ?)", (document, content_hash))
                 self.db.execute("COMMIT")
             except BaseException:
@@ -102,6 +116,18 @@ class FullText:
             rows = self.db.execute(query, args).fetchall()
         best = min((r[5] for r in rows), default=-1.0)  # bm25: lower is better, negative
         return [Hit(r[0], r[1], r[2], r[3], r[4], round(r[5] / best, 4) if best else 1.0) for r in rows]
+
+    def known_entities(self) -> dict[str, tuple[str, set[str]]]:
+        """Entity IRI -> (its least rdfs:label over all documents, '' when none; every type they give it)."""
+        with self.lock:
+            rows = self.db.execute("SELECT DISTINCT entity, label, type FROM labels").fetchall()
+        out: dict[str, tuple[str, set[str]]] = {}
+        for entity, label, type_name in rows:
+            known, types = out.get(entity, ("", set()))
+            if type_name:
+                types.add(type_name)
+            out[entity] = (min(known, label) if known and label else known or label, types)
+        return out
 
     def close(self) -> None:
         with self.lock:
@@ -149,6 +175,20 @@ def chunks_of(quads: Iterable[Quad], iris: Iris) -> dict[str, list[Chunk]]:
     return out
 
 
+def labels_of(quads: Iterable[Quad], iris: Iris) -> list[Label]:
+    """The labels and ontology types a document graph gives the entities Attest minted."""
+    out = set()
+    for q in quads:
+        p, o = q.predicate.value, q.object
+        if not isinstance(q.subject, NamedNode) or iris.entity_id(q.subject.value) is None:
+            continue
+        if p == RDFS + "label" and isinstance(o, Literal):
+            out.add(Label(q.subject.value, o.value, ""))
+        elif p == RDF + "type" and isinstance(o, NamedNode) and o.value.startswith(ONT):
+            out.add(Label(q.subject.value, "", o.value[len(ONT):]))
+    return sorted(out, key=lambda x: (x.entity, x.label, x.type))
+
+
 def _int(term) -> int | None:
     return int(term.value) if isinstance(term, Literal) else None
 
@@ -181,16 +221,15 @@ def reindex(store, iris: Iris, doc: str, content_hash: str) -> None:
     index = for_store(store)
     if index is None:
         return
-    rows = store.query(CHUNKS_OF, substitutions={"g": NamedNode(iris.document_graph(doc)), "doc": NamedNode(iris.document(doc))})
-    chunks = [Chunk(r["c"].value, r["text"].value, _int(r["start"]), _int(r["end"])) for r in rows]
-    index.replace(doc, content_hash, chunks)
+    quads = list(store.quads(iris.document_graph(doc)))
+    index.replace(doc, content_hash, chunks_of(quads, iris).get(doc, []), labels_of(quads, iris))
 
 
 def on_commit(store, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
-    """After a document's commit: its chunks replace what the index held for it (none when it was deleted)."""
+    """After a document's commit: its chunks and labels replace what the index held for it (none when it was deleted)."""
     index = for_store(store)
     if index is None:
         return
     content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
                          and q.subject.value == iris.document(doc)), "")
-    index.replace(doc, content_hash if document else "", chunks_of(document, iris).get(doc, []))
+    index.replace(doc, content_hash if document else "", chunks_of(document, iris).get(doc, []), labels_of(document, iris))
