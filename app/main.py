@@ -103,6 +103,8 @@ def open_resources(state, settings: Settings) -> None:
 
 def close_resources(state) -> None:
     state.store_closing = True
+    if getattr(state, "ingest_thread", None) is not None:  # the document being ingested commits first
+        state.ingest_thread.close()
     if state.query_executor is not None:
         state.query_executor.close()
     state.store.close()

@@ -75,6 +75,8 @@ class Settings(BaseSettings):
 
     # reasoning
     reason_after_ingest: bool = Field(True, description="Materialize OWL 2 RL consequences after each ingest")
+    ingest_nice: int = Field(10, ge=0, le=19, description="CPU niceness of the server's ingest thread (Linux): reads go "
+                             "first when the cores are busy; 0 gives ingestion the same share as requests that read")
     ingest_batch_quads: int = Field(50_000, ge=0, description="`attest ingest` writes new documents with the bulk "
                                     "loader in batches of about this many quads, each all or nothing; 0: one transaction per document")
     max_trace_depth: int = Field(5, ge=1, description="Depth bound of inference traces")

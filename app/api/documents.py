@@ -16,6 +16,7 @@ from app.api.heavy import Heavy
 from app.api.paging import DEFAULT_LIMIT, MAX_LIMIT, next_cursor, page
 from app.api.reasoning import get_reasoner
 from app.errors import BadRequest, ExtractionError, NotFound, UnsupportedFormat
+from app.ingest.background import IngestThread
 from app.ingest.pipeline import IngestPipeline
 from app.ingest.session import open_session
 from app.ingest.status import StatusRegistry
@@ -43,6 +44,7 @@ def get_pipeline(request: Request) -> IngestPipeline:
             if state.settings.reason_after_ingest:  # the app's one reasoner, so its closure stays incremental
                 session.pipeline.reasoner = get_reasoner(request)
             state.ingest_pipeline, state.ingest_mode = session.pipeline, session.mode
+            state.ingest_thread = IngestThread(state.settings.ingest_nice)
     return state.ingest_pipeline
 
 
@@ -71,17 +73,11 @@ async def post_document(request: Request, pipeline: PipelineDep) -> JSONResponse
     else:
         raise UnsupportedFormat("POST /documents takes multipart/form-data (field 'file') or application/json",
                                 media_type=content_type)
-    report = await _run(pipeline, data, source, media_type)
+    report = await request.app.state.ingest_thread.run(pipeline.ingest_bytes, data, source=source, media_type=media_type)
     if report.status == "failed":
         raise ExtractionError(report.message, id=report.doc_id, report=report.to_dict())
     return JSONResponse({"id": report.doc_id, "report": report.to_dict(), "mode": request.app.state.ingest_mode},
                         status_code=200 if report.outcome == "unchanged" else 201)
-
-
-async def _run(pipeline: IngestPipeline, data: bytes, source: str, media_type: str | None):
-    from starlette.concurrency import run_in_threadpool
-
-    return await run_in_threadpool(pipeline.ingest_bytes, data, source=source, media_type=media_type)
 
 
 @router.get("/documents")
