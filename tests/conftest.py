@@ -49,15 +49,25 @@ def oxigraph_server():
         yield server
 
 
+@pytest.fixture(scope="session")
+def virtuoso_server():
+    """One real Virtuoso server for the session (tests/remote_support.py); tests empty it before use."""
+    from tests.remote_support import VirtuosoServer
+
+    with VirtuosoServer() as server:
+        yield server
+
+
 @pytest.fixture
 def settings(request, tmp_path):
-    """Settings on tmp_path; with ATTEST_TEST_STORE=oxigraph the store is the (emptied) session Oxigraph server."""
+    """Settings on tmp_path; with ATTEST_TEST_STORE=oxigraph|virtuoso the store is that (emptied) session server."""
     from app.settings import load_settings
     from tests.remote_support import store_kind_under_test
 
     remote = {}
-    if store_kind_under_test() == "oxigraph":
-        server = request.getfixturevalue("oxigraph_server")
+    kind = store_kind_under_test()
+    if kind != "embedded":
+        server = request.getfixturevalue(f"{kind}_server")
         server.clear()
         remote = server.store_settings()
     return load_settings(

@@ -6,6 +6,7 @@ import io
 import logging
 import time
 import uuid
+from urllib.parse import urlencode
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,12 +14,13 @@ from typing import IO, Iterable, Iterator, Mapping
 
 import httpx
 from pyoxigraph import (
-    DefaultGraph, Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat, parse, parse_query_results, serialize,
+    BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat, parse, parse_query_results, serialize,
 )
 
 from app.errors import BadRequest, NotFound, QueryTimeout, SparqlSyntaxError, StoreError, StoreUnavailable
 from app.store.base import Progress, QueryResult, Term
 from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, sparql_term
+from app.store import triple_terms
 from app.store.substitute import bind_values
 from app.vocab import ATT, XSD, Iris
 
@@ -32,6 +34,7 @@ GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP 
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 ALL_QUADS = "SELECT ?s ?p ?o ?g WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
 DEFAULT_GRAPH_QUADS = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
+NAMED_QUADS_G = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 NAMED_QUADS = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
 ASK_GRAPH = "ASK { GRAPH ?g { ?s ?p ?o } }"
 # what a query asks the server for: results and graphs in formats pyoxigraph parses, line per row where possible
@@ -67,11 +70,16 @@ def chunks(items: Iterable, size: int) -> Iterator[list]:
 
 
 def _update_data(operation: str, quads: Iterable[Quad]) -> str:
-    """INSERT DATA / DELETE DATA of quads in named graphs and the default graph."""
+    """INSERT DATA / DELETE DATA of quads in named graphs and the default graph (INSERT {...} WHERE {} when
+    they hold blank nodes, which some servers, Virtuoso among them, refuse in a DATA block)."""
     parts = []
+    blank = False
     for q in quads:
+        blank = blank or isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode)
         triple = f"{sparql_term(q.subject)} {sparql_term(q.predicate)} {sparql_term(q.object)} ."
         parts.append(triple if isinstance(q.graph_name, DefaultGraph) else f"GRAPH {q.graph_name} {{ {triple} }}")
+    if blank and operation == "INSERT DATA":
+        return f"INSERT {{ {' '.join(parts)} }} WHERE {{}}"
     return f"{operation} {{ {' '.join(parts)} }}"
 
 
@@ -98,6 +106,15 @@ class RemoteStore:
         self.union_param = settings.store_union_param
         self.chunk_quads = settings.store_chunk_quads
         self.lease_s = settings.store_lease_s
+        self.accept = settings.store_accept or QUERY_ACCEPT
+        self.query_form = settings.store_query_form
+        self.system_graphs = frozenset(settings.store_system_graphs)
+        # a server whose default graph is the union of its named graphs (no union parameter) has no default graph
+        # of its own to list, count or dump
+        self.own_default_graph = bool(self.union_param)
+        self.encoded = settings.store_triple_terms == "encoded"  # see app/store/triple_terms.py
+        # over all quads of a graph, leaving out the descriptions of encoded triple terms
+        self._quads_filter = triple_terms.NOT_DESCRIPTION if self.encoded else ""
         auth: httpx.Auth | None = None
         headers = {"User-Agent": "attest"}
         if settings.store_token is not None:
@@ -171,8 +188,10 @@ class RemoteStore:
 
     def post_query(self, query: str, *, default_graph: list[str] | None = None,
                    named_graphs: list[str] | None = None, union_default_graph: bool = True,
-                   accept: str = QUERY_ACCEPT, timeout: float | None = None) -> httpx.Response:
-        """The server's streamed response to a query (the caller closes it)."""
+                   accept: str | None = None, timeout: float | None = None) -> httpx.Response:
+        """The server's streamed response to a query (the caller closes it; `decoded` its body when read whole)."""
+        if self.encoded:
+            query = triple_terms.rewrite(query)
         if default_graph and "" in default_graph:
             # the protocol has no IRI for the server's own default graph: only its named graphs can be listed
             named = [g for g in default_graph if g]
@@ -182,9 +201,13 @@ class RemoteStore:
                 default_graph = named
         params = self._query_params(default_graph=default_graph, named_graphs=named_graphs,
                                     union_default_graph=union_default_graph, timeout=timeout)
+        if self.query_form:
+            body = urlencode([("query", query), *params]).encode()
+            return self._send("POST", self.query_url, timeout=timeout, stream=True, content=body, headers={
+                "Content-Type": "application/x-www-form-urlencoded", "Accept": accept or self.accept})
         return self._send("POST", self.query_url, timeout=timeout, stream=True, params=params,
                           content=query.encode(), headers={"Content-Type": "application/sparql-query",
-                                                           "Accept": accept})
+                                                           "Accept": accept or self.accept})
 
     def ping(self) -> None:
         """Raise StoreError naming the URL when the server does not answer a trivial query."""
@@ -208,13 +231,27 @@ class RemoteStore:
         response = self.post_query(text, default_graph=default_graph, named_graphs=named_graphs,
                                    union_default_graph=union_default_graph, timeout=timeout)
         try:
-            return parse_results(response.read(), media_type_of(response))
+            return parse_results(self.decoded(response.read(), media_type_of(response)), media_type_of(response))
         finally:
             response.close()
+
+    def decoded(self, body: bytes, media_type: str) -> bytes:
+        """A query answer with encoded triple terms back as triple terms (as it is when they are native)."""
+        if not self.encoded or triple_terms.PREFIX.encode() not in body:
+            return body
+        text = body.decode("utf-8")
+        if media_type == "application/sparql-results+xml":
+            return triple_terms.decode_xml(text).encode()
+        if media_type in ("text/tab-separated-values", "application/n-triples", "application/n-quads"):
+            return triple_terms.decode_lines(text, graph=media_type != "text/tab-separated-values").encode()
+        raise StoreError(f"encoded triple terms cannot be decoded from '{media_type}' answers: set store_accept "
+                         "to SPARQL XML / TSV and N-Triples")
 
     def update(self, update: str, *, timeout: float | None = None) -> None:
         if self.read_only:
             raise StoreError("the store was opened read-only")
+        if self.encoded:
+            update = triple_terms.rewrite(update)
         try:
             self._send("POST", self.update_url, timeout=timeout, content=update.encode(),
                        headers={"Content-Type": "application/sparql-update"})
@@ -234,23 +271,28 @@ class RemoteStore:
         return bool(self.query(ASK_GRAPH, substitutions={"g": node}, union_default_graph=False))
 
     def graph_sizes(self) -> dict[str, int]:
-        sizes = {s["g"].value: int(s["n"].value) for s in self.query(GRAPH_SIZES, union_default_graph=False)}
-        default = next(iter(self.query(DEFAULT_GRAPH_SIZE, union_default_graph=False)))["n"]
-        if int(default.value):
-            sizes[""] = int(default.value)
+        sizes = {s["g"].value: int(s["n"].value) for s in self.query(self._sized(GRAPH_SIZES), union_default_graph=False)
+                 if s["g"].value not in self.system_graphs}
+        if self.own_default_graph:
+            default = next(iter(self.query(self._sized(DEFAULT_GRAPH_SIZE), union_default_graph=False)))["n"]
+            if int(default.value):
+                sizes[""] = int(default.value)
         return dict(sorted(sizes.items()))
 
     def quads(self, graph: str | None = None) -> Iterable[Quad]:
         """Quads of one named graph, of the default graph (''), or of the whole store (None)."""
         if graph == "":
-            rows = self.query(DEFAULT_GRAPH_QUADS, union_default_graph=False)
+            if not self.own_default_graph:
+                return []
+            rows = self.query(self._sized(DEFAULT_GRAPH_QUADS), union_default_graph=False)
             return [Quad(r["s"], r["p"], r["o"], DefaultGraph()) for r in rows]
         if graph:
             node = _graph_node(graph)
-            rows = self.query(NAMED_QUADS, substitutions={"g": node}, union_default_graph=False)
+            rows = self.query(self._sized(NAMED_QUADS), substitutions={"g": node}, union_default_graph=False)
             return [Quad(r["s"], r["p"], r["o"], node) for r in rows]
-        rows = self.query(ALL_QUADS, union_default_graph=False)
-        return [Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph()) for r in rows]
+        rows = self.query(self._sized(ALL_QUADS if self.own_default_graph else NAMED_QUADS_G), union_default_graph=False)
+        return [Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph()) for r in rows
+                if r["g"] is None or r["g"].value not in self.system_graphs]
 
     # writes ------------------------------------------------------------------------------------------------------
 
@@ -318,7 +360,8 @@ class RemoteStore:
         if not self.gsp_url:
             self.update(_update_data("INSERT DATA", batch))
             return
-        body = serialize([q.triple for q in batch], format=RdfFormat.N_TRIPLES)
+        triples = triple_terms.encode_quads(batch) if self.encoded else batch
+        body = serialize([q.triple for q in triples], format=RdfFormat.N_TRIPLES)
         params = {"graph": graph} if graph else {"default": ""}
         try:
             self._send("POST", self.gsp_url, params=params, content=body,
@@ -412,13 +455,17 @@ class RemoteStore:
 
     def _streamed_quads(self) -> Iterator[Quad]:
         """Every quad, parsed while the server's TSV answer streams in (a dump never holds the store in memory)."""
-        response = self.post_query(ALL_QUADS, union_default_graph=False, accept="text/tab-separated-values")
+        response = self.post_query(self._sized(ALL_QUADS if self.own_default_graph else NAMED_QUADS_G),
+                                   union_default_graph=False)
         try:
             if media_type_of(response) not in RESULT_MEDIA:
                 raise StoreError(f"the store answered in an unexpected format '{media_type_of(response)}'")
             rows = parse_query_results(_ResponseStream(response), RESULT_MEDIA[media_type_of(response)])
+            decode = triple_terms.decode_term if self.encoded else (lambda term: term)
             for r in rows:
-                yield Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph())
+                if r["g"] is not None and r["g"].value in self.system_graphs:
+                    continue
+                yield Quad(r["s"], r["p"], decode(r["o"]), r["g"] if r["g"] is not None else DefaultGraph())
         finally:
             response.close()
 
@@ -435,13 +482,17 @@ class RemoteStore:
 
     # internals ---------------------------------------------------------------------------------------------------
 
+    def _sized(self, query: str) -> str:
+        """One of the fixed queries over all quads (`?s ?p ?o }`), leaving out triple-term descriptions."""
+        return query.replace("?s ?p ?o }", f"?s ?p ?o {self._quads_filter} }}") if self._quads_filter else query
+
     def _size(self, graph: NamedNode | DefaultGraph | None) -> int:
         if graph is None:
             return sum(self.graph_sizes().values())
         if isinstance(graph, DefaultGraph):
-            rows = self.query(DEFAULT_GRAPH_SIZE, union_default_graph=False)
+            rows = self.query(self._sized(DEFAULT_GRAPH_SIZE), union_default_graph=False)
         else:
-            rows = self.query(GRAPH_SIZES, substitutions={"g": graph}, union_default_graph=False)
+            rows = self.query(self._sized(GRAPH_SIZES), substitutions={"g": graph}, union_default_graph=False)
         return next((int(row["n"].value) for row in rows), 0)
 
 
