@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import logging
 import time
 import uuid
@@ -81,6 +82,9 @@ def _update_data(operation: str, quads: Iterable[Quad]) -> str:
     if blank and operation == "INSERT DATA":
         return f"INSERT {{ {' '.join(parts)} }} WHERE {{}}"
     return f"{operation} {{ {' '.join(parts)} }}"
+
+
+_VIRTUOSO_BNODE = re.compile(rb"<bnode>nodeID://([^<]*)</bnode>")
 
 
 def media_type_of(response: httpx.Response) -> str:
@@ -236,7 +240,10 @@ class RemoteStore:
             response.close()
 
     def decoded(self, body: bytes, media_type: str) -> bytes:
-        """A query answer with encoded triple terms back as triple terms (as it is when they are native)."""
+        """A query answer with encoded triple terms back as triple terms (as it is when they are native), and
+        Virtuoso's blank node ids in XML (`nodeID://b1`, not a valid label) made labels."""
+        if media_type == "application/sparql-results+xml" and b"<bnode>nodeID://" in body:
+            body = _VIRTUOSO_BNODE.sub(rb"<bnode>\1</bnode>", body)
         if not self.encoded or triple_terms.PREFIX.encode() not in body:
             return body
         text = body.decode("utf-8")
@@ -458,9 +465,13 @@ class RemoteStore:
         response = self.post_query(self._sized(ALL_QUADS if self.own_default_graph else NAMED_QUADS_G),
                                    union_default_graph=False)
         try:
-            if media_type_of(response) not in RESULT_MEDIA:
-                raise StoreError(f"the store answered in an unexpected format '{media_type_of(response)}'")
-            rows = parse_query_results(_ResponseStream(response), RESULT_MEDIA[media_type_of(response)])
+            wire = media_type_of(response)
+            if wire not in RESULT_MEDIA:
+                raise StoreError(f"the store answered in an unexpected format '{wire}'")
+            if wire == "text/tab-separated-values":
+                rows = parse_query_results(_ResponseStream(response), RESULT_MEDIA[wire])
+            else:  # XML and JSON are not line per row: their fixes (decoded) need the whole answer
+                rows = parse_query_results(self.decoded(response.read(), wire), RESULT_MEDIA[wire])
             decode = triple_terms.decode_term if self.encoded else (lambda term: term)
             for r in rows:
                 if r["g"] is not None and r["g"].value in self.system_graphs:

@@ -268,8 +268,7 @@ def _describe(described: dict[str, list[Triple]]) -> str:
         lines = " ".join(f"{q.subject} {q.predicate} {q.object} ."
                          for t in dict.fromkeys(triples) for q in descriptions(t, DefaultGraph()))
         groups.append(f"GRAPH {graph} {{ {lines} }}" if graph else lines)
-    # INSERT ... WHERE {} rather than INSERT DATA: the described terms may hold blank nodes
-    return f"INSERT {{ {' '.join(groups)} }} WHERE {{}}"
+    return f"INSERT DATA {{ {' '.join(groups)} }}"  # constant terms hold no blank nodes (`_:b` is a variable here)
 
 
 __all__ = ["PREFIX", "NOT_DESCRIPTION", "encode", "decode_iri", "decode_term", "descriptions", "encode_quads",
