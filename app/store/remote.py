@@ -85,6 +85,8 @@ def _update_data(operation: str, quads: Iterable[Quad]) -> str:
 
 
 _VIRTUOSO_BNODE = re.compile(rb"<bnode>nodeID://([^<]*)</bnode>")
+_VIRTUOSO_ASK_HEAD = b'<variable name="__ASK_RETVAL"/>'
+_VIRTUOSO_ASK = re.compile(rb'<binding name="__ASK_RETVAL"><literal[^>]*>([0-9]+)</literal>')
 
 
 def media_type_of(response: httpx.Response) -> str:
@@ -241,9 +243,16 @@ class RemoteStore:
 
     def decoded(self, body: bytes, media_type: str) -> bytes:
         """A query answer with encoded triple terms back as triple terms (as it is when they are native), and
-        Virtuoso's blank node ids in XML (`nodeID://b1`, not a valid label) made labels."""
-        if media_type == "application/sparql-results+xml" and b"<bnode>nodeID://" in body:
-            body = _VIRTUOSO_BNODE.sub(rb"<bnode>\1</bnode>", body)
+        Virtuoso's departures in XML made standard: blank node ids (`nodeID://b1`, not a valid label) become
+        labels, and an ASK answered as a one-row solution set of `__ASK_RETVAL` becomes a boolean."""
+        if media_type == "application/sparql-results+xml":
+            if b"<bnode>nodeID://" in body:
+                body = _VIRTUOSO_BNODE.sub(rb"<bnode>\1</bnode>", body)
+            if _VIRTUOSO_ASK_HEAD in body:
+                value = _VIRTUOSO_ASK.search(body)
+                answer = b"true" if value is not None and value.group(1) != b"0" else b"false"
+                return (b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head/>'
+                        b"<boolean>" + answer + b"</boolean></sparql>")
         if not self.encoded or triple_terms.PREFIX.encode() not in body:
             return body
         text = body.decode("utf-8")
