@@ -15,13 +15,15 @@ from typing import IO, Iterable, Iterator, Mapping
 
 import httpx
 from pyoxigraph import (
-    BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat, parse, parse_query_results, serialize,
+    BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store, parse, parse_query_results,
+    serialize,
 )
 
 from app.errors import BadRequest, NotFound, QueryTimeout, SparqlSyntaxError, StoreError, StoreUnavailable
 from app.store.base import Progress, QueryResult, Term
 from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, sparql_term
 from app.store import triple_terms
+from app.sparql.lexer import top_level_words, without_dataset_clause
 from app.store.substitute import bind_values
 from app.vocab import ATT, XSD, Iris
 
@@ -38,6 +40,8 @@ DEFAULT_GRAPH_QUADS = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
 NAMED_QUADS_G = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 NAMED_QUADS = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
 ASK_GRAPH = "ASK { GRAPH ?g { ?s ?p ?o } }"
+GRAPH_NAMES = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+NO_GRAPH = "urn:attest:no-graph"
 # what a query asks the server for: results and graphs in formats pyoxigraph parses, line per row where possible
 QUERY_ACCEPT = ("text/tab-separated-values, application/sparql-results+json;q=0.9, "
                 "application/n-triples, text/turtle;q=0.5")
@@ -87,6 +91,34 @@ def _update_data(operation: str, quads: Iterable[Quad]) -> str:
 _VIRTUOSO_BNODE = re.compile(rb"<bnode>nodeID://([^<]*)</bnode>")
 _VIRTUOSO_ASK_HEAD = b'<variable name="__ASK_RETVAL"/>'
 _VIRTUOSO_ASK = re.compile(rb'<binding name="__ASK_RETVAL"><literal[^>]*>([0-9]+)</literal>')
+
+
+def _accept_for(query: str, accept: str) -> str:
+    """The Accept list narrowed to the media types of the query's form (results for SELECT / ASK, RDF for
+    CONSTRUCT / DESCRIBE): Virtuoso answers 406 to a CONSTRUCT whose Accept starts with a results format."""
+    form = next((w.word for w in top_level_words(query) if w is not None
+                 and w.word in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")), None)
+    if form is None:
+        return accept
+    wanted = RESULT_MEDIA if form in ("SELECT", "ASK") else RDF_MEDIA
+    kept = [part for part in accept.split(",") if part.split(";", 1)[0].strip().lower() in wanted]
+    return ", ".join(p.strip() for p in kept) if kept else accept
+
+
+@contextmanager
+def _parser_message(text: str, kind: str) -> Iterator[None]:
+    """A syntax error the server reports, told with pyoxigraph's parser message (`error at LINE:COLUMN: ...`, the
+    embedded store's) when pyoxigraph refuses the text too; servers' own messages vary (Virtuoso: SP030)."""
+    try:
+        yield
+    except SparqlSyntaxError as exc:
+        try:  # parsed and run on an empty in-memory store: it reads nothing of ours and writes nowhere
+            Store().query(text) if kind == "query" else Store().update(text)
+        except SyntaxError as local:
+            raise SparqlSyntaxError(f"invalid SPARQL {kind}: {local}") from exc
+        except (OSError, ValueError, RuntimeError):  # parsed, failed in evaluation: the server's message stands
+            pass
+        raise
 
 
 def media_type_of(response: httpx.Response) -> str:
@@ -139,7 +171,7 @@ class RemoteStore:
     # transport --------------------------------------------------------------------------------------------------
 
     def _send(self, method: str, url: str, *, timeout: float | None = None, stream: bool = False,
-              **kwargs) -> httpx.Response:
+              kind: str = "request", **kwargs) -> httpx.Response:
         """One request; the server's refusals become 4xx (bad input) or 502 (server fault), never tracebacks."""
         limit = self.timeout_s if timeout is None else timeout
         try:
@@ -147,7 +179,7 @@ class RemoteStore:
                 limit, connect=min(limit, self._client.timeout.connect or limit)), **kwargs)
             response = self._client.send(request, stream=stream)
         except httpx.TimeoutException as exc:
-            if url == self.query_url:
+            if kind == "query":
                 raise QueryTimeout(f"query stopped at its deadline of {limit:g} s (the store at {url} had not "
                                    "answered); narrow it, add a LIMIT, or ask for a longer timeout",
                                    timeout=limit) from exc
@@ -157,12 +189,12 @@ class RemoteStore:
         if response.status_code >= 400:
             body = (response.read() if stream else response.content)[:2000].decode("utf-8", "replace").strip()
             response.close()
-            self._refused(response.status_code, body, url)
+            self._refused(response.status_code, body, url, kind)
         return response
 
-    def _refused(self, status: int, body: str, url: str):
+    def _refused(self, status: int, body: str, url: str, kind: str):
+        """(kind: query, update or request; a server may answer queries and updates at one URL, as Virtuoso does)"""
         message = body.splitlines()[0] if body else f"HTTP {status}"
-        kind = "update" if url == self.update_url else "query"
         if status in (400, 422):
             if any(w in body.lower() for w in ("pars", "syntax", "expected", "error at")):
                 raise SparqlSyntaxError(f"invalid SPARQL {kind}: {message}")
@@ -196,6 +228,11 @@ class RemoteStore:
                    named_graphs: list[str] | None = None, union_default_graph: bool = True,
                    accept: str | None = None, timeout: float | None = None) -> httpx.Response:
         """The server's streamed response to a query (the caller closes it; `decoded` its body when read whole)."""
+        original = query
+        if default_graph or named_graphs:
+            # the protocol's dataset replaces the query's FROM / FROM NAMED (SPARQL 1.1 Protocol 2.1.4); some
+            # servers (Virtuoso) would merge the two
+            query = without_dataset_clause(query)
         if self.encoded:
             query = triple_terms.rewrite(query)
         if default_graph and "" in default_graph:
@@ -207,13 +244,15 @@ class RemoteStore:
                 default_graph = named
         params = self._query_params(default_graph=default_graph, named_graphs=named_graphs,
                                     union_default_graph=union_default_graph, timeout=timeout)
-        if self.query_form:
-            body = urlencode([("query", query), *params]).encode()
-            return self._send("POST", self.query_url, timeout=timeout, stream=True, content=body, headers={
-                "Content-Type": "application/x-www-form-urlencoded", "Accept": accept or self.accept})
-        return self._send("POST", self.query_url, timeout=timeout, stream=True, params=params,
-                          content=query.encode(), headers={"Content-Type": "application/sparql-query",
-                                                           "Accept": accept or self.accept})
+        accept = _accept_for(query, accept or self.accept)
+        with _parser_message(original, "query"):
+            if self.query_form:
+                body = urlencode([("query", query), *params]).encode()
+                return self._send("POST", self.query_url, timeout=timeout, stream=True, kind="query", content=body,
+                                  headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": accept})
+            return self._send("POST", self.query_url, timeout=timeout, stream=True, kind="query", params=params,
+                              content=query.encode(), headers={"Content-Type": "application/sparql-query",
+                                                               "Accept": accept})
 
     def ping(self) -> None:
         """Raise StoreError naming the URL when the server does not answer a trivial query."""
@@ -266,13 +305,40 @@ class RemoteStore:
     def update(self, update: str, *, timeout: float | None = None) -> None:
         if self.read_only:
             raise StoreError("the store was opened read-only")
+        original = update
         if self.encoded:
             update = triple_terms.rewrite(update)
+        if self.system_graphs:
+            update = self._sparing_system_graphs(update)
         try:
-            self._send("POST", self.update_url, timeout=timeout, content=update.encode(),
-                       headers={"Content-Type": "application/sparql-update"})
+            with _parser_message(original, "update"):
+                self._send("POST", self.update_url, timeout=timeout, kind="update", content=update.encode(),
+                           headers={"Content-Type": "application/sparql-update"})
         finally:
             self.generation += 1
+
+    def _sparing_system_graphs(self, update: str) -> str:
+        """DROP / CLEAR ALL and NAMED turned into one DROP / CLEAR per graph of ours: the server's own graphs
+        (Virtuoso's virtrdf# holds its quad maps; dropping it breaks every later query) are never touched."""
+        words = [w for w in top_level_words(update) if w is not None]
+        spans = []
+        for i, w in enumerate(words):
+            if w.word in ("DROP", "CLEAR"):
+                j = i + 1 + (i + 1 < len(words) and words[i + 1].word == "SILENT")
+                if j < len(words) and words[j].word in ("ALL", "NAMED"):
+                    spans.append((w.start, words[j].start + len(words[j].word), w.word))
+        if not spans:
+            return update
+        ours = [row["g"] for row in self.query(GRAPH_NAMES, union_default_graph=False)
+                if row["g"].value not in self.system_graphs]
+        out, pos = [], 0
+        for start, end, verb in spans:
+            out.append(update[pos:start])
+            # no graph of ours: a no-op on a graph nobody holds (an operation must stay where the one was)
+            out.append(" ;\n".join(f"{verb} SILENT GRAPH {g}" for g in ours) or f"{verb} SILENT GRAPH <{NO_GRAPH}>")
+            pos = end
+        out.append(update[pos:])
+        return "".join(out)
 
     def deadline_view(self, timeout: float, source: str) -> "RemoteDeadlineView":
         return RemoteDeadlineView(self, timeout, source)
