@@ -23,7 +23,7 @@ from app.errors import BadRequest, NotFound, QueryTimeout, SparqlSyntaxError, St
 from app.store.base import Progress, QueryResult, Term
 from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, sparql_term
 from app.store import triple_terms
-from app.sparql.lexer import top_level_words, without_dataset_clause
+from app.sparql.lexer import has_dataset_clause, top_level_words, without_dataset_clause
 from app.store.substitute import bind_values
 from app.vocab import ATT, XSD, Iris
 
@@ -77,14 +77,19 @@ def chunks(items: Iterable, size: int) -> Iterator[list]:
 def _update_data(operation: str, quads: Iterable[Quad]) -> str:
     """INSERT DATA / DELETE DATA of quads in named graphs and the default graph (INSERT {...} WHERE {} when
     they hold blank nodes, which some servers, Virtuoso among them, refuse in a DATA block)."""
-    parts = []
+    by_graph: dict[str, list[str]] = {}
     blank = False
     for q in quads:
         blank = blank or isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode)
         triple = f"{sparql_term(q.subject)} {sparql_term(q.predicate)} {sparql_term(q.object)} ."
-        parts.append(triple if isinstance(q.graph_name, DefaultGraph) else f"GRAPH {q.graph_name} {{ {triple} }}")
+        by_graph.setdefault("" if isinstance(q.graph_name, DefaultGraph) else str(q.graph_name), []).append(triple)
     if blank and operation == "INSERT DATA":
+        # a template: one GRAPH block per graph (Virtuoso fails, SR002, on blank nodes in several blocks of a graph)
+        parts = [" ".join(triples) if not graph else f"GRAPH {graph} {{ {' '.join(triples)} }}"
+                 for graph, triples in by_graph.items()]
         return f"INSERT {{ {' '.join(parts)} }} WHERE {{}}"
+    # data: a GRAPH block per triple (Virtuoso's parser runs out of memory on a few thousand triples in one block)
+    parts = [t if not graph else f"GRAPH {graph} {{ {t} }}" for graph, triples in by_graph.items() for t in triples]
     return f"{operation} {{ {' '.join(parts)} }}"
 
 
@@ -242,6 +247,12 @@ class RemoteStore:
                 default_graph, union_default_graph = None, False
             else:
                 default_graph = named
+        if (not union_default_graph and not default_graph and not self.own_default_graph
+                and not has_dataset_clause(query)):
+            # a server whose default graph is the union of all graphs (Virtuoso) holds nothing Attest wrote into
+            # a default graph of its own: a query over "the store's default graph" reads an empty graph there
+            # (named graphs stay visible to GRAPH; Virtuoso keeps them when the protocol names a default graph)
+            default_graph = [NO_GRAPH]
         params = self._query_params(default_graph=default_graph, named_graphs=named_graphs,
                                     union_default_graph=union_default_graph, timeout=timeout)
         accept = _accept_for(query, accept or self.accept)
