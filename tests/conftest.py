@@ -51,11 +51,26 @@ def oxigraph_server():
 
 @pytest.fixture(scope="session")
 def virtuoso_server():
-    """One real Virtuoso server for the session (tests/remote_support.py); tests empty it before use."""
+    """One real Virtuoso server for the session (tests/remote_support.py); tests empty it before use. A SIGTERM to
+    pytest is turned into KeyboardInterrupt meanwhile, so that the session ends through this fixture's teardown
+    and virtuoso-t is stopped, not left running."""
+    import signal
+    import threading
+
     from tests.remote_support import VirtuosoServer
 
-    with VirtuosoServer() as server:
-        yield server
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = None
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        with VirtuosoServer() as server:
+            yield server
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 @pytest.fixture
