@@ -23,7 +23,7 @@ from app.errors import BadRequest, NotFound, QueryTimeout, SparqlSyntaxError, St
 from app.store.base import Progress, QueryResult, Term
 from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, sparql_term
 from app.store import triple_terms
-from app.sparql.lexer import has_dataset_clause, top_level_words, without_dataset_clause
+from app.sparql.lexer import _TOKEN, has_dataset_clause, top_level_words, without_dataset_clause
 from app.store.substitute import bind_values
 from app.vocab import ATT, XSD, Iris
 
@@ -110,6 +110,9 @@ def _accept_for(query: str, accept: str) -> str:
     return ", ".join(p.strip() for p in kept) if kept else accept
 
 
+_FETCHING = frozenset({"LOAD", "SERVICE"})
+
+
 @contextmanager
 def _parser_message(text: str, kind: str) -> Iterator[None]:
     """A syntax error the server reports, told with pyoxigraph's parser message (`error at LINE:COLUMN: ...`, the
@@ -117,6 +120,8 @@ def _parser_message(text: str, kind: str) -> Iterator[None]:
     try:
         yield
     except SparqlSyntaxError as exc:
+        if any(m.lastgroup == "word" and m.group().upper() in _FETCHING for m in _TOKEN.finditer(text)):
+            raise  # LOAD and SERVICE would make pyoxigraph fetch from the network: the server's message stands
         try:  # parsed and run on an empty in-memory store: it reads nothing of ours and writes nowhere
             Store().query(text) if kind == "query" else Store().update(text)
         except SyntaxError as local:
