@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VENDOR := app/static/vendor/yasgui.min.js app/static/vendor/cytoscape.min.js
 
-.PHONY: install chromium demo serve test test-oxigraph bench clean
+.PHONY: install chromium virtuoso demo serve test test-oxigraph test-virtuoso bench clean
 
 install: $(STAMP) $(VENDOR)
 
@@ -23,6 +23,13 @@ $(VENDOR) &: ui/package.json ui/package-lock.json
 chromium:
 	test -x /usr/bin/chromium || { $(APT) update -q && $(APT) install -y -q chromium; }
 
+# Virtuoso open source for ATTEST_TEST_STORE=virtuoso (the tests start their own server; no service is enabled).
+# The package asks for a dba password: preseeded, it only guards the package's own database, which the tests never use.
+VIRTUOSO_PRESEED := virtuoso-opensource-7 virtuoso-opensource-7/dba-password password dba\nvirtuoso-opensource-7 virtuoso-opensource-7/dba-password-again password dba\n
+virtuoso:
+	command -v virtuoso-t >/dev/null || { printf '$(VIRTUOSO_PRESEED)' | $(if $(filter 0,$(shell id -u)),,sudo) debconf-set-selections \
+		&& $(APT) update -q && $(APT) install -y -q --no-install-recommends virtuoso-opensource-7; }
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -36,17 +43,22 @@ demo: install
 serve: install
 	$(BIN)/attest serve
 
-# the end-to-end modules that run a second time against a real Oxigraph server (ATTEST_TEST_STORE=oxigraph)
+# the end-to-end modules that run again against a real Oxigraph server (ATTEST_TEST_STORE=oxigraph) and Virtuoso
 REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_answer_citations.py \
 	tests/test_ingest_api.py tests/test_ingest_pipeline.py tests/test_reasoner_store.py tests/test_sparql_endpoint.py \
 	tests/test_sparql_w3c.py tests/test_named_queries.py tests/test_gsp.py tests/test_api_core.py tests/test_store.py
 
-test: install chromium
+test: install chromium virtuoso
 	$(BIN)/pytest -q -p no:cacheprovider
 	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
+	ATTEST_TEST_STORE=virtuoso $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
 
 test-oxigraph: install
 	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS) tests/test_remote_store.py
+
+# the same end-to-end modules against a real Virtuoso open-source server (see README, "Remote store"); the third step of `make test`
+test-virtuoso: install virtuoso
+	ATTEST_TEST_STORE=virtuoso $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
 
 bench: install
 	$(BIN)/python bench/sparql_endpoint.py

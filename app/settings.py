@@ -44,6 +44,10 @@ class Settings(BaseSettings):
     store_timeout_param: str | None = Field(None, description="Query parameter carrying the deadline to the server, e.g. 'timeout' (Virtuoso, ms; Fuseki, s); unset: client-side timeout only")
     store_timeout_param_unit: Literal["s", "ms"] = Field("ms", description="Unit of store_timeout_param")
     store_union_param: str | None = Field("union-default-graph", description="Query parameter asking the server for the union default graph (Oxigraph's); unset for servers whose default graph already is the union")
+    store_triple_terms: Literal["native", "encoded"] = Field("native", description="native: RDF 1.2 triple terms go to the store as they are; encoded: as reversible IRIs with rdf:subject/predicate/object descriptions, for stores without triple terms (Virtuoso)")
+    store_accept: str | None = Field(None, description="Accept header of queries to the remote store; unset: TSV, SPARQL JSON, N-Triples, Turtle (Virtuoso: 'application/sparql-results+xml, application/n-triples;q=0.9', its TSV and JSON are not the standard's)")
+    store_system_graphs: list[str] = Field([], description="The remote server's own graphs, which Attest neither lists, counts nor dumps (Virtuoso: its virtrdf#, ldp# and URIQA graphs)")
+    store_query_form: bool = Field(False, description="POST queries URL-encoded (query=...) instead of as application/sparql-query (Virtuoso 7 never answers a direct POST of a query)")
     store_chunk_quads: int = Field(20_000, ge=1, description="Quads per request of a bulk load to the remote store")
     store_lease_s: float = Field(120.0, gt=0, description="Lease of a bulk load's marker: a marker not renewed for this long is a crashed load, rolled back by the next process to start")
 

@@ -49,15 +49,40 @@ def oxigraph_server():
         yield server
 
 
+@pytest.fixture(scope="session")
+def virtuoso_server():
+    """One real Virtuoso server for the session (tests/remote_support.py); tests empty it before use. A SIGTERM to
+    pytest is turned into KeyboardInterrupt meanwhile, so that the session ends through this fixture's teardown
+    and virtuoso-t is stopped, not left running."""
+    import signal
+    import threading
+
+    from tests.remote_support import VirtuosoServer
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = None
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        with VirtuosoServer() as server:
+            yield server
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
 @pytest.fixture
 def settings(request, tmp_path):
-    """Settings on tmp_path; with ATTEST_TEST_STORE=oxigraph the store is the (emptied) session Oxigraph server."""
+    """Settings on tmp_path; with ATTEST_TEST_STORE=oxigraph|virtuoso the store is that (emptied) session server."""
     from app.settings import load_settings
     from tests.remote_support import store_kind_under_test
 
     remote = {}
-    if store_kind_under_test() == "oxigraph":
-        server = request.getfixturevalue("oxigraph_server")
+    kind = store_kind_under_test()
+    if kind != "embedded":
+        server = request.getfixturevalue(f"{kind}_server")
         server.clear()
         remote = server.store_settings()
     return load_settings(

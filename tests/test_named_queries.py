@@ -15,6 +15,7 @@ from app.errors import BadRequest, ConfigError, NotFound
 from app.ingest import summary
 from app.named_queries import NamedQueries, parse_named_query
 from app.vocab import ONT, XSD, Iris
+from tests.remote_support import virtuoso_differs
 
 IRIS = Iris("https://w3id.org/attest/")
 SHIPPED = {"entity-by-label", "neighbours", "documents-mentioning", "inferred-facts", "class-counts",
@@ -242,6 +243,7 @@ def test_listing_describes_every_query_with_its_parameters(client):
     assert "SELECT" in by_name["neighbours"]["query"]
 
 
+@virtuoso_differs("7.2 joins a property path with * or + wrongly when several solutions feed it (in entity-by-label `?entity a ?type . ?type rdfs:subClassOf* ont:Entity` over the matched entities keeps only the first entity's zero-length match), so the query finds too few entities")
 def test_entity_by_label_matches_labels_and_alt_labels_exact_first(seeded):
     rows = _rows(_get(seeded, "entity-by-label", label="sparql"))
     assert [r["entity"] for r in rows] == [E + "sparql", E + "endpoint"]
@@ -383,6 +385,7 @@ def test_parameter_values_are_bound_never_spliced(seeded):
     assert [r["entity"] for r in _rows(_get(seeded, "entity-by-label", label='") } #'))] == [E + "odd"]
 
 
+@virtuoso_differs("7.2 joins a property path with * or + wrongly when several solutions feed it (in entity-by-label `?entity a ?type . ?type rdfs:subClassOf* ont:Entity` over the matched entities keeps only the first entity's zero-length match), so the query finds too few entities")
 def test_stores_without_the_deadline_executor_are_queried_in_process(seeded):
     state = seeded.app.state
     saved, state.query_executor = state.query_executor, None  # as for an in-memory or remote store

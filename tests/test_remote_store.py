@@ -415,3 +415,19 @@ def test_serve_with_workers_runs_several_processes_over_the_remote_store(tmp_pat
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_server_syntax_error_is_told_with_the_parser_message_never_by_fetching():
+    from app.errors import SparqlSyntaxError
+    from app.store.remote import _parser_message
+
+    def told(text: str, kind: str) -> str:
+        with pytest.raises(SparqlSyntaxError) as info, _parser_message(text, kind):
+            raise SparqlSyntaxError(f"invalid SPARQL {kind}: the server's own words")
+        return str(info.value)
+
+    assert "error at 1:" in told("SELECT ?x WHERE { ?x ?y }", "query")
+    assert "error at 1:" in told("INSERT DATA { <http://a> }", "update")
+    # LOAD / SERVICE are never run locally (pyoxigraph would fetch): the server's message stands
+    assert "server's own words" in told("LOAD <http://127.0.0.1:9/x> ; INSERT DATA { <http://a> }", "update")
+    assert "server's own words" in told("SELECT * { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } } }", "query")

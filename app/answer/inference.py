@@ -48,7 +48,12 @@ class DerivationRecords:
         steps: dict[RdfTriple, TraceStep] = {}
         premises_of: dict[RdfTriple, list[RdfTriple]] = {}
         for batch in _batches(list(roots)):
-            for row in self.store.query(q.with_values(q.DERIVATION_TREES, derivations=[(d,) for d in batch])):
+            rows = list(self.store.query(q.with_values(q.DERIVATION_TREES, derivations=[(d,) for d in batch])))
+            found = {row["d"] for row in rows}
+            missing = [d for d in batch if d not in found]
+            if missing:  # a store whose `*` path left out the zero-length step (Virtuoso): the roots' own records
+                rows += self.store.query(q.with_values(q.DERIVATION_ROOTS, derivations=[(d,) for d in missing]))
+            for row in rows:
                 if row["g"].value != self.iris.derivations_graph:
                     continue
                 conclusion, premise = row["conclusion"], row["premise"]

@@ -157,6 +157,14 @@ SELECT ?root ?d ?rule ?depth ?conclusion ?premise ?g WHERE {
   }
 } LIMIT 20000"""
 
+# The root records alone (same columns as DERIVATION_TREES): asked only for roots that query left out, as
+# Virtuoso does (its `*` path bound by VALUES drops the zero-length step, the root's own record).
+DERIVATION_ROOTS = PREFIXES + """
+SELECT ?root ?d ?rule ?depth ?conclusion ?premise ?g WHERE {
+  VALUES ?d { %(derivations)s }
+  GRAPH ?g { ?d att:rule ?rule ; att:depth ?depth ; att:derives ?conclusion ; att:premise ?premise }
+}"""
+
 # What each property of the VALUES block is called (labels, alternative labels, comments), and the texts of
 # its inverse properties (?inverse bound), in any graph, ontology included.
 # Labels of the classes the properties of the VALUES block lead from (rdfs:domain) and to (rdfs:range).

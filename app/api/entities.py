@@ -27,14 +27,18 @@ SELECT ?g ?p ?v ?e WHERE {
 }"""
 
 # facts and attributes in and out of ?e (one row per triple), in the graphs answers read (the fact summary
-# standing for the document graphs); a page at a time
+# standing for the document graphs); a page at a time. The filters stand outside the UNION and ?s / ?o are made by
+# IF, not BIND(?e AS ?s): Virtuoso's compiler fails on either (SP031 "equiv replaces filter but under deprecation")
 FACTS = _PREFIXES + """
 SELECT DISTINCT ?s ?p ?o ?e WHERE {
-  { { GRAPH ?g { ?e ?p ?o } } UNION { ?e ?p ?o } BIND(?e AS ?s) FILTER(isIRI(?o) || isLiteral(?o)) }
-  UNION { { GRAPH ?g { ?s ?p ?e } } UNION { ?s ?p ?e } BIND(?e AS ?o) FILTER(isIRI(?s)) }
+  { { GRAPH ?g { ?e ?p ?x } } UNION { ?e ?p ?x } BIND(true AS ?out) }
+  UNION { { GRAPH ?g { ?x ?p ?e } } UNION { ?x ?p ?e } BIND(false AS ?out) }
+  FILTER(isIRI(?x) || (?out && isLiteral(?x)))
   FILTER(?p != ont:mentions && ?p != ont:mentionedIn && !STRSTARTS(STR(?p), STR(rdf:))
          && !STRSTARTS(STR(?p), STR(rdfs:)) && !STRSTARTS(STR(?p), STR(owl:)) && !STRSTARTS(STR(?p), STR(att:))
          && !STRSTARTS(STR(?p), STR(prov:)) && !STRSTARTS(STR(?p), STR(sh:)) && !STRSTARTS(STR(?p), STR(skos:)))
+  BIND(IF(?out, ?e, ?x) AS ?s)
+  BIND(IF(?out, ?x, ?e) AS ?o)
 } LIMIT %d OFFSET %d"""
 
 # the statements that assert ?t, with their confidence and chunk (a few: the support is counted apart)

@@ -26,7 +26,7 @@ SELECT ?d ?source ?status ?hash ?updated ?message ?media WHERE {{
        att:updated ?updated ; att:mediaType ?media .
     OPTIONAL {{ ?d att:statusMessage ?message }}
   }}
-}} ORDER BY ?source ?d LIMIT %d OFFSET %d
+}} ORDER BY ?source ?d %s
 """
 CHUNK_COUNTS = f"""
 PREFIX att: <{ATT}>
@@ -154,11 +154,13 @@ class StatusRegistry:
         status.chunks.sort(key=lambda c: c.index)
         return status
 
-    def list(self, limit: int = 1 << 62, offset: int = 0) -> list[dict[str, object]]:
-        """A page of the documents' summaries, sorted by source."""
+    def list(self, limit: int | None = None, offset: int = 0) -> list[dict[str, object]]:
+        """A page of the documents' summaries, sorted by source (all of them without a limit)."""
         prefix = self.iris.document("")
         out = []
-        for row in self.store.query(DOCUMENT_LIST % (limit, offset)):
+        # no LIMIT at all rather than a huge one: Virtuoso refuses a LIMIT past its integer range (SQ074)
+        page = (f"LIMIT {int(limit)} " if limit is not None else "") + f"OFFSET {int(offset)}"
+        for row in self.store.query(DOCUMENT_LIST % page):
             iri = row["d"].value
             out.append({"id": iri[len(prefix):], "source": row["source"].value, "status": row["status"].value,
                         "message": row["message"].value if row["message"] else "", "content_hash": row["hash"].value,

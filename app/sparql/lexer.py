@@ -60,6 +60,29 @@ def has_dataset_clause(query: str) -> bool:
     return any(k is not None and k.word == "FROM" for k in top_level_words(query))
 
 
+def without_dataset_clause(query: str) -> str:
+    """The query with its FROM / FROM NAMED clauses removed (when the protocol's dataset replaces them)."""
+    if not has_dataset_clause(query):
+        return query
+    tokens = [m for m in _TOKEN.finditer(query) if m.lastgroup != "comment"]
+    cuts, depth = [], 0
+    for i, m in enumerate(tokens):
+        if m.lastgroup == "open":
+            depth += 1
+        elif m.lastgroup == "close":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and m.lastgroup == "word" and m.group().upper() == "FROM":
+            j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].group().upper() == "NAMED")
+            if j < len(tokens) and tokens[j].lastgroup in ("iri", "pname"):
+                cuts.append((m.start(), tokens[j].end()))
+    out, pos = [], 0
+    for start, end in cuts:
+        out.append(query[pos:start])
+        pos = end
+    out.append(query[pos:])
+    return "".join(out)
+
+
 def add_using_clauses(update: str, using: tuple[str, ...], using_named: tuple[str, ...]) -> str:
     """Apply the protocol's using-graph-uri / using-named-graph-uri to each DELETE/INSERT … WHERE operation.
 

@@ -51,19 +51,26 @@ class RemoteExecutor:
         response = self.store.post_query(
             query, default_graph=list(dataset.default_graphs) or None,
             named_graphs=list(dataset.named_graphs) or None, union_default_graph=union,
-            accept=WIRE_ACCEPT, timeout=timeout)
+            accept=settings.store_accept or WIRE_ACCEPT, timeout=timeout)
         try:
             wire = media_type_of(response)
             line_per_row = wire in (QueryResultsFormat.TSV.media_type.split(";")[0],
                                     RdfFormat.N_TRIPLES.media_type.split(";")[0])
-            if not line_per_row:  # boolean answers, or a server without TSV / N-Triples: parsed whole
-                result = parse_results(response.read(), wire)
-                fmt = negotiate(accept, result_kind(result))
-                return fmt.content_type, result.serialize(format=fmt.native), None
+            chunks = response.iter_bytes()
+            if not line_per_row or self.store.encoded:
+                # boolean answers, a server without TSV / N-Triples, or triple terms to decode: parsed whole,
+                # then cut line per row like a streamed answer
+                result = parse_results(self.store.decoded(response.read(), wire), wire)
+                kind = result_kind(result)
+                if kind == "boolean":
+                    fmt = negotiate(accept, kind)
+                    return fmt.content_type, result.serialize(format=fmt.native), None
+                native = QueryResultsFormat.TSV if kind == "solutions" else RdfFormat.N_TRIPLES
+                wire, chunks = native.media_type.split(";")[0], [result.serialize(format=native)]
             solutions = wire in RESULT_MEDIA
             out = BoundedLines(settings.max_result_rows + (1 if solutions else 0), settings.max_result_bytes)
             try:
-                for chunk in response.iter_bytes():
+                for chunk in chunks:
                     out.write(chunk)
             except LimitReached:
                 pass  # closing the response below drops the connection: the server stops sending

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import re
 import logging
 import time
 import uuid
+from urllib.parse import urlencode
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,12 +15,15 @@ from typing import IO, Iterable, Iterator, Mapping
 
 import httpx
 from pyoxigraph import (
-    DefaultGraph, Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat, parse, parse_query_results, serialize,
+    BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store, parse, parse_query_results,
+    serialize,
 )
 
 from app.errors import BadRequest, NotFound, QueryTimeout, SparqlSyntaxError, StoreError, StoreUnavailable
 from app.store.base import Progress, QueryResult, Term
 from app.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, sparql_term
+from app.store import triple_terms
+from app.sparql.lexer import _TOKEN, has_dataset_clause, top_level_words, without_dataset_clause
 from app.store.substitute import bind_values
 from app.vocab import ATT, XSD, Iris
 
@@ -32,8 +37,11 @@ GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP 
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 ALL_QUADS = "SELECT ?s ?p ?o ?g WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
 DEFAULT_GRAPH_QUADS = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
+NAMED_QUADS_G = "SELECT ?s ?p ?o ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 NAMED_QUADS = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
 ASK_GRAPH = "ASK { GRAPH ?g { ?s ?p ?o } }"
+GRAPH_NAMES = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+NO_GRAPH = "urn:attest:no-graph"
 # what a query asks the server for: results and graphs in formats pyoxigraph parses, line per row where possible
 QUERY_ACCEPT = ("text/tab-separated-values, application/sparql-results+json;q=0.9, "
                 "application/n-triples, text/turtle;q=0.5")
@@ -67,12 +75,60 @@ def chunks(items: Iterable, size: int) -> Iterator[list]:
 
 
 def _update_data(operation: str, quads: Iterable[Quad]) -> str:
-    """INSERT DATA / DELETE DATA of quads in named graphs and the default graph."""
-    parts = []
+    """INSERT DATA / DELETE DATA of quads in named graphs and the default graph (INSERT {...} WHERE {} when
+    they hold blank nodes, which some servers, Virtuoso among them, refuse in a DATA block)."""
+    by_graph: dict[str, list[str]] = {}
+    blank = False
     for q in quads:
+        blank = blank or isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode)
         triple = f"{sparql_term(q.subject)} {sparql_term(q.predicate)} {sparql_term(q.object)} ."
-        parts.append(triple if isinstance(q.graph_name, DefaultGraph) else f"GRAPH {q.graph_name} {{ {triple} }}")
+        by_graph.setdefault("" if isinstance(q.graph_name, DefaultGraph) else str(q.graph_name), []).append(triple)
+    if blank and operation == "INSERT DATA":
+        # a template: one GRAPH block per graph (Virtuoso fails, SR002, on blank nodes in several blocks of a graph)
+        parts = [" ".join(triples) if not graph else f"GRAPH {graph} {{ {' '.join(triples)} }}"
+                 for graph, triples in by_graph.items()]
+        return f"INSERT {{ {' '.join(parts)} }} WHERE {{}}"
+    # data: a GRAPH block per triple (Virtuoso's parser runs out of memory on a few thousand triples in one block)
+    parts = [t if not graph else f"GRAPH {graph} {{ {t} }}" for graph, triples in by_graph.items() for t in triples]
     return f"{operation} {{ {' '.join(parts)} }}"
+
+
+_VIRTUOSO_BNODE = re.compile(rb"<bnode>nodeID://([^<]*)</bnode>")
+_VIRTUOSO_ASK_HEAD = b'<variable name="__ASK_RETVAL"/>'
+_VIRTUOSO_ASK = re.compile(rb'<binding name="__ASK_RETVAL"><literal[^>]*>([0-9]+)</literal>')
+
+
+def _accept_for(query: str, accept: str) -> str:
+    """The Accept list narrowed to the media types of the query's form (results for SELECT / ASK, RDF for
+    CONSTRUCT / DESCRIBE): Virtuoso answers 406 to a CONSTRUCT whose Accept starts with a results format."""
+    form = next((w.word for w in top_level_words(query) if w is not None
+                 and w.word in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")), None)
+    if form is None:
+        return accept
+    wanted = RESULT_MEDIA if form in ("SELECT", "ASK") else RDF_MEDIA
+    kept = [part for part in accept.split(",") if part.split(";", 1)[0].strip().lower() in wanted]
+    return ", ".join(p.strip() for p in kept) if kept else accept
+
+
+_FETCHING = frozenset({"LOAD", "SERVICE"})
+
+
+@contextmanager
+def _parser_message(text: str, kind: str) -> Iterator[None]:
+    """A syntax error the server reports, told with pyoxigraph's parser message (`error at LINE:COLUMN: ...`, the
+    embedded store's) when pyoxigraph refuses the text too; servers' own messages vary (Virtuoso: SP030)."""
+    try:
+        yield
+    except SparqlSyntaxError as exc:
+        if any(m.lastgroup == "word" and m.group().upper() in _FETCHING for m in _TOKEN.finditer(text)):
+            raise  # LOAD and SERVICE would make pyoxigraph fetch from the network: the server's message stands
+        try:  # parsed and run on an empty in-memory store: it reads nothing of ours and writes nowhere
+            Store().query(text) if kind == "query" else Store().update(text)
+        except SyntaxError as local:
+            raise SparqlSyntaxError(f"invalid SPARQL {kind}: {local}") from exc
+        except (OSError, ValueError, RuntimeError):  # parsed, failed in evaluation: the server's message stands
+            pass
+        raise
 
 
 def media_type_of(response: httpx.Response) -> str:
@@ -98,6 +154,15 @@ class RemoteStore:
         self.union_param = settings.store_union_param
         self.chunk_quads = settings.store_chunk_quads
         self.lease_s = settings.store_lease_s
+        self.accept = settings.store_accept or QUERY_ACCEPT
+        self.query_form = settings.store_query_form
+        self.system_graphs = frozenset(settings.store_system_graphs)
+        # a server whose default graph is the union of its named graphs (no union parameter) has no default graph
+        # of its own to list, count or dump
+        self.own_default_graph = bool(self.union_param)
+        self.encoded = settings.store_triple_terms == "encoded"  # see app/store/triple_terms.py
+        # over all quads of a graph, leaving out the descriptions of encoded triple terms
+        self._quads_filter = triple_terms.NOT_DESCRIPTION if self.encoded else ""
         auth: httpx.Auth | None = None
         headers = {"User-Agent": "attest"}
         if settings.store_token is not None:
@@ -116,7 +181,7 @@ class RemoteStore:
     # transport --------------------------------------------------------------------------------------------------
 
     def _send(self, method: str, url: str, *, timeout: float | None = None, stream: bool = False,
-              **kwargs) -> httpx.Response:
+              kind: str = "request", **kwargs) -> httpx.Response:
         """One request; the server's refusals become 4xx (bad input) or 502 (server fault), never tracebacks."""
         limit = self.timeout_s if timeout is None else timeout
         try:
@@ -124,7 +189,7 @@ class RemoteStore:
                 limit, connect=min(limit, self._client.timeout.connect or limit)), **kwargs)
             response = self._client.send(request, stream=stream)
         except httpx.TimeoutException as exc:
-            if url == self.query_url:
+            if kind == "query":
                 raise QueryTimeout(f"query stopped at its deadline of {limit:g} s (the store at {url} had not "
                                    "answered); narrow it, add a LIMIT, or ask for a longer timeout",
                                    timeout=limit) from exc
@@ -134,12 +199,12 @@ class RemoteStore:
         if response.status_code >= 400:
             body = (response.read() if stream else response.content)[:2000].decode("utf-8", "replace").strip()
             response.close()
-            self._refused(response.status_code, body, url)
+            self._refused(response.status_code, body, url, kind)
         return response
 
-    def _refused(self, status: int, body: str, url: str):
+    def _refused(self, status: int, body: str, url: str, kind: str):
+        """(kind: query, update or request; a server may answer queries and updates at one URL, as Virtuoso does)"""
         message = body.splitlines()[0] if body else f"HTTP {status}"
-        kind = "update" if url == self.update_url else "query"
         if status in (400, 422):
             if any(w in body.lower() for w in ("pars", "syntax", "expected", "error at")):
                 raise SparqlSyntaxError(f"invalid SPARQL {kind}: {message}")
@@ -171,8 +236,15 @@ class RemoteStore:
 
     def post_query(self, query: str, *, default_graph: list[str] | None = None,
                    named_graphs: list[str] | None = None, union_default_graph: bool = True,
-                   accept: str = QUERY_ACCEPT, timeout: float | None = None) -> httpx.Response:
-        """The server's streamed response to a query (the caller closes it)."""
+                   accept: str | None = None, timeout: float | None = None) -> httpx.Response:
+        """The server's streamed response to a query (the caller closes it; `decoded` its body when read whole)."""
+        original = query
+        if default_graph or named_graphs:
+            # the protocol's dataset replaces the query's FROM / FROM NAMED (SPARQL 1.1 Protocol 2.1.4); some
+            # servers (Virtuoso) would merge the two
+            query = without_dataset_clause(query)
+        if self.encoded:
+            query = triple_terms.rewrite(query)
         if default_graph and "" in default_graph:
             # the protocol has no IRI for the server's own default graph: only its named graphs can be listed
             named = [g for g in default_graph if g]
@@ -180,11 +252,23 @@ class RemoteStore:
                 default_graph, union_default_graph = None, False
             else:
                 default_graph = named
+        if (not union_default_graph and not default_graph and not self.own_default_graph
+                and not has_dataset_clause(query)):
+            # a server whose default graph is the union of all graphs (Virtuoso) holds nothing Attest wrote into
+            # a default graph of its own: a query over "the store's default graph" reads an empty graph there
+            # (named graphs stay visible to GRAPH; Virtuoso keeps them when the protocol names a default graph)
+            default_graph = [NO_GRAPH]
         params = self._query_params(default_graph=default_graph, named_graphs=named_graphs,
                                     union_default_graph=union_default_graph, timeout=timeout)
-        return self._send("POST", self.query_url, timeout=timeout, stream=True, params=params,
-                          content=query.encode(), headers={"Content-Type": "application/sparql-query",
-                                                           "Accept": accept})
+        accept = _accept_for(query, accept or self.accept)
+        with _parser_message(original, "query"):
+            if self.query_form:
+                body = urlencode([("query", query), *params]).encode()
+                return self._send("POST", self.query_url, timeout=timeout, stream=True, kind="query", content=body,
+                                  headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": accept})
+            return self._send("POST", self.query_url, timeout=timeout, stream=True, kind="query", params=params,
+                              content=query.encode(), headers={"Content-Type": "application/sparql-query",
+                                                               "Accept": accept})
 
     def ping(self) -> None:
         """Raise StoreError naming the URL when the server does not answer a trivial query."""
@@ -208,18 +292,69 @@ class RemoteStore:
         response = self.post_query(text, default_graph=default_graph, named_graphs=named_graphs,
                                    union_default_graph=union_default_graph, timeout=timeout)
         try:
-            return parse_results(response.read(), media_type_of(response))
+            return parse_results(self.decoded(response.read(), media_type_of(response)), media_type_of(response))
         finally:
             response.close()
+
+    def decoded(self, body: bytes, media_type: str) -> bytes:
+        """A query answer with encoded triple terms back as triple terms (as it is when they are native), and
+        Virtuoso's departures in XML made standard: blank node ids (`nodeID://b1`, not a valid label) become
+        labels, and an ASK answered as a one-row solution set of `__ASK_RETVAL` becomes a boolean."""
+        if media_type == "application/sparql-results+xml":
+            if b"<bnode>nodeID://" in body:
+                body = _VIRTUOSO_BNODE.sub(rb"<bnode>\1</bnode>", body)
+            if _VIRTUOSO_ASK_HEAD in body:
+                value = _VIRTUOSO_ASK.search(body)
+                answer = b"true" if value is not None and value.group(1) != b"0" else b"false"
+                return (b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head/>'
+                        b"<boolean>" + answer + b"</boolean></sparql>")
+        if not self.encoded or triple_terms.PREFIX.encode() not in body:
+            return body
+        text = body.decode("utf-8")
+        if media_type == "application/sparql-results+xml":
+            return triple_terms.decode_xml(text).encode()
+        if media_type in ("text/tab-separated-values", "application/n-triples", "application/n-quads"):
+            return triple_terms.decode_lines(text, graph=media_type != "text/tab-separated-values").encode()
+        raise StoreError(f"encoded triple terms cannot be decoded from '{media_type}' answers: set store_accept "
+                         "to SPARQL XML / TSV and N-Triples")
 
     def update(self, update: str, *, timeout: float | None = None) -> None:
         if self.read_only:
             raise StoreError("the store was opened read-only")
+        original = update
+        if self.encoded:
+            update = triple_terms.rewrite(update)
+        if self.system_graphs:
+            update = self._sparing_system_graphs(update)
         try:
-            self._send("POST", self.update_url, timeout=timeout, content=update.encode(),
-                       headers={"Content-Type": "application/sparql-update"})
+            with _parser_message(original, "update"):
+                self._send("POST", self.update_url, timeout=timeout, kind="update", content=update.encode(),
+                           headers={"Content-Type": "application/sparql-update"})
         finally:
             self.generation += 1
+
+    def _sparing_system_graphs(self, update: str) -> str:
+        """DROP / CLEAR ALL and NAMED turned into one DROP / CLEAR per graph of ours: the server's own graphs
+        (Virtuoso's virtrdf# holds its quad maps; dropping it breaks every later query) are never touched."""
+        words = [w for w in top_level_words(update) if w is not None]
+        spans = []
+        for i, w in enumerate(words):
+            if w.word in ("DROP", "CLEAR"):
+                j = i + 1 + (i + 1 < len(words) and words[i + 1].word == "SILENT")
+                if j < len(words) and words[j].word in ("ALL", "NAMED"):
+                    spans.append((w.start, words[j].start + len(words[j].word), w.word))
+        if not spans:
+            return update
+        ours = [row["g"] for row in self.query(GRAPH_NAMES, union_default_graph=False)
+                if row["g"].value not in self.system_graphs]
+        out, pos = [], 0
+        for start, end, verb in spans:
+            out.append(update[pos:start])
+            # no graph of ours: a no-op on a graph nobody holds (an operation must stay where the one was)
+            out.append(" ;\n".join(f"{verb} SILENT GRAPH {g}" for g in ours) or f"{verb} SILENT GRAPH <{NO_GRAPH}>")
+            pos = end
+        out.append(update[pos:])
+        return "".join(out)
 
     def deadline_view(self, timeout: float, source: str) -> "RemoteDeadlineView":
         return RemoteDeadlineView(self, timeout, source)
@@ -234,23 +369,28 @@ class RemoteStore:
         return bool(self.query(ASK_GRAPH, substitutions={"g": node}, union_default_graph=False))
 
     def graph_sizes(self) -> dict[str, int]:
-        sizes = {s["g"].value: int(s["n"].value) for s in self.query(GRAPH_SIZES, union_default_graph=False)}
-        default = next(iter(self.query(DEFAULT_GRAPH_SIZE, union_default_graph=False)))["n"]
-        if int(default.value):
-            sizes[""] = int(default.value)
+        sizes = {s["g"].value: int(s["n"].value) for s in self.query(self._sized(GRAPH_SIZES), union_default_graph=False)
+                 if s["g"].value not in self.system_graphs}
+        if self.own_default_graph:
+            default = next(iter(self.query(self._sized(DEFAULT_GRAPH_SIZE), union_default_graph=False)))["n"]
+            if int(default.value):
+                sizes[""] = int(default.value)
         return dict(sorted(sizes.items()))
 
     def quads(self, graph: str | None = None) -> Iterable[Quad]:
         """Quads of one named graph, of the default graph (''), or of the whole store (None)."""
         if graph == "":
-            rows = self.query(DEFAULT_GRAPH_QUADS, union_default_graph=False)
+            if not self.own_default_graph:
+                return []
+            rows = self.query(self._sized(DEFAULT_GRAPH_QUADS), union_default_graph=False)
             return [Quad(r["s"], r["p"], r["o"], DefaultGraph()) for r in rows]
         if graph:
             node = _graph_node(graph)
-            rows = self.query(NAMED_QUADS, substitutions={"g": node}, union_default_graph=False)
+            rows = self.query(self._sized(NAMED_QUADS), substitutions={"g": node}, union_default_graph=False)
             return [Quad(r["s"], r["p"], r["o"], node) for r in rows]
-        rows = self.query(ALL_QUADS, union_default_graph=False)
-        return [Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph()) for r in rows]
+        rows = self.query(self._sized(ALL_QUADS if self.own_default_graph else NAMED_QUADS_G), union_default_graph=False)
+        return [Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph()) for r in rows
+                if r["g"] is None or r["g"].value not in self.system_graphs]
 
     # writes ------------------------------------------------------------------------------------------------------
 
@@ -318,7 +458,8 @@ class RemoteStore:
         if not self.gsp_url:
             self.update(_update_data("INSERT DATA", batch))
             return
-        body = serialize([q.triple for q in batch], format=RdfFormat.N_TRIPLES)
+        triples = triple_terms.encode_quads(batch) if self.encoded else batch
+        body = serialize([q.triple for q in triples], format=RdfFormat.N_TRIPLES)
         params = {"graph": graph} if graph else {"default": ""}
         try:
             self._send("POST", self.gsp_url, params=params, content=body,
@@ -412,13 +553,21 @@ class RemoteStore:
 
     def _streamed_quads(self) -> Iterator[Quad]:
         """Every quad, parsed while the server's TSV answer streams in (a dump never holds the store in memory)."""
-        response = self.post_query(ALL_QUADS, union_default_graph=False, accept="text/tab-separated-values")
+        response = self.post_query(self._sized(ALL_QUADS if self.own_default_graph else NAMED_QUADS_G),
+                                   union_default_graph=False)
         try:
-            if media_type_of(response) not in RESULT_MEDIA:
-                raise StoreError(f"the store answered in an unexpected format '{media_type_of(response)}'")
-            rows = parse_query_results(_ResponseStream(response), RESULT_MEDIA[media_type_of(response)])
+            wire = media_type_of(response)
+            if wire not in RESULT_MEDIA:
+                raise StoreError(f"the store answered in an unexpected format '{wire}'")
+            if wire == "text/tab-separated-values":
+                rows = parse_query_results(_ResponseStream(response), RESULT_MEDIA[wire])
+            else:  # XML and JSON are not line per row: their fixes (decoded) need the whole answer
+                rows = parse_query_results(self.decoded(response.read(), wire), RESULT_MEDIA[wire])
+            decode = triple_terms.decode_term if self.encoded else (lambda term: term)
             for r in rows:
-                yield Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph())
+                if r["g"] is not None and r["g"].value in self.system_graphs:
+                    continue
+                yield Quad(r["s"], r["p"], decode(r["o"]), r["g"] if r["g"] is not None else DefaultGraph())
         finally:
             response.close()
 
@@ -435,13 +584,17 @@ class RemoteStore:
 
     # internals ---------------------------------------------------------------------------------------------------
 
+    def _sized(self, query: str) -> str:
+        """One of the fixed queries over all quads (`?s ?p ?o }`), leaving out triple-term descriptions."""
+        return query.replace("?s ?p ?o }", f"?s ?p ?o {self._quads_filter} }}") if self._quads_filter else query
+
     def _size(self, graph: NamedNode | DefaultGraph | None) -> int:
         if graph is None:
             return sum(self.graph_sizes().values())
         if isinstance(graph, DefaultGraph):
-            rows = self.query(DEFAULT_GRAPH_SIZE, union_default_graph=False)
+            rows = self.query(self._sized(DEFAULT_GRAPH_SIZE), union_default_graph=False)
         else:
-            rows = self.query(GRAPH_SIZES, substitutions={"g": graph}, union_default_graph=False)
+            rows = self.query(self._sized(GRAPH_SIZES), substitutions={"g": graph}, union_default_graph=False)
         return next((int(row["n"].value) for row in rows), 0)
 
 
