@@ -1,4 +1,4 @@
-"""Full-text index of chunk text and entity labels (SQLite FTS5, BM25), beside the store, kept in step with document commits."""
+"""Full-text index of chunk text (SQLite FTS5, BM25) and each document's entity labels, beside the store, kept in step with commits."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (document TEXT PRIMARY KEY, hash TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
   text, chunk UNINDEXED, document UNINDEXED, start UNINDEXED, end UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS labels USING fts5(
-  label, entity UNINDEXED, type UNINDEXED, document UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS labels (document TEXT NOT NULL, entity TEXT NOT NULL, label TEXT NOT NULL, type TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS labels_by_document ON labels (document);
 """
 _OPEN: dict[Path, "FullText"] = {}
 _opening = threading.Lock()
@@ -87,7 +87,7 @@ class FullText:
     def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = ()) -> None:
         """The document's chunks and labels, in one SQLite transaction (an empty hash deletes them)."""
         rows = [(c.text, c.iri, document, c.start, c.end) for c in chunks]
-        label_rows = [(x.label, x.entity, x.type, document) for x in labels]
+        label_rows = [(document, x.entity, x.label, x.type) for x in labels]
         with self.lock:
             self.db.execute("BEGIN")
             try:
