@@ -35,6 +35,17 @@ def oxigraph_binary() -> str:
     return found
 
 
+def stop_process(proc: subprocess.Popen | None, timeout_s: float) -> None:
+    """Terminate a server process, killing it when it has not exited within `timeout_s`."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class OxigraphServer:
     """`oxigraph serve` on a free loopback port over a temporary directory; stopped (and the data removed) on exit."""
 
@@ -65,13 +76,7 @@ class OxigraphServer:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, 10)
 
     def close(self) -> None:
         self.stop()
@@ -204,13 +209,7 @@ class VirtuosoServer:
             httpx.post(f"{self.url}/sparql", data={"update": update}, timeout=120).raise_for_status()
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc, 30)
 
     def close(self) -> None:
         self.stop()
