@@ -41,29 +41,44 @@ def _recomputed(store) -> set:
     return out
 
 
+def _closure(reasoner) -> set:
+    decode = reasoner.engine.terms.decode
+    return {decode(t) for t in reasoner.engine.depth}
+
+
 @hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS)
 def test_summary_equals_a_recomputation_after_any_writes(tmp_path_factory, ops):
+    """...and a reasoner kept up to date from what each commit says it changed holds the closure a full run gives."""
+    from app.reasoner import Reasoner
     from app.settings import load_settings
 
     store = open_store(load_settings(None, data_dir=tmp_path_factory.mktemp("summary")))
     try:
         summary.ensure(store, IRIS)
+        reasoner = Reasoner(store, IRIS)
+        reasoner.materialize()
         for op, doc, picks in ops:
             exists = store.has_graph(IRIS.document_graph(doc))
             held, generation = _summary(store), store.facts_generation
+            facts, graph = None, IRIS.document_graph(doc)
             if op == "delete":
                 if exists:
-                    commit(store, IRIS, doc, document=[], status=[], quarantine=[], fresh=False)
+                    facts = commit(store, IRIS, doc, document=[], status=[], quarantine=[], fresh=False)
             elif op == "batch" and not exists:  # the bulk path takes new documents only
                 batch = CommitBatch(store, IRIS, max_quads=1000)
                 batch.add(doc, document=_quads(doc, picks), status=[], quarantine=[])
                 batch.flush()
             else:
-                commit(store, IRIS, doc, document=_quads(doc, picks), status=[], quarantine=[], fresh=not exists)
+                facts = commit(store, IRIS, doc, document=_quads(doc, picks), status=[], quarantine=[], fresh=not exists)
+                assert facts is not None
+            reasoner.refresh([graph], facts=facts)
             assert _summary(store) == _recomputed(store)
             if op != "batch" or exists:  # single commits say whether they change facts (answers keep their memos)
                 assert (store.facts_generation != generation) == (_summary(store) != held)
+            full = Reasoner(store, IRIS)
+            full.materialize(full=True)
+            assert _closure(reasoner) == _closure(full)
         assert summary.is_current(store, IRIS)
     finally:
         store.close()

@@ -190,6 +190,7 @@ def test_incremental_equals_full_recomputation(steps):
         assert inc.depth == full.depth
         assert set(inc.violations) == set(full.violations)
         assert {t for t, why in inc.why.items()} == {t for t in full.why}
+        assert inc.inferred_count() == sum(1 for _ in inc.inferred()) == full.inferred_count()
 
 
 def test_ill_typed_literals_are_inconsistent_well_typed_ones_are_not():

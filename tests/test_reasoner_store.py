@@ -155,12 +155,12 @@ def test_literal_objects_are_explained_and_bad_terms_are_refused(world):
 # --- HTTP and CLI -----------------------------------------------------------------------------------------------
 
 def test_api_explain_consistency_and_reason(client):
-    state = client.app.state
-    iris = state.iris
-    # graphs of the client's own (the reasoner reads document graphs through the fact summary, which holds only
-    # the facts ingestion wrote about entities)
-    state.store.add(quads(EX + "api", (ex("eve"), TYPE, ex("Manager"))))
-    state.store.add(quads(EX + "api2", (ex("Manager"), SCO, ex("Boss"))))
+    # graphs of the client's own, written through the Graph Store Protocol (the reasoner reads document graphs
+    # through the fact summary, which holds only the facts ingestion wrote about entities)
+    ttl = {"content-type": "text/turtle"}
+    assert client.put("/store", params={"graph": EX + "api"}, content=f"<{EX}eve> a <{EX}Manager> .", headers=ttl).is_success
+    assert client.put("/store", params={"graph": EX + "api2"}, headers=ttl,
+                      content=f"<{EX}Manager> <{RDFS}subClassOf> <{EX}Boss> .").is_success
     assert client.post("/reason", params={"full": "true"}).status_code == 200
     r = client.get("/explain", params={"s": EX + "eve", "p": RDF + "type", "o": EX + "Boss"})
     assert r.status_code == 200 and r.json()["rule"] == "cax-sco" and r.json()["depth"] == 1

@@ -181,9 +181,9 @@ class IngestPipeline:
             if not any(self.store.has_graph(g) for g in graphs):
                 return False
             self._reasoner_ready()
-            commit(self.store, self.iris, doc_id, document=[], status=[], quarantine=[], fresh=False)
+            facts = commit(self.store, self.iris, doc_id, document=[], status=[], quarantine=[], fresh=False)
             self._index = None  # entities only this document named are gone
-            self._reason("removed", graphs[0])
+            self._reason(graphs[0], facts)
             return True
 
     # the pipeline proper -----------------------------------------------------------------
@@ -304,9 +304,10 @@ class IngestPipeline:
             return
         if document is not None:
             self._reasoner_ready()
-        commit(self.store, self.iris, doc_id, document=document, status=status, quarantine=quarantine, fresh=fresh)
+        facts = commit(self.store, self.iris, doc_id, document=document, status=status, quarantine=quarantine,
+                       fresh=fresh)
         if document is not None:
-            self._reason("replaced", self.iris.document_graph(doc_id))
+            self._reason(self.iris.document_graph(doc_id), facts)
 
     def _settle(self) -> None:
         """Write the pending batch, if any, and reason over what it added."""
@@ -343,13 +344,11 @@ class IngestPipeline:
         if self.reasoner is not None and self.reasoner.engine is None:
             self.reasoner.materialize()
 
-    def _reason(self, change: str, graph: str) -> None:
-        if self.reasoner is None:
-            return
-        if change == "replaced":
-            self.reasoner.on_graph_replaced(graph)
-        else:
-            self.reasoner.on_graph_removed(graph)
+    def _reason(self, graph: str, facts: set | None) -> None:
+        """Bring the closure up to date after a document graph was written or dropped; `facts`, when known, are
+        the summary triples the write may have changed (the reasoner then checks those, not the whole summary)."""
+        if self.reasoner is not None:
+            self.reasoner.refresh([graph], facts=facts)
 
 
 def _chunks_of(findings, iris: Iris) -> set[str]:

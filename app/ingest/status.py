@@ -181,17 +181,18 @@ WHERE {{ GRAPH {q} {{ ?s <{att}fromDocument> {doc} . ?s ?p ?o }} }}"""
 
 
 def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | None, status: list[Quad],
-           quarantine: list[Quad], fresh: bool) -> None:
+           quarantine: list[Quad], fresh: bool) -> set | None:
     """Write a document's graph, its status graph, its quarantine records and the fact summary's change in ONE
-    transaction.
+    transaction. Returns the summary triples the write may have added or removed, where that can be told (an
+    embedded store, a summary that was current before, no blank nodes), else None.
 
     `document` None keeps the document graph (and its quarantine records) as they are: a failed extraction
     only updates the status. A fresh document (nothing stored yet) is one `add`; otherwise every new graph
     is staged and a single SPARQL update swaps them all in (MOVE), so a crash at any point leaves either the
     old state or the new one -- staging graphs are discarded when the store is opened.
     """
-    summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
-    scope = nullcontext()
+    rebuilt = summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
+    scope, changed = nullcontext(), None
     if hasattr(store, "writing_facts_about"):  # answers keep what they remember about everything else
         changed = summary.changed_facts(store, iris, iris.document_graph(doc_id), document)
         if changed is not None:
@@ -203,6 +204,7 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
             _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine)
     if document is not None:  # the full-text index follows; a crash before it is repaired from the store on open
         fulltext.on_commit(store, iris, doc_id, document, status)
+    return changed[0] if changed is not None and not rebuilt else None
 
 
 def _swap(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | None, status: list[Quad],

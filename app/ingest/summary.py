@@ -68,6 +68,11 @@ def changed_facts(store: GraphStore, iris: Iris, document_graph: str, document: 
     return added | removed, new ^ old
 
 
+def present(store: GraphStore, iris: Iris, triples: set) -> set:
+    """Which of some triples of terms the summary holds."""
+    return _select(store, triples, f"GRAPH {NamedNode(iris.facts_graph)} {{ ?s ?p ?o }}")
+
+
 def iris_in(triples) -> frozenset[str]:
     """The subjects and IRI objects of some triples of terms: whose facts they are."""
     return frozenset(t.value for s, _, o in triples for t in (s, o) if isinstance(t, NamedNode))
@@ -131,9 +136,12 @@ def included_graphs(store: GraphStore, iris: Iris) -> list[str] | None:
     return sorted(row["g"].value for row in rows if row["g"] is not None)
 
 
-def ensure(store: GraphStore, iris: Iris) -> None:
-    """Rebuild the summary when it is missing or out of date (a store written before it existed, a manual edit)."""
-    if not is_current(store, iris):
-        log.info("building the fact summary (graph/facts) from the document graphs")
-        rebuild(store, iris)
+def ensure(store: GraphStore, iris: Iris) -> bool:
+    """Rebuild the summary when it is missing or out of date (a store written before it existed, a manual edit);
+    True when it did."""
+    if is_current(store, iris):
+        return False
+    log.info("building the fact summary (graph/facts) from the document graphs")
+    rebuild(store, iris)
+    return True
 

@@ -262,6 +262,9 @@ class Engine:
     def inferred(self) -> Iterable[Encoded]:
         return (t for t, d in self.depth.items() if d > 0)
 
+    def inferred_count(self) -> int:
+        return len(self.why)  # each inferred triple has its derivation; an asserted one none (add drops it)
+
     def list_violations(self) -> list[Violation]:
         return [Violation(rule, prem) for rule, prem in self.violations]
 

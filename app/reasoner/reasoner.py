@@ -82,11 +82,16 @@ class Reasoner:
 
     def asserted_graphs(self) -> list[str]:
         """While the fact summary is current it stands for every document graph: the reasoner reads each fact once,
-        and not the documents' provenance records (chunks, mentions, statements), which no axiom is about; else
-        the document graphs themselves (and not the stale summary)."""
-        summarized = summary.is_current(self.store, self.iris)
-        left_out = self.iris.document_graph_prefix if summarized else self.iris.facts_graph
-        graphs = [g for g in self.store.graphs() if self.is_asserted_graph(g) and not g.startswith(left_out)]
+        and not the documents' provenance records (chunks, mentions, statements), which no axiom is about; the
+        summary also lists the other graphs to read, so the store's graphs (one or two per document) are not
+        listed. Else the document graphs themselves (and not the stale summary)."""
+        i = self.iris
+        included = summary.included_graphs(self.store, i)
+        if included is None:
+            graphs = [g for g in self.store.graphs() if self.is_asserted_graph(g) and not g.startswith(i.facts_graph)]
+        else:
+            graphs = [g for g in (i.ontology_graph, i.resolution_graph, i.facts_graph) if self.store.has_graph(g)]
+            graphs += [g for g in included if self.is_asserted_graph(g)]
         if next(iter(self._quads(DEFAULT)), None) is not None:
             graphs.append(DEFAULT)
         return graphs
@@ -139,12 +144,14 @@ class Reasoner:
     def on_graph_removed(self, graph_iri: str) -> ReasoningReport:
         return self.refresh([graph_iri])
 
-    def refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
-        """Re-read the given asserted graphs and maintain the closure incrementally (semi-naive add, DRed delete)."""
+    def refresh(self, changed_graphs: Iterable[str], *, facts: set | None = None) -> ReasoningReport:
+        """Re-read the given asserted graphs and maintain the closure incrementally (semi-naive add, DRed delete).
+        `facts`: when document graphs changed, the summary triples that change may have added or removed; only
+        those are looked up, instead of the whole summary (not on a shared store, where others write too)."""
         with self._lock, gc_paused():
-            return self._refresh(changed_graphs)
+            return self._refresh(changed_graphs, facts=None if self._shared else facts)
 
-    def _refresh(self, changed_graphs: Iterable[str]) -> ReasoningReport:
+    def _refresh(self, changed_graphs: Iterable[str], facts: set | None = None) -> ReasoningReport:
         if self.engine is None:
             return self._full(keep_records=True)
         start = time.perf_counter()
@@ -159,8 +166,15 @@ class Reasoner:
         # a graph that became or stopped being an input (the summary came up to date or went out of it) is changed too
         graphs = sorted(g for g in changed | (wanted ^ set(self._graphs)) if g in wanted or g in self._graphs)
         for g in graphs:
-            new = self._read(g, e.terms) if g in wanted else set()
             old = self._graphs.get(g, set())
+            if g == self.iris.facts_graph and facts is not None and old and g in wanted:
+                gained, lost = self._facts_delta(old, facts, e.terms)
+                old |= gained
+                old -= lost
+                added.extend(gained)
+                removed.extend(lost)
+                continue
+            new = self._read(g, e.terms) if g in wanted else set()
             removed.extend(old - new)
             added.extend(new - old)
             if new:
@@ -186,8 +200,15 @@ class Reasoner:
         report.removed = retracted.retracted
         return report
 
+    def _facts_delta(self, held: set[Encoded], facts: set, terms: TermDict) -> tuple[set[Encoded], set[Encoded]]:
+        """(gained, lost): which of `facts` the summary now holds and the closure's copy does not, and the reverse."""
+        present = summary.present(self.store, self.iris, facts)
+        enc = terms.encode
+        now = {(enc(s), enc(p), enc(o)): (s, p, o) in present for s, p, o in facts}
+        return {t for t, there in now.items() if there and t not in held}, {t for t, there in now.items() if not there and t in held}
+
     def inferred_count(self) -> int:
-        return 0 if self.engine is None else sum(1 for _ in self.engine.inferred())
+        return 0 if self.engine is None else self.engine.inferred_count()
 
     def explain(self, s, p, o, max_depth: int | None = None) -> dict:
         return self.explainer.explain(s, p, o, max_depth or self.max_depth)
