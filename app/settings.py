@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     reason_after_ingest: bool = Field(True, description="Materialize OWL 2 RL consequences after each ingest")
     ingest_nice: int = Field(10, ge=0, le=19, description="CPU niceness of the server's ingest thread (Linux): reads go "
                              "first when the cores are busy; 0 gives ingestion the same share as requests that read")
+    ingest_worker: bool = Field(True, description="POST /documents runs the rule extractor and the SHACL gate in a "
+                                "worker process (niced as ingest_nice), so ingestion does not hold the lock every "
+                                "request of the server needs; false: in the server's ingest thread")
     ingest_batch_quads: int = Field(50_000, ge=0, description="`attest ingest` writes new documents with the bulk "
                                     "loader in batches of about this many quads, each all or nothing; 0: one transaction per document")
     max_trace_depth: int = Field(5, ge=1, description="Depth bound of inference traces")

@@ -20,6 +20,7 @@ from app.ingest.background import IngestThread
 from app.ingest.pipeline import IngestPipeline
 from app.ingest.session import open_session
 from app.ingest.status import StatusRegistry
+from app.ingest.worker import offload
 from app.vocab import is_valid_id
 
 router = APIRouter(tags=["documents"])
@@ -44,7 +45,8 @@ def get_pipeline(request: Request) -> IngestPipeline:
             if state.settings.reason_after_ingest:  # the app's one reasoner, so its closure stays incremental
                 session.pipeline.reasoner = get_reasoner(request)
             state.ingest_pipeline, state.ingest_mode = session.pipeline, session.mode
-            state.ingest_thread = IngestThread(state.settings.ingest_nice)
+            worker = offload(session.pipeline) if state.settings.ingest_worker else None
+            state.ingest_thread = IngestThread(state.settings.ingest_nice, worker)
     return state.ingest_pipeline
 
 

@@ -20,14 +20,17 @@ class IngestThread:
     when the cores are busy, the kernel gives requests that read (/context, /answer, /verify) the CPU first and
     ingestion what is left, instead of an even share."""
 
-    def __init__(self, nice: int) -> None:
+    def __init__(self, nice: int, worker=None) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="ingest", initializer=_lower_priority, initargs=(nice,))
+        self._worker = worker  # the StageWorker process the pipeline's CPU-heavy stages run in, if any
 
     async def run(self, call: Callable[..., T], *args, **kwargs) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(call, *args, **kwargs))
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+        if self._worker is not None:
+            self._worker.close()
 
 
 def _lower_priority(nice: int) -> None:
