@@ -44,7 +44,7 @@ serve: install
 	$(BIN)/attest serve
 
 # the end-to-end modules that run again against a real Oxigraph server (ATTEST_TEST_STORE=oxigraph) and Virtuoso
-REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_answer_citations.py \
+REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_answer_citations.py tests/test_answer_sources.py \
 	tests/test_ingest_api.py tests/test_ingest_pipeline.py tests/test_reasoner_store.py tests/test_sparql_endpoint.py \
 	tests/test_sparql_w3c.py tests/test_named_queries.py tests/test_gsp.py tests/test_api_core.py tests/test_store.py
 

@@ -117,19 +117,26 @@ SELECT ?s ?p ?o ?g WHERE {
   { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o }
 }"""
 
-# Chunks whose lower-cased text contains one of the keywords ?k0 … ?k7 (Literals, substituted; unused ones repeat
-# ?k0). CONTAINS, not REGEX: no pattern is compiled per row. Spans are read for the best chunks only (CHUNK_SPANS):
-# OPTIONALs for them here made the search three times slower. CHUNK_SEARCH_IN: only chunks of the document ?doc.
+# Chunks ranked by how many of the keywords ?k0, ?k1, … (Literals, substituted) their lower-cased text contains,
+# the best `limit` (ties by chunk IRI): the store ranks and cuts, so a remote one sends back those rows only.
+# CONTAINS, not REGEX: no pattern is compiled per row. Spans are read for the best chunks only (CHUNK_SPANS):
+# OPTIONALs for them here made the search three times slower. `in_document`: only chunks of the document ?doc.
 CHUNK_KEYWORDS = 8
-_CHUNK_SEARCH = PREFIXES + """
-SELECT ?c ?text ?doc ?k0 ?k1 ?k2 ?k3 ?k4 ?k5 ?k6 ?k7 WHERE {
-  ?c att:text ?text . %s
+
+
+def chunk_search(keywords: int, limit: int, in_document: bool) -> str:
+    hits = " + ".join(f"IF(CONTAINS(?lower, ?k{i}), 1, 0)" for i in range(keywords))
+    # pyoxigraph substitutes projected variables only
+    bound = " ".join(f"?k{i}" for i in range(keywords)) + (" ?doc" if in_document else "")
+    return PREFIXES + f"""
+SELECT ?c ?text ?hits {bound} WHERE {{
+  ?c att:text ?text . {"?c att:inDocument ?doc ." if in_document else ""}
   BIND(LCASE(?text) AS ?lower)
-  FILTER(CONTAINS(?lower, ?k0) || CONTAINS(?lower, ?k1) || CONTAINS(?lower, ?k2) || CONTAINS(?lower, ?k3)
-      || CONTAINS(?lower, ?k4) || CONTAINS(?lower, ?k5) || CONTAINS(?lower, ?k6) || CONTAINS(?lower, ?k7))
-}"""
-CHUNK_SEARCH = _CHUNK_SEARCH % ""
-CHUNK_SEARCH_IN = _CHUNK_SEARCH % "?c att:inDocument ?doc ."
+  BIND(({hits}) AS ?hits)
+  FILTER(?hits > 0)
+}} ORDER BY DESC(?hits) ?c LIMIT {int(limit)}"""
+
+
 CHUNK_SPANS = PREFIXES + """
 SELECT ?c ?doc ?start ?end WHERE {
   VALUES ?c { %(chunks)s }

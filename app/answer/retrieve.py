@@ -168,18 +168,12 @@ class Retriever:
         keywords = sorted({w for w in words if w not in STOPWORDS}, key=lambda w: (-len(w), w))[:MAX_KEYWORDS]
         if not keywords:
             return []
-        padded = keywords + [keywords[0]] * (q.CHUNK_KEYWORDS - len(keywords))
-        subs = {f"k{i}": Literal(k) for i, k in enumerate(padded)}
+        subs = {f"k{i}": Literal(k) for i, k in enumerate(keywords)}
         if document:
             subs["doc"] = NamedNode(self.iris.document(document))
-        found = []
-        for row in self.lookup.store.query(q.CHUNK_SEARCH_IN if document else q.CHUNK_SEARCH, substitutions=subs):
-            text = row["text"].value
-            lowered = text.casefold()
-            score = sum(1 for k in keywords if k in lowered) / len(keywords)
-            found.append((score, row["c"].value, text))
-        found.sort(key=lambda f: (-f[0], f[1]))
-        best = found[:MAX_SOURCES]
+        search = q.chunk_search(len(keywords), MAX_SOURCES, in_document=document is not None)
+        best = [(int(row["hits"].value) / len(keywords), row["c"].value, row["text"].value)
+                for row in self.lookup.store.query(search, substitutions=subs)]
         spans = self.lookup.chunk_spans([chunk for _, chunk, _ in best])
         out = []
         for score, chunk, text in best:

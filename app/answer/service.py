@@ -27,8 +27,8 @@ class AnswerService:
     def __init__(self, store: GraphStore, iris: Iris, settings: Settings, inference: Inference,
                  client: LlmClient | None = None, *, owner: object | None = None) -> None:
         self.settings = settings
-        self.lookup = GraphLookup(store, iris, ids=answer_ids(settings, iris), owner=owner,
-                                  label_predicates=label_predicates(settings, iris))
+        ids = answer_ids(settings, iris)
+        self.lookup = GraphLookup(store, iris, ids=ids, owner=owner, label_predicates=label_predicates(settings, ids))
         self.retriever = Retriever(self.lookup, inference, settings.context_budget_chars)
         self.verifier = Verifier(self.lookup, inference, settings.max_trace_depth)
         self._client = client
@@ -76,9 +76,8 @@ def answer_ids(settings: Settings, iris: Iris) -> Ids:
     return Ids(iris, declared_prefixes(settings.ontology_dir, settings.prefixes))
 
 
-def label_predicates(settings: Settings, iris: Iris) -> list[str]:
+def label_predicates(settings: Settings, ids: Ids) -> list[str]:
     """The `label_predicates` setting as IRIs (CURIEs expanded with the declared prefixes)."""
-    ids = answer_ids(settings, iris)
     out = []
     for ref in settings.label_predicates:
         iri = ids.iri(ref) if ":" in ref else None
