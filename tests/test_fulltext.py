@@ -55,6 +55,10 @@ def test_replace_and_delete_follow_the_commits(ingested):
     doc = next(d["id"] for d in ingested.get("/documents").json()["documents"] if d["source"] == "owl.txt")
     assert ingested.delete(f"/documents/{doc}").status_code == 204
     assert not index.search("Ontology Language", 5) and doc not in index.held()
+    assert "TDB" in index.search("TDB", 5)[0].text  # other documents keep their chunks
+    rows, mapped = (index.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("chunks", "chunk_rows"))
+    assert rows == mapped and rows == index.db.execute(
+        "SELECT count(*) FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows)").fetchone()[0]
 
 
 def test_the_extractor_knows_the_labels_the_document_graphs_give_after_adds_replaces_and_deletes(ingested):

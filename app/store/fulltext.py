@@ -18,11 +18,15 @@ log = logging.getLogger("attest.fulltext")
 FILE = "fulltext.sqlite"
 TERM = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 16
-LAYOUT = 2  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
+LAYOUT = 3  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
+# chunk_rows: which rows of `chunks` hold a document's text. FTS5 cannot index its UNINDEXED `document` column, so a
+# delete by document through it reads every chunk row; through chunk_rows it reads that document's rows only.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (document TEXT PRIMARY KEY, hash TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
   text, chunk UNINDEXED, document UNINDEXED, start UNINDEXED, end UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS chunk_rows (document TEXT NOT NULL, row INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS chunk_rows_by_document ON chunk_rows (document);
 CREATE TABLE IF NOT EXISTS labels (document TEXT NOT NULL, entity TEXT NOT NULL, label TEXT NOT NULL, type TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS labels_by_document ON labels (document);
 """
@@ -77,7 +81,8 @@ class FullText:
         db.executescript(SCHEMA)
         db.execute("SELECT count(*) FROM documents").fetchone()
         if db.execute("PRAGMA user_version").fetchone()[0] < LAYOUT:  # documents forgotten: the next sync refills them
-            db.executescript(f"DELETE FROM documents; DELETE FROM chunks; DELETE FROM labels; PRAGMA user_version = {LAYOUT};")
+            db.executescript("DELETE FROM documents; DELETE FROM chunks; DELETE FROM chunk_rows; DELETE FROM labels; "
+                             f"PRAGMA user_version = {LAYOUT};")
         return db
 
     def held(self) -> dict[str, str]:
@@ -91,10 +96,14 @@ class FullText:
         with self.lock:
             self.db.execute("BEGIN")
             try:
-                for table in ("chunks", "labels", "documents"):
+                self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
+                                (document,))
+                for table in ("chunk_rows", "labels", "documents"):
                     self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
                 if content_hash:
-                    self.db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", rows)
+                    written = [(document, self.db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", row).lastrowid)
+                               for row in rows]
+                    self.db.executemany("INSERT INTO chunk_rows VALUES (?, ?)", written)
                     self.db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", label_rows)
                     self.db.execute("INSERT INTO documents VALUES (?, ?)", (document, content_hash))
                 self.db.execute("COMMIT")
