@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 
@@ -113,3 +114,35 @@ def test_an_index_of_an_older_layout_is_emptied_so_the_store_refills_it(tmp_path
     index = FullText(path)
     assert index.held() == {} and index.db.execute("PRAGMA user_version").fetchone()[0] == fulltext.LAYOUT
     index.close()
+
+
+def test_searches_from_many_threads_run_beside_a_writer(tmp_path):
+    """Each thread reads through its own connection (WAL): none waits for another, none fails while documents
+    are replaced, and each sees only whole commits."""
+    index = FullText(tmp_path / "fulltext.sqlite")
+    index.replace("keep", "sha256:k", [fulltext.Chunk("urn:keep", "Oxigraph keeps RocksDB", 0, 22)])
+    stop, failures = threading.Event(), []
+
+    def write() -> None:
+        i = 0
+        while not stop.is_set():
+            index.replace("churn", f"sha256:{i}", [fulltext.Chunk(f"urn:c{i}-{j}", f"Oxigraph churn {i}", 0, 9) for j in range(3)])
+            i += 1
+
+    def search() -> None:
+        for _ in range(200):
+            hits = index.search("Oxigraph", 10)
+            if "urn:keep" not in {h.chunk for h in hits} or len(hits) not in (1, 4):  # 'churn' is all in or all out
+                failures.append(hits)
+
+    writer = threading.Thread(target=write)
+    readers = [threading.Thread(target=search) for _ in range(4)]
+    writer.start()
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    stop.set()
+    writer.join()
+    index.close()
+    assert not failures

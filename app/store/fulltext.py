@@ -67,7 +67,9 @@ class FullText:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # the writing connection's; searches read through a connection per thread
+        self._readers = threading.local()
+        self._reader_list: list[sqlite3.Connection] = []
         try:
             self.db = self._connect()
         except sqlite3.DatabaseError as exc:  # a corrupt file: the store holds everything it had
@@ -121,8 +123,7 @@ class FullText:
         query = ("SELECT chunk, document, start, end, text, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ?"
                  + (" AND document = ?" if document else "") + " ORDER BY rank LIMIT ?")
         args = (match, document, limit) if document else (match, limit)
-        with self.lock:
-            rows = self.db.execute(query, args).fetchall()
+        rows = self._reader().execute(query, args).fetchall()
         best = min((r[5] for r in rows), default=-1.0)  # bm25: lower is better, negative
         return [Hit(r[0], r[1], r[2], r[3], r[4], round(r[5] / best, 4) if best else 1.0) for r in rows]
 
@@ -138,9 +139,21 @@ class FullText:
             out[entity] = (min(known, label) if known and label else known or label, types)
         return out
 
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's reading connection: in WAL mode readers neither wait for the writer nor for each other (one
+        shared connection made every search of a busy server queue behind the others)."""
+        db = getattr(self._readers, "db", None)
+        if db is None:
+            db = self._readers.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            with self.lock:
+                self._reader_list.append(db)
+        return db
+
     def close(self) -> None:
         with self.lock:
-            self.db.close()
+            for db in (*self._reader_list, self.db):
+                db.close()
+            self._reader_list.clear()
 
 
 def for_store(store) -> FullText | None:
