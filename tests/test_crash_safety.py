@@ -65,7 +65,9 @@ def test_kill_9_during_bulk_load_leaves_all_or_nothing(tmp_path):
     full_run_s = time.monotonic() - started
     assert first.returncode == 0, first.stderr
     outcomes = []
-    for fraction in (0.6, 0.85):  # past the CLI start-up, inside the bulk load
+    # past the CLI start-up, inside the bulk load; on a machine whose speed drifts (another job starts or stops) a
+    # kill can land after the load: then earlier ones, until one hits mid-load
+    for fraction in (0.6, 0.85, 0.45, 0.3, 0.7):
         store = open_store(settings)
         store.drop_graph(GRAPH)  # each round starts from an empty graph
         store.close()
@@ -79,6 +81,8 @@ def test_kill_9_during_bulk_load_leaves_all_or_nothing(tmp_path):
         assert staging == [], "a staged write survived the restart"
         assert size in (0, n), f"{size} of {n} triples after kill -9: half a file is present"
         outcomes.append((fraction, size, finished))
+        if len(outcomes) >= 2 and any(size == 0 and finished is None for _, size, finished in outcomes):
+            break
     assert any(size == 0 and finished is None for _, size, finished in outcomes), outcomes  # a kill hit mid-load
     store = open_store(settings, read_only=True)
     try:

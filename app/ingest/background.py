@@ -9,7 +9,10 @@ import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+if TYPE_CHECKING:
+    from app.ingest.worker import StageWorker
 
 log = logging.getLogger("attest.ingest")
 T = TypeVar("T")
@@ -20,9 +23,9 @@ class IngestThread:
     when the cores are busy, the kernel gives requests that read (/context, /answer, /verify) the CPU first and
     ingestion what is left, instead of an even share."""
 
-    def __init__(self, nice: int, worker=None) -> None:
+    def __init__(self, nice: int, worker: StageWorker | None = None) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="ingest", initializer=_lower_priority, initargs=(nice,))
-        self._worker = worker  # the StageWorker process the pipeline's CPU-heavy stages run in, if any
+        self._worker = worker  # the process the pipeline's CPU-heavy stages run in, if any: closed with the thread
 
     async def run(self, call: Callable[..., T], *args, **kwargs) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(call, *args, **kwargs))

@@ -205,7 +205,8 @@ class Reasoner:
         present = summary.present(self.store, self.iris, facts)
         enc = terms.encode
         now = {(enc(s), enc(p), enc(o)): (s, p, o) in present for s, p, o in facts}
-        return {t for t, there in now.items() if there and t not in held}, {t for t, there in now.items() if not there and t in held}
+        gained = {t for t, there in now.items() if there and t not in held}
+        return gained, {t for t, there in now.items() if not there and t in held}
 
     def inferred_count(self) -> int:
         return 0 if self.engine is None else self.engine.inferred_count()
