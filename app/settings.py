@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     store_system_graphs: list[str] = Field([], description="The remote server's own graphs, which Attest neither lists, counts nor dumps (Virtuoso: its virtrdf#, ldp# and URIQA graphs)")
     store_query_form: bool = Field(False, description="POST queries URL-encoded (query=...) instead of as application/sparql-query (Virtuoso 7 never answers a direct POST of a query)")
     store_chunk_quads: int = Field(20_000, ge=1, description="Quads per request of a bulk load to the remote store")
+    store_change_check_s: float = Field(0.05, ge=0, description="How often a process reads the remote store's write token to learn that another process wrote (answers then drop what they remembered); 0: before every request's lookups")
     store_lease_s: float = Field(120.0, gt=0, description="Lease of a bulk load's marker: a marker not renewed for this long is a crashed load, rolled back by the next process to start")
 
     # server

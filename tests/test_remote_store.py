@@ -303,6 +303,34 @@ def test_two_processes_ingesting_and_reading_at_once_lose_no_acknowledged_write(
             proc.wait(timeout=20)
 
 
+def test_answers_in_one_process_see_what_another_process_wrote(tmp_path, server):
+    """A process remembers its lookups between requests; a write by another process must still show in its next
+    answer (it remembers nothing across a change of the store's write token)."""
+    procs = [_serve(tmp_path, server, f"p{i}") for i in range(2)]
+    try:
+        (_, a), (_, b) = procs
+        question = {"query": "What does Zorvex use?"}
+        assert httpx.post(f"{a}/documents", json={"text": "Zorvex is a database. Zorvex uses RocksDB.", "name": "one.txt"},
+                          timeout=120).status_code == 201
+        before = httpx.post(f"{a}/context", json=question, timeout=60).json()
+        assert "RocksDB" in before["context"] and "Quillstore" not in before["context"]
+        assert httpx.post(f"{b}/documents", json={"text": "Zorvex is a database. Zorvex uses Quillstore.",
+                                                  "name": "two.txt"}, timeout=120).status_code == 201
+        after = httpx.post(f"{a}/context", json=question, timeout=60).json()
+        assert "Quillstore" in after["context"], after["context"]
+        # the same fact stated by one more document: its support, which A remembered, grows
+        counts = {r["text"]: r["document_count"] for r in after["relations"]}
+        assert httpx.post(f"{b}/documents", json={"text": "Zorvex is a database. Zorvex uses RocksDB.", "name": "three.txt"},
+                          timeout=120).status_code == 201
+        again = {r["text"]: r["document_count"] for r in httpx.post(f"{a}/context", json=question, timeout=60).json()["relations"]}
+        uses = next(t for t in counts if "RocksDB" in t)
+        assert again[uses] == counts[uses] + 1, (counts, again)
+    finally:
+        for proc, _ in procs:
+            proc.terminate()
+            proc.wait(timeout=20)
+
+
 def test_the_closure_stamp_notices_another_processs_writes(tmp_path, server):
     settings = _settings(tmp_path, server)
     iris = Iris(settings.base_iri)

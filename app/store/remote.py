@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 import logging
+import threading
 import time
 import uuid
 from urllib.parse import urlencode
@@ -33,6 +34,7 @@ logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per store request
 LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: marker IRI -> target graph
 LEASE_UNTIL = ATT + "leaseUntil"  # until when the process that wrote the marker vouches for it
 DEFAULT_GRAPH_MARKER = ATT + "defaultGraph"
+WRITE_TOKEN = ATT + "writeToken"  # a fresh value after every write through any Attest process (see `generation`)
 GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 ALL_QUADS = "SELECT ?s ?p ?o ?g WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }"
@@ -137,7 +139,12 @@ def media_type_of(response: httpx.Response) -> str:
 
 class RemoteStore:
     """GraphStore over a SPARQL 1.1 server. Each method is one or a few HTTP requests; no state is cached here,
-    so several Attest processes can share the server (each write is acknowledged only once the server applied it)."""
+    so several Attest processes can share the server (each write is acknowledged only once the server applied it).
+
+    `generation` counts the writes this process has seen, its own and other processes': each write ends by
+    putting a fresh write token into the store (in the same update request where it is one), and reading
+    `generation` compares the stored token with the last one seen, at most every `store_change_check_s`. The
+    answer service keeps its lookups per generation, so another process's write drops them within that time."""
 
     def __init__(self, settings, iris: Iris, *, read_only: bool = False, check: bool = True) -> None:
         if not settings.store_query_url or not (settings.store_update_url or read_only):
@@ -172,7 +179,11 @@ class RemoteStore:
             auth = httpx.BasicAuth(settings.store_user, password)
         self._client = httpx.Client(auth=auth, headers=headers, timeout=httpx.Timeout(
             self.timeout_s, connect=settings.store_connect_timeout_s))
-        self.generation = 0  # bumped after each write of this process, like the embedded store's
+        self._writes = NamedNode(iris.staging_graph_prefix + "writes")  # where the write token is kept
+        self._unlisted = self.system_graphs | {self._writes.value}  # graphs sizes, quads and dumps leave out
+        self.change_check_s = settings.store_change_check_s
+        self._generation, self._token, self._token_read_at = 0, None, float("-inf")
+        self._token_lock = threading.Lock()
         if check:
             self.ping()
             if not read_only:
@@ -326,12 +337,56 @@ class RemoteStore:
             update = triple_terms.rewrite(update)
         if self.system_graphs:
             update = self._sparing_system_graphs(update)
+        token = Literal(uuid.uuid4().hex)
         try:
             with _parser_message(original, "update"):
-                self._send("POST", self.update_url, timeout=timeout, kind="update", content=update.encode(),
+                request = f"{update} ;\n{self._new_token(token)}" if update.strip() else self._new_token(token)
+                self._send("POST", self.update_url, timeout=timeout, kind="update", content=request.encode(),
                            headers={"Content-Type": "application/sparql-update"})
         finally:
-            self.generation += 1
+            self._wrote(token)
+
+    # the write token ----------------------------------------------------------------------------------------------
+
+    @property
+    def generation(self) -> int:
+        """Writes seen by this process, its own and (through the store's write token) other processes'."""
+        if time.monotonic() - self._token_read_at >= self.change_check_s and self._token_lock.acquire(blocking=False):
+            try:  # one thread reads the token; the others go on with the count as it is
+                rows = list(self.query(f"SELECT ?t WHERE {{ GRAPH {self._writes} {{ {self._writes} <{WRITE_TOKEN}> ?t }} }}",
+                                       union_default_graph=False))
+                self._token_read_at = time.monotonic()
+                token = rows[0]["t"] if rows else None
+                if token != self._token:
+                    self._token, self._generation = token, self._generation + 1
+            except StoreError:
+                pass  # unreachable: the request's own queries will say so
+            finally:
+                self._token_lock.release()
+        return self._generation
+
+    @generation.setter
+    def generation(self, value: int) -> None:  # a write the store's methods did not make (app/sparql/executor.py)
+        self._generation = value
+
+    def _new_token(self, token: Literal) -> str:
+        """Update operations that replace the stored write token, run last in a write's update request."""
+        return (f"DELETE WHERE {{ GRAPH {self._writes} {{ {self._writes} <{WRITE_TOKEN}> ?t }} }} ;\n"
+                f"INSERT DATA {{ GRAPH {self._writes} {{ {self._writes} <{WRITE_TOKEN}> {token} }} }}")
+
+    def _touch(self) -> None:
+        """A new write token after a write that could not carry one (a Graph Store Protocol request)."""
+        try:
+            self.update("")
+        except StoreError:  # unreachable now: the write's own error says so; the next write's token tells the others
+            self._wrote(None)
+
+    def _wrote(self, token: Literal | None) -> None:
+        """After a write of this process (applied or not: a failed one may have been): its caches go, and the token
+        it wrote, if any, is not taken for another process's write."""
+        self._generation += 1
+        if token is not None:
+            self._token = token
 
     def _sparing_system_graphs(self, update: str) -> str:
         """DROP / CLEAR ALL and NAMED turned into one DROP / CLEAR per graph of ours: the server's own graphs
@@ -370,7 +425,7 @@ class RemoteStore:
 
     def graph_sizes(self) -> dict[str, int]:
         sizes = {s["g"].value: int(s["n"].value) for s in self.query(self._sized(GRAPH_SIZES), union_default_graph=False)
-                 if s["g"].value not in self.system_graphs}
+                 if s["g"].value not in self._unlisted}
         if self.own_default_graph:
             default = next(iter(self.query(self._sized(DEFAULT_GRAPH_SIZE), union_default_graph=False)))["n"]
             if int(default.value):
@@ -390,7 +445,7 @@ class RemoteStore:
             return [Quad(r["s"], r["p"], r["o"], node) for r in rows]
         rows = self.query(self._sized(ALL_QUADS if self.own_default_graph else NAMED_QUADS_G), union_default_graph=False)
         return [Quad(r["s"], r["p"], r["o"], r["g"] if r["g"] is not None else DefaultGraph()) for r in rows
-                if r["g"] is None or r["g"].value not in self.system_graphs]
+                if r["g"] is None or r["g"].value not in self._unlisted]
 
     # writes ------------------------------------------------------------------------------------------------------
 
@@ -465,7 +520,7 @@ class RemoteStore:
             self._send("POST", self.gsp_url, params=params, content=body,
                        headers={"Content-Type": RdfFormat.N_TRIPLES.media_type})
         finally:
-            self.generation += 1
+            self._touch()
 
     @contextmanager
     def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator:
@@ -565,7 +620,7 @@ class RemoteStore:
                 rows = parse_query_results(self.decoded(response.read(), wire), RESULT_MEDIA[wire])
             decode = triple_terms.decode_term if self.encoded else (lambda term: term)
             for r in rows:
-                if r["g"] is not None and r["g"].value in self.system_graphs:
+                if r["g"] is not None and r["g"].value in self._unlisted:
                     continue
                 yield Quad(r["s"], r["p"], decode(r["o"]), r["g"] if r["g"] is not None else DefaultGraph())
         finally:
