@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VENDOR := app/static/vendor/yasgui.min.js app/static/vendor/cytoscape.min.js
 
-.PHONY: install chromium virtuoso demo serve test test-oxigraph test-virtuoso bench clean
+.PHONY: install chromium virtuoso nginx demo serve test test-oxigraph test-virtuoso bench clean
 
 install: $(STAMP) $(VENDOR)
 
@@ -30,6 +30,10 @@ virtuoso:
 	command -v virtuoso-t >/dev/null || { printf '$(VIRTUOSO_PRESEED)' | $(if $(filter 0,$(shell id -u)),,sudo) debconf-set-selections \
 		&& $(APT) update -q && $(APT) install -y -q --no-install-recommends virtuoso-opensource-7; }
 
+# nginx for the test that runs the compose `cluster` profile's balancer config in front of two replicas (tests/test_cluster.py)
+nginx:
+	command -v nginx >/dev/null || test -x /usr/sbin/nginx || { $(APT) update -q && $(APT) install -y -q --no-install-recommends nginx-light; }
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
@@ -48,7 +52,7 @@ REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_
 	tests/test_ingest_api.py tests/test_ingest_pipeline.py tests/test_reasoner_store.py tests/test_sparql_endpoint.py \
 	tests/test_sparql_w3c.py tests/test_named_queries.py tests/test_gsp.py tests/test_api_core.py tests/test_store.py
 
-test: install chromium virtuoso
+test: install chromium virtuoso nginx
 	$(BIN)/pytest -q -p no:cacheprovider
 	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
 	ATTEST_TEST_STORE=virtuoso $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)

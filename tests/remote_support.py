@@ -232,3 +232,28 @@ def virtuoso_differs(reason: str):
     """Skip a test on Virtuoso only, where Virtuoso itself departs from SPARQL 1.1 or its protocols in a way Attest
     cannot paper over (`reason` names that behaviour; the README's "Remote store" lists them)."""
     return pytest.mark.skipif(store_kind_under_test() == "virtuoso", reason=f"Virtuoso: {reason}")
+
+
+def serve_over(server: OxigraphServer, data_dir: Path, host: str = "127.0.0.1") -> tuple[subprocess.Popen, str]:
+    """`attest serve` on a free port over the Oxigraph server (offline extraction), once it is ready."""
+    from tests.conftest import REPO, free_port
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATTEST_")}
+    env.update({"ATTEST_STORE": "sparql", "ATTEST_STORE_QUERY_URL": f"{server.url}/query",
+                "ATTEST_STORE_UPDATE_URL": f"{server.url}/update", "ATTEST_STORE_GSP_URL": f"{server.url}/store",
+                "ATTEST_DATA_DIR": str(data_dir), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
+                "ATTEST_SHAPES_DIR": str(REPO / "shapes"), "ATTEST_QUERIES_DIR": str(REPO / "queries"),
+                "ATTEST_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "ATTEST_LLM_MAX_RETRIES": "0"})
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--host", host, "--port", str(port)], cwd=REPO,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://{host}:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        assert proc.poll() is None and time.monotonic() < deadline, "attest serve did not become ready"
+        time.sleep(0.3)

@@ -25,7 +25,7 @@ from app.store import EmbeddedStore, open_store
 from app.store.remote import LOADING_INTO, RemoteStore
 from app.vocab import Iris
 from tests.conftest import REPO, free_port
-from tests.remote_support import OxigraphServer
+from tests.remote_support import OxigraphServer, serve_over
 
 EX = "http://example.org/"
 G = EX + "g"
@@ -257,25 +257,7 @@ def test_unreachable_store_names_its_url(tmp_path):
 # --- several processes over one store ---------------------------------------------------------------------------
 
 def _serve(tmp_path: Path, server: OxigraphServer, name: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ATTEST_")}
-    env.update({"ATTEST_STORE": "sparql", "ATTEST_STORE_QUERY_URL": f"{server.url}/query",
-                "ATTEST_STORE_UPDATE_URL": f"{server.url}/update", "ATTEST_STORE_GSP_URL": f"{server.url}/store",
-                "ATTEST_DATA_DIR": str(tmp_path / name), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
-                "ATTEST_SHAPES_DIR": str(REPO / "shapes"), "ATTEST_QUERIES_DIR": str(REPO / "queries"),
-                "ATTEST_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "ATTEST_LLM_MAX_RETRIES": "0"})
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, "attest serve did not become ready"
-        time.sleep(0.3)
+    return serve_over(server, tmp_path / name)
 
 
 def test_two_processes_ingesting_and_reading_at_once_lose_no_acknowledged_write(tmp_path, server):
