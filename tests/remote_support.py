@@ -248,12 +248,20 @@ def serve_over(server: OxigraphServer, data_dir: Path, host: str = "127.0.0.1") 
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--host", host, "--port", str(port)], cwd=REPO,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://{host}:{port}"
-    deadline = time.monotonic() + 90
+    wait_ready(url, proc, 90)
+    return proc, url
+
+
+def wait_ready(url: str, proc: subprocess.Popen, timeout_s: float) -> None:
+    """Until `url`/ready answers 200; fails with the process's last stderr when it exits or time runs out."""
+    deadline = time.monotonic() + timeout_s
     while True:
         try:
             if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                return proc, url
+                return
         except httpx.HTTPError:
             pass
-        assert proc.poll() is None and time.monotonic() < deadline, "attest serve did not become ready"
-        time.sleep(0.3)
+        if proc.poll() is not None or time.monotonic() > deadline:
+            err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr and proc.poll() is not None else ""
+            pytest.fail(f"{proc.args[0]} at {url} did not become ready: {err or 'timed out'}")
+        time.sleep(0.2)

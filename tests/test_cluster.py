@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import httpx
 import pytest
 
 from tests.conftest import REPO, free_port
-from tests.remote_support import OxigraphServer, serve_over, stop_process
+from tests.remote_support import OxigraphServer, serve_over, stop_process, wait_ready
 
 NGINX = Path(os.environ.get("ATTEST_NGINX") or shutil.which("nginx") or "/usr/sbin/nginx")
 
@@ -50,16 +49,7 @@ def cluster(tmp_path):
         balancer = subprocess.Popen([str(NGINX), "-p", str(tmp_path), "-c", str(_nginx_config(
             tmp_path, [url for _, url in replicas], port))], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert balancer.poll() is None, balancer.stderr.read().decode(errors="replace") if balancer.stderr else ""
-            assert time.monotonic() < deadline, "nginx did not pass requests on"
-            time.sleep(0.2)
+        wait_ready(url, balancer, 30)
         yield url, replicas, tmp_path / "access.log"
     finally:
         stop_process(balancer, 10)

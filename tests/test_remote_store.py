@@ -25,7 +25,7 @@ from app.store import EmbeddedStore, open_store
 from app.store.remote import LOADING_INTO, RemoteStore
 from app.vocab import Iris
 from tests.conftest import REPO, free_port
-from tests.remote_support import OxigraphServer, serve_over
+from tests.remote_support import OxigraphServer, serve_over, wait_ready
 
 EX = "http://example.org/"
 G = EX + "g"
@@ -407,15 +407,7 @@ def test_serve_with_workers_runs_several_processes_over_the_remote_store(tmp_pat
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()[-2000:] if proc.poll() is not None else "not ready"
-            time.sleep(0.3)
+        wait_ready(url, proc, 120)
         created = httpx.post(f"{url}/documents", json={"text": "Oxigraph is a database.", "name": "w.txt"}, timeout=120)
         assert created.status_code == 201, created.text
         for _ in range(6):  # whichever worker answers, it reads the write
