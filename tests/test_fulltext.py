@@ -146,3 +146,14 @@ def test_searches_from_many_threads_run_beside_a_writer(tmp_path):
     writer.join()
     index.close()
     assert not failures
+
+
+def test_stop_words_are_left_out_of_the_search_unless_nothing_else_is_asked(tmp_path):
+    index = FullText(tmp_path / "fulltext.sqlite")
+    index.replace("d", "sha256:d", [fulltext.Chunk("urn:stop", "What is what is what is the point", 0, 30),
+                                    fulltext.Chunk("urn:name", "Oxigraph stores its data in RocksDB", 0, 35)])
+    skip = frozenset({"what", "is", "the"})
+    assert [h.chunk for h in index.search("What is Oxigraph?", 5, skip=skip)] == ["urn:name"]
+    assert {h.chunk for h in index.search("What is Oxigraph?", 5)} == {"urn:stop", "urn:name"}
+    assert [h.chunk for h in index.search("What is the", 5, skip=skip)] == ["urn:stop"]  # all stop words: kept
+    index.close()

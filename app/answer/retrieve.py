@@ -162,7 +162,7 @@ class Retriever:
         if index is not None:  # BM25 over the full-text index beside the store
             return [ContextSource(chunk=h.chunk, document=h.document, start=h.start, end=h.end,
                                   text=_snippet(h.text[:SNIPPET_CHARS]), score=h.score)
-                    for h in index.search(question, MAX_SOURCES, document)]
+                    for h in index.search(question, MAX_SOURCES, document, skip=STOPWORDS)]
         # a store with no index beside it (in memory, remote): keyword containment over every chunk's text
         words = [w.casefold() for w in KEYWORD.findall(question)]
         keywords = sorted({w for w in words if w not in STOPWORDS}, key=lambda w: (-len(w), w))[:MAX_KEYWORDS]
