@@ -87,3 +87,16 @@ def test_post_documents_uses_the_worker_unless_turned_off(settings, enabled):
         pipeline = client.app.state.ingest_pipeline
         assert isinstance(pipeline.gate, OffloadedGate) == enabled
         assert isinstance(pipeline.extractor, OffloadedExtractor) == enabled
+
+
+def test_a_worker_that_does_not_start_in_time_leaves_the_stage_to_the_server(store, settings, iris, caplog):
+    pipeline = offline_pipeline(store, settings)
+    worker = offload(pipeline)
+    worker.timeout_s = 0.001  # no process starts that fast
+    try:
+        report = pipeline.ingest(doc("a.txt", TEXTS[0]))
+    finally:
+        worker.close()
+    assert report.status == "done" and report.triples and report.extractor == RuleExtractor.name
+    assert "did not start within" in caplog.text
+    assert list(store.quads(iris.document_graph(report.doc_id)))
