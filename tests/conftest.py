@@ -73,6 +73,14 @@ def virtuoso_server():
             signal.signal(signal.SIGTERM, previous)
 
 
+@pytest.fixture(autouse=True)
+def _runaway_queries_end_with_their_test(request):
+    """After a test marked `runaway`, restart the session's Oxigraph server if the test used it."""
+    yield
+    if request.node.get_closest_marker("runaway") and "oxigraph_server" in request.fixturenames:
+        request.getfixturevalue("oxigraph_server").restart()
+
+
 @pytest.fixture
 def settings(request, tmp_path):
     """Settings on tmp_path; with ATTEST_TEST_STORE=oxigraph|virtuoso the store is that (emptied) session server."""

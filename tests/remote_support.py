@@ -89,6 +89,13 @@ class OxigraphServer:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def restart(self) -> None:
+        """Stop and start again on the same port and data: the only way to end a query whose client gave up, since
+        the server computes it to the end whatever its `--timeout-s` (oxigraph 0.5), on the cores every later test
+        needs."""
+        self.stop()
+        self.start()
+
     def clear(self) -> None:
         """Empty the whole dataset (between tests)."""
         httpx.post(f"{self.url}/update", content=b"DROP ALL", timeout=30,

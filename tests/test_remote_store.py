@@ -218,6 +218,7 @@ def test_store_down_mid_run_is_503_with_no_partial_write_and_service_resumes(tmp
         server.close()
 
 
+@pytest.mark.runaway
 def test_sparql_proxies_under_the_deadline_and_the_result_limits(tmp_path, server):
     settings = _settings(tmp_path, server, max_result_rows=5)
     with TestClient(create_app(settings)) as client:
@@ -234,6 +235,7 @@ def test_sparql_proxies_under_the_deadline_and_the_result_limits(tmp_path, serve
         assert ask.status_code == 200 and ask.text.strip() == "true"
 
 
+@pytest.mark.runaway
 def test_the_servers_own_timeout_parameter_is_sent_when_configured(tmp_path, server):
     store = RemoteStore(_settings(tmp_path, server, store_timeout_param="timeout"), Iris("https://w3id.org/attest/"))
     store.add([q(f"s{i}", "p", "o") for i in range(100)])  # 100^5 rows to count below

@@ -67,13 +67,15 @@ def test_writes_that_keep_coming_postpone_the_compaction(store):
 
 
 def test_queries_move_to_a_snapshot_of_the_compacted_store(store, settings, monkeypatch):
-    monkeypatch.setattr(compaction, "QUIET_S", 0.3)
-    monkeypatch.setattr(compaction, "POLL_S", 0.05)
+    monkeypatch.setattr(compaction, "QUIET_S", 3600.0)  # held back until the first snapshot is taken: starting
+    monkeypatch.setattr(compaction, "POLL_S", 0.05)  # the worker process can outlast a short quiet period
     _level0_heavy(store)
     executor = QueryExecutor(store, settings.model_copy(update={"query_workers": 1}))
     try:
         assert int(next(iter(executor.query(COUNT)))["n"].value) == 2000
         first = executor.snapshots.current
+        assert executor.compactor.compactions == 0
+        executor.compactor.quiet_s = 0.3
         assert _wait(lambda: executor.compactor.compactions == 1)
         assert int(next(iter(executor.query(COUNT)))["n"].value) == 2000
         assert executor.snapshots.current != first

@@ -180,6 +180,7 @@ def test_timeout_parameter(loaded):
     assert loaded.get("/sparql", params={"query": "ASK {}", "timeout": "-3"}).status_code == 400
 
 
+@pytest.mark.runaway
 def test_runaway_query_is_answered_503_at_its_deadline(client):
     values = " ".join(f"<http://example.org/n{i}>" for i in range(120))
     runaway = (f"SELECT * WHERE {{ VALUES ?a {{ {values} }} VALUES ?b {{ {values} }} VALUES ?c {{ {values} }} "
