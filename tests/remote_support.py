@@ -92,8 +92,9 @@ class OxigraphServer:
     def restart(self) -> None:
         """Stop and start again on the same port and data: the only way to end a query whose client gave up, since
         the server computes it to the end whatever its `--timeout-s` (oxigraph 0.5), on the cores every later test
-        needs."""
-        self.stop()
+        needs. Killed: a busy server can take seconds to honour SIGTERM, and its store survives a kill."""
+        self.proc.kill()
+        self.proc.wait()
         self.start()
 
     def clear(self) -> None:
