@@ -12,7 +12,7 @@ from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat
 from app.errors import BadRequest, Overloaded, QueryTimeout, SparqlSyntaxError
 from app.sparql.deadline import QueryExecutor, resolve_timeout
 
-RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # hours of CPU in 30 MB
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # minutes of CPU in 30 MB
 MEMORY_HOG = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i"  # about 1 GB a second
 SMALL = "SELECT ?o WHERE { ?s <http://example.org/p> ?o } LIMIT 5"
 POINT = "SELECT ?o WHERE { <http://example.org/e/42> <http://example.org/p> ?o }"

@@ -67,8 +67,9 @@ def test_writes_that_keep_coming_postpone_the_compaction(store):
 
 
 def test_queries_move_to_a_snapshot_of_the_compacted_store(store, settings, monkeypatch):
-    monkeypatch.setattr(compaction, "QUIET_S", 3600.0)  # held back until the first snapshot is taken: starting
-    monkeypatch.setattr(compaction, "POLL_S", 0.05)  # the worker process can outlast a short quiet period
+    # no compaction before the first snapshot: starting the worker process can outlast a short quiet period
+    monkeypatch.setattr(compaction, "QUIET_S", 3600.0)
+    monkeypatch.setattr(compaction, "POLL_S", 0.05)
     _level0_heavy(store)
     executor = QueryExecutor(store, settings.model_copy(update={"query_workers": 1}))
     try:
