@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-VENDOR := app/static/vendor/yasgui.min.js app/static/vendor/cytoscape.min.js
+VENDOR := attest/static/vendor/yasgui.min.js attest/static/vendor/cytoscape.min.js
 
 .PHONY: install chromium virtuoso nginx demo serve test test-oxigraph test-virtuoso bench clean
 
@@ -16,9 +16,9 @@ APT := $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive
 $(VENDOR) &: ui/package.json ui/package-lock.json
 	command -v npm >/dev/null || { $(APT) update -q && $(APT) install -y -q nodejs npm; }
 	npm ci --prefix ui --no-audit --no-fund
-	mkdir -p app/static/vendor
-	cp ui/node_modules/@zazuko/yasgui/build/yasgui.min.js ui/node_modules/@zazuko/yasgui/build/yasgui.min.css app/static/vendor/
-	cp ui/node_modules/cytoscape/dist/cytoscape.min.js app/static/vendor/
+	mkdir -p attest/static/vendor
+	cp ui/node_modules/@zazuko/yasgui/build/yasgui.min.js ui/node_modules/@zazuko/yasgui/build/yasgui.min.css attest/static/vendor/
+	cp ui/node_modules/cytoscape/dist/cytoscape.min.js attest/static/vendor/
 
 chromium:
 	test -x /usr/bin/chromium || { $(APT) update -q && $(APT) install -y -q chromium; }

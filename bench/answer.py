@@ -8,7 +8,7 @@ OWL 2 RL materialization. The service runs under uvicorn on a loopback port and 
 /verify gets an answer with 20 citations (entities, context relation ids, relations by parts held only by
 inference, labels written instead of ids, a made-up id). The peer measured in the same run is validation
 with one SPARQL round trip per citation (what a design without batching does), on the same store.
-What an entity or a triple resolves to is remembered until the store's next write (app/answer/memo.py), so
+What an entity or a triple resolves to is remembered until the store's next write (attest/answer/memo.py), so
 repeated calls measure the warm path. "After a write" (HTTP): a one-triple SPARQL update into a scratch graph
 precedes each call, so it pays for every lookup again, the label index rebuild and the workers' new snapshot;
 "nothing remembered" (in process): the remembered lookups are dropped before each call, nothing else.
@@ -55,13 +55,13 @@ def pct(values: list[float], q: float) -> float:
 
 
 def build(settings, shared: Path) -> dict[str, float]:
-    from app.extract.ontology_terms import load_terms
-    from app.ingest.pipeline import IngestPipeline
-    from app.ingest.session import rule_extractor
-    from app.ontology import load_ontology
-    from app.reasoner.reasoner import Reasoner
-    from app.store import open_store
-    from app.vocab import Iris
+    from attest.extract.ontology_terms import load_terms
+    from attest.ingest.pipeline import IngestPipeline
+    from attest.ingest.session import rule_extractor
+    from attest.ontology import load_ontology
+    from attest.reasoner.reasoner import Reasoner
+    from attest.store import open_store
+    from attest.vocab import Iris
 
     iris = Iris(settings.base_iri)
     store = open_store(settings)
@@ -120,11 +120,11 @@ def naive_verify(store, iris, text: str) -> int:
     """The peer: each citation resolved with its own query (entity existence, triple lookup, derivation depth)."""
     from pyoxigraph import NamedNode
 
-    from app.answer import queries as q
-    from app.answer.citations import parse_citations
-    from app.answer.lookup import split_relation_id
-    from app.reasoner.explain import Explainer
-    from app.vocab import ONT, is_valid_id
+    from attest.answer import queries as q
+    from attest.answer.citations import parse_citations
+    from attest.answer.lookup import split_relation_id
+    from attest.reasoner.explain import Explainer
+    from attest.vocab import ONT, is_valid_id
 
     explainer, queries = Explainer(store, iris), 0
     for c in parse_citations(text):
@@ -155,13 +155,13 @@ def main() -> None:
     import httpx
     import uvicorn
 
-    from app.answer.inference import reasoner_inference
-    from app.answer.memo import forget
-    from app.answer.retrieve import ContextQuery
-    from app.answer.service import AnswerService
-    from app.settings import load_settings
-    from app.store import open_store
-    from app.vocab import Iris
+    from attest.answer.inference import reasoner_inference
+    from attest.answer.memo import forget
+    from attest.answer.retrieve import ContextQuery
+    from attest.answer.service import AnswerService
+    from attest.settings import load_settings
+    from attest.store import open_store
+    from attest.vocab import Iris
 
     shared = REPO.parent / "shared" / "data"
     if not (shared / "lubm" / "lubm5.nt.gz").exists():
@@ -183,7 +183,7 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     # the service in its own process, as deployed: the client's work does not compete with it for the GIL
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), "serve", "--port", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "attest.cli", "--data-dir", str(data_dir), "serve", "--port", str(port)],
                               cwd=REPO, env={**os.environ, "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
                                              "ATTEST_SHAPES_DIR": str(REPO / "shapes"), "ATTEST_QUERIES_DIR": str(REPO / "queries"),
                                              "ATTEST_LLM_BASE_URL": "http://127.0.0.1:9/v1"},

@@ -31,7 +31,7 @@ def free_port() -> int:
 def serving(config: Path, timeout_s: float = 300, *, args: tuple[str, ...] = ()) -> Iterator[str]:
     """`attest --config CONFIG serve [ARGS]` on a free loopback port until the block ends; yields its base URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--config", str(config), "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "attest.cli", "--config", str(config), "serve", "--port", str(port),
                              *args], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:

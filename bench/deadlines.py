@@ -80,11 +80,11 @@ def main() -> int:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ATTEST_")}
         env.update({"ATTEST_DATA_DIR": str(Path(tmp) / "data"), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology")})
         for part in (lubm / "univ-bench.ttl", lubm / "lubm1.nt.gz"):
-            subprocess.run([sys.executable, "-m", "app.cli", "load", str(part)], cwd=REPO, env=env, check=True,
+            subprocess.run([sys.executable, "-m", "attest.cli", "load", str(part)], cwd=REPO, env=env, check=True,
                            capture_output=True)
         port = free_port()
         server_log = open(Path(tmp) / "server.log", "w+")
-        server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=REPO,
+        server = subprocess.Popen([sys.executable, "-m", "attest.cli", "serve", "--port", str(port)], cwd=REPO,
                                   env=env, stdout=server_log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:

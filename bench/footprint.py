@@ -60,15 +60,15 @@ def main() -> None:
 
 
 def measure(args, work: Path) -> None:
-    from app.settings import load_settings
-    from app.store import open_store
-    from app.vocab import Iris
+    from attest.settings import load_settings
+    from attest.store import open_store
+    from attest.vocab import Iris
 
     config = work / "attest.yaml"
     config.write_text(f"data_dir: {work / 'data'}\n", encoding="utf-8")
     corpus = work / "corpus"
     text_bytes = generate(corpus, args.docs, args.paragraphs)
-    command = [sys.executable, "-m", "app.cli", "--config", str(config), "ingest", "--offline", str(corpus)]
+    command = [sys.executable, "-m", "attest.cli", "--config", str(config), "ingest", "--offline", str(corpus)]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(done.stderr[-2000:])

@@ -96,7 +96,7 @@ def write_generated_triples(path: Path, n: int, rng: random.Random) -> int:
 
 def bulk_write(tmp: Path, settings, n: int, rng: random.Random) -> tuple[int, float]:
     """Triples per second through the store's bulk path, generated file to committed graph."""
-    from app.store import open_store
+    from attest.store import open_store
 
     source = tmp / "bulk.nt"
     count = write_generated_triples(source, n, rng)
@@ -121,13 +121,13 @@ def main() -> None:
     import rdflib
     from pyoxigraph import Triple
 
-    from app.extract.ontology_terms import load_terms
-    from app.ingest.pipeline import IngestPipeline
-    from app.ingest.session import rule_extractor
-    from app.ontology import load_ontology
-    from app.settings import load_settings
-    from app.store import open_store
-    from app.vocab import Iris
+    from attest.extract.ontology_terms import load_terms
+    from attest.ingest.pipeline import IngestPipeline
+    from attest.ingest.session import rule_extractor
+    from attest.ontology import load_ontology
+    from attest.settings import load_settings
+    from attest.store import open_store
+    from attest.vocab import Iris
 
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -177,7 +177,7 @@ def main() -> None:
         fresh.raw.flush()
         bulk_s = time.perf_counter() - t
         fresh.close()
-        from app.ingest.shacl_gate import to_rdf
+        from attest.ingest.shacl_gate import to_rdf
 
         dataset = rdflib.Dataset()
         converted = [(to_rdf(q.subject), to_rdf(q.predicate), to_rdf(q.object), dataset.graph(rdflib.URIRef(q.graph_name.value)))

@@ -158,7 +158,7 @@ def path_found(q: dict, relations: list[dict], naming: Naming, names: dict[str, 
 
 
 def attest(*args, config: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "attest.cli", "--config", str(config), *args], cwd=REPO,
                           capture_output=True, text=True, check=True)
 
 

@@ -110,7 +110,7 @@ def start_server(data_dir: Path, port: int, token: str) -> subprocess.Popen:
     env.update({"ATTEST_DATA_DIR": str(data_dir), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
                 "ATTEST_SHAPES_DIR": str(REPO / "shapes"), "ATTEST_QUERIES_DIR": str(REPO / "queries"),
                 "ATTEST_TOKEN": token, "ATTEST_LLM_BASE_URL": "http://127.0.0.1:9/v1"})  # offline extraction
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=REPO, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "attest.cli", "serve", "--port", str(port)], cwd=REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

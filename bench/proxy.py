@@ -38,11 +38,11 @@ REPLY = "Falcon uses PostgreSQL <<entity:falcon>>. It was chosen for its ledger 
 
 def seed(settings, turns: int) -> float:
     """Fill namespace `bench` with `turns` turns; returns the seconds it took."""
-    from app.ingest.pipeline import document_id
-    from app.proxy.memory import Namespace, Turn, episode_quads
-    from app.store import open_store
-    from app.ingest.session import open_session
-    from app.vocab import Iris
+    from attest.ingest.pipeline import document_id
+    from attest.proxy.memory import Namespace, Turn, episode_quads
+    from attest.store import open_store
+    from attest.ingest.session import open_session
+    from attest.vocab import Iris
 
     iris = Iris(settings.base_iri)
     start = time.perf_counter()
@@ -96,7 +96,7 @@ def first_token(client: httpx.Client, url: str, body: dict, headers: dict) -> fl
 
 
 def run(args) -> str:
-    from app.settings import load_settings
+    from attest.settings import load_settings
     from tests.fakes.openai_server import FakeOpenAI, Reply
 
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="attest-proxy-bench-"))

@@ -35,10 +35,10 @@ def work_attest(n: int) -> dict:
     """Engine alone (parse + closure with derivations in memory), then the same end to end into an on-disk store."""
     from pyoxigraph import NamedNode, RdfFormat, parse
 
-    from app.reasoner import Engine, Reasoner
-    from app.reasoner.terms import TermDict
-    from app.store import EmbeddedStore
-    from app.vocab import Iris
+    from attest.reasoner import Engine, Reasoner
+    from attest.reasoner.terms import TermDict
+    from attest.store import EmbeddedStore
+    from attest.vocab import Iris
 
     data = gzip.open(LUBM / f"lubm{n}.nt.gz").read()
     onto = (LUBM / "univ-bench.ttl").read_bytes()
@@ -75,7 +75,7 @@ def oxigraph_io(raw, reasoner, empty: Path) -> tuple[float, float]:
     that reads from and writes into Oxigraph."""
     from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, Store
 
-    from app.reasoner.records import RecordWriter
+    from attest.reasoner.records import RecordWriter
 
     t0 = time.perf_counter()
     for g in reasoner.asserted_graphs():
@@ -124,9 +124,9 @@ def work_increment(n: int) -> dict:
     """Reasoned LUBM(n) store, then one small document graph added (and removed) through the live Reasoner."""
     from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
 
-    from app.reasoner import Reasoner
-    from app.store import EmbeddedStore
-    from app.vocab import RDF, Iris
+    from attest.reasoner import Reasoner
+    from attest.store import EmbeddedStore
+    from attest.vocab import RDF, Iris
 
     iris = Iris("https://w3id.org/attest/")
     with tempfile.TemporaryDirectory() as tmp:

@@ -121,7 +121,7 @@ def lubm_queries(root: Path, base: dict, reps: int) -> str:
     """The LUBM table: each query's rows and its median time through /sparql on the embedded and the remote store."""
     config = root / "lubm.yaml"
     config.write_text(yaml.safe_dump({**base, "data_dir": str(root / "lubm-data")}))
-    cli = [sys.executable, "-m", "app.cli", "--config", str(config)]
+    cli = [sys.executable, "-m", "attest.cli", "--config", str(config)]
     for step in (["load", str(LUBM / "univ-bench.ttl"), "--graph", ONTOLOGY_GRAPH],
                  ["load", str(LUBM / "lubm1.nt.gz"), "--graph", DATA_GRAPH], ["reason"]):
         subprocess.run([*cli, *step], cwd=REPO, check=True, capture_output=True)
@@ -172,7 +172,7 @@ def main() -> None:
                 "llm_max_retries": 0, "max_heavy_requests": 64}
         embedded = root / "embedded.yaml"
         embedded.write_text(yaml.safe_dump({**base, "data_dir": str(root / "data")}))
-        cli = [sys.executable, "-m", "app.cli", "--config", str(embedded)]
+        cli = [sys.executable, "-m", "attest.cli", "--config", str(embedded)]
         subprocess.run([*cli, "ingest", str(REPO / "demo" / "corpus"), "--offline"], cwd=REPO, check=True,
                        capture_output=True)
         server, server_url = oxigraph_server(root / "oxigraph")

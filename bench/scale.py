@@ -40,7 +40,7 @@ def du(path: Path) -> int:
 
 
 def attest(config: Path, *args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "attest.cli", "--config", str(config), *args], cwd=REPO,
                           capture_output=True, text=True, **kw)
 
 

@@ -7,7 +7,7 @@ ontology graph, loaded with `attest load`'s bulk path, then compacted) is dumped
 `oxigraph` (PyPI package, the Rust server: `oxigraph load`, `oxigraph optimize`, then `serve-read-only
 --union-default-graph`); rdflib gets the same quads in a Dataset whose default graph is the union. By default
 no reasoning (raw data: most queries find no answer). With `--materialized` the store also holds the OWL 2 RL
-closure computed by app/reasoner (its derivation records left out), so the queries return their real answers;
+closure computed by attest/reasoner (its derivation records left out), so the queries return their real answers;
 the row counts are then checked against ../shared/data/lubm/answers. Every engine is asked for SPARQL JSON and
 must return the same row count. Attest runs under uvicorn in a subprocess, as `attest serve` runs it, twice:
 with the default deadline worker processes and with `sparql_in_process=true`. `--write` records the table in
@@ -40,8 +40,8 @@ DATA_GRAPH = "urn:lubm:data"
 POINT_LOOKUP = "SELECT ?p ?o WHERE { <http://www.Department0.University0.edu/GraduateStudent1> ?p ?o }"
 LAUNCH_ATTEST = """
 import sys, uvicorn
-from app.main import create_app
-from app.settings import load_settings
+from attest.main import create_app
+from attest.settings import load_settings
 settings = load_settings(None, data_dir=sys.argv[1], port=int(sys.argv[2]))
 uvicorn.run(create_app(settings), host="127.0.0.1", port=settings.port, log_level="warning")
 """
@@ -75,11 +75,11 @@ def prepare(work: Path, materialized: bool) -> Path:
     sys.path.insert(0, str(REPO))
     from pyoxigraph import NamedNode, RdfFormat
 
-    from app.ontology import load_ontology
-    from app.reasoner import Reasoner
-    from app.settings import load_settings
-    from app.store import open_store
-    from app.vocab import Iris
+    from attest.ontology import load_ontology
+    from attest.reasoner import Reasoner
+    from attest.settings import load_settings
+    from attest.store import open_store
+    from attest.vocab import Iris
 
     settings = load_settings(None, data_dir=work / "attest")
     store = open_store(settings)
@@ -330,7 +330,7 @@ def write_results(text: str, heading: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--materialized", action="store_true",
-                        help="load LUBM(1) with its OWL 2 RL closure (app/reasoner) so the queries return real answers")
+                        help="load LUBM(1) with its OWL 2 RL closure (attest/reasoner) so the queries return real answers")
     parser.add_argument("--reps", type=int, default=200, help="most timed requests per query and engine")
     parser.add_argument("--seconds", type=float, default=4.0, help="time budget per query (both engines together)")
     parser.add_argument("--rdflib-timeout", type=float, default=20.0, help="rdflib queries are killed past this")
@@ -365,7 +365,7 @@ def main() -> None:
             pids["oxigraph"] = proc.pid
             # Attest compacts its store once its writes (the ontology graph it rewrites at start) go quiet, as
             # the Oxigraph store was compacted by `oxigraph optimize`: measure after that, not during it
-            from app.sparql import compaction
+            from attest.sparql import compaction
             time.sleep(max(0.0, attest_up + compaction.QUIET_S + 3 * compaction.POLL_S - time.monotonic()))
             results = {}
             for name, query in queries().items():
@@ -397,7 +397,7 @@ def main() -> None:
     command = "python bench/sparql_endpoint.py " + " ".join(sys.argv[1:])
     if args.materialized:
         heading = "### Materialized: LUBM(1) + its OWL 2 RL closure"
-        data = (f"univ-bench + LUBM(1) + Attest ontology + their OWL 2 RL closure from app/reasoner ({quads} quads), "
+        data = (f"univ-bench + LUBM(1) + Attest ontology + their OWL 2 RL closure from attest/reasoner ({quads} quads), "
                 f"row counts checked against the reference answers: "
                 f"{'all match' if not mismatches else 'MISMATCHES: ' + '; '.join(mismatches)}")
     else:

@@ -48,8 +48,8 @@ INJECTION = """
 
 def load_graph(store, iris) -> None:
     """Written straight into document graphs, as a hand edit would be: the fact summary is then rebuilt."""
-    from app.ingest import summary
-    from app.store import fulltext
+    from attest.ingest import summary
+    from attest.store import fulltext
 
     base = iris.base
     store.load(ENTITIES.replace("{base}", base), RdfFormat.TURTLE, graph=iris.document_graph(DOC))
@@ -61,13 +61,13 @@ def load_graph(store, iris) -> None:
 
 
 def triple(iris, s: str, p: str, o: str) -> tuple[str, str, str]:
-    from app.vocab import ONT
+    from attest.vocab import ONT
 
     return (iris.entity(s), ONT + p, iris.entity(o))
 
 
 def reason(store, iris, settings=None) -> None:
     """Materialize the OWL 2 RL closure with the project's reasoner (inferred graph plus derivation records)."""
-    from app.reasoner.reasoner import Reasoner
+    from attest.reasoner.reasoner import Reasoner
 
     Reasoner(store, iris, settings).materialize(full=True)

@@ -84,7 +84,7 @@ def _runaway_queries_end_with_their_test(request):
 @pytest.fixture
 def settings(request, tmp_path):
     """Settings on tmp_path; with ATTEST_TEST_STORE=oxigraph|virtuoso the store is that (emptied) session server."""
-    from app.settings import load_settings
+    from attest.settings import load_settings
     from tests.remote_support import store_kind_under_test
 
     remote = {}
@@ -105,14 +105,14 @@ def settings(request, tmp_path):
 
 @pytest.fixture
 def iris(settings):
-    from app.vocab import Iris
+    from attest.vocab import Iris
 
     return Iris(settings.base_iri)
 
 
 @pytest.fixture
 def store(settings, iris):
-    from app.store import open_store
+    from attest.store import open_store
 
     s = open_store(settings)
     yield s
@@ -124,7 +124,7 @@ def client(settings):
     """In-process client over the full app (lifespan runs: store opened, ontology loaded)."""
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
+    from attest.main import create_app
 
     with TestClient(create_app(settings)) as c:
         yield c
@@ -142,7 +142,7 @@ class LiveServer:
     def __init__(self, settings) -> None:
         import uvicorn
 
-        from app.main import create_app
+        from attest.main import create_app
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 
-from app.extract.ontology_terms import load_terms
-from app.ingest.pipeline import IngestPipeline
-from app.ingest.session import rule_extractor
-from app.ontology import load_ontology
-from app.vocab import Iris
+from attest.extract.ontology_terms import load_terms
+from attest.ingest.pipeline import IngestPipeline
+from attest.ingest.session import rule_extractor
+from attest.ontology import load_ontology
+from attest.vocab import Iris
 
 
 def make_pdf(text: str) -> bytes:
@@ -43,7 +43,7 @@ def offline_pipeline(store, settings) -> IngestPipeline:
 
 
 def llm_pipeline(store, settings) -> IngestPipeline:
-    from app.extract.llm import LlmExtractor
+    from attest.extract.llm import LlmExtractor
 
     load_ontology(store, settings.ontology_dir, Iris(settings.base_iri))
     terms = load_terms(settings.ontology_dir)

@@ -32,32 +32,32 @@ NAMED_CALLS = {
 
 def ingest_demo(data_dir: Path) -> None:
     """`attest ingest demo/corpus --offline` into data_dir, as a user would (rule extractor, reasoner after)."""
-    subprocess.run([sys.executable, "-m", "app.cli", "--data-dir", str(data_dir), "ingest", str(REPO / "demo" / "corpus"),
+    subprocess.run([sys.executable, "-m", "attest.cli", "--data-dir", str(data_dir), "ingest", str(REPO / "demo" / "corpus"),
                     "--offline"], cwd=REPO, check=True, capture_output=True, timeout=300)
 
 
 def demo_settings(data_dir: Path, **overrides):
-    from app.settings import load_settings
+    from attest.settings import load_settings
 
     paths = {"ontology_dir": REPO / "ontology", "shapes_dir": REPO / "shapes", "queries_dir": REPO / "queries"}
     return load_settings(None, data_dir=data_dir, **{**paths, **overrides})
 
 
 class OpenState:
-    """What `attest mcp` opens (app.main.open_resources) as a context manager, for in-process servers."""
+    """What `attest mcp` opens (attest.main.open_resources) as a context manager, for in-process servers."""
 
     def __init__(self, settings) -> None:
         self.settings = settings
 
     def __enter__(self):
-        from app.main import open_resources
+        from attest.main import open_resources
 
         self.state = SimpleNamespace()
         open_resources(self.state, self.settings)
         return self.state
 
     def __exit__(self, *exc) -> None:
-        from app.main import close_resources
+        from attest.main import close_resources
 
         close_resources(self.state)
 

@@ -28,8 +28,8 @@ def proxy_settings(settings, fake, **overrides):
 def serve(settings, *, seed: bool = True):
     """The real app on a free port; `seed` first writes the small answer graph (tests/answer_support.py)."""
     if seed:
-        from app.store import open_store
-        from app.vocab import Iris
+        from attest.store import open_store
+        from attest.vocab import Iris
 
         store = open_store(settings)
         load_graph(store, Iris(settings.base_iri))

@@ -8,8 +8,8 @@ import owlrl
 import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse
 
-from app.reasoner.engine import Engine
-from app.reasoner.terms import TermDict
+from attest.reasoner.engine import Engine
+from attest.reasoner.terms import TermDict
 
 _BAD = re.compile(r"[^A-Za-z0-9]")
 RDFS_ = "http://www.w3.org/2000/01/rdf-schema#"

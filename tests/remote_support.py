@@ -253,7 +253,7 @@ def serve_over(server: OxigraphServer, data_dir: Path, host: str = "127.0.0.1") 
                 "ATTEST_DATA_DIR": str(data_dir), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
                 "ATTEST_SHAPES_DIR": str(REPO / "shapes"), "ATTEST_QUERIES_DIR": str(REPO / "queries"),
                 "ATTEST_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "ATTEST_LLM_MAX_RETRIES": "0"})
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--host", host, "--port", str(port)], cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "attest.cli", "serve", "--host", host, "--port", str(port)], cwd=REPO,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://{host}:{port}"
     wait_ready(url, proc, 90)

@@ -8,12 +8,12 @@ import sys
 import pytest
 from fastapi.testclient import TestClient
 
-from app.answer.ids import Ids
-from app.answer.linking import LabelMatcher
-from app.answer.lookup import LabelIndex, PropertyText
-from app.answer.predicates import describing_words, question_terms, relevance
-from app.main import create_app
-from app.vocab import PREFIXES, Iris
+from attest.answer.ids import Ids
+from attest.answer.linking import LabelMatcher
+from attest.answer.lookup import LabelIndex, PropertyText
+from attest.answer.predicates import describing_words, question_terms, relevance
+from attest.main import create_app
+from attest.vocab import PREFIXES, Iris
 from tests.conftest import REPO
 
 MOVIES = """
@@ -60,9 +60,9 @@ def api(tmp_path_factory):
     config.write_text(f"data_dir: {tmp / 'data'}\nontology_dir: {REPO / 'ontology'}\nshapes_dir: {REPO / 'shapes'}\n"
                       f"queries_dir: {REPO / 'queries'}\nprefixes:\n  movie: https://example.org/movies/\n  rel: https://example.org/rel/\n",
                       encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "app.cli", "--config", str(config), "load", str(tmp / "movies.ttl"), str(hub)],
+    subprocess.run([sys.executable, "-m", "attest.cli", "--config", str(config), "load", str(tmp / "movies.ttl"), str(hub)],
                    check=True, capture_output=True, cwd=tmp, timeout=300)
-    from app.settings import load_settings
+    from attest.settings import load_settings
 
     with TestClient(create_app(load_settings(config))) as client:
         yield client

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.answer.lookup import relation_id
-from app.main import create_app
+from attest.answer.lookup import relation_id
+from attest.main import create_app
 from tests.answer_support import load_graph, reason, triple
 from tests.conftest import free_port
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from app.answer.citations import parse_citations, strip_markers
-from app.answer.claims import split_claims
+from attest.answer.citations import parse_citations, strip_markers
+from attest.answer.claims import split_claims
 
 
 def test_all_spellings_parse():

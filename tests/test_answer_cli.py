@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-from app.ontology import load_ontology
-from app.store import open_store
+from attest.ontology import load_ontology
+from attest.store import open_store
 from tests.answer_support import load_graph, reason
 from tests.conftest import REPO, free_port
 
 
 def attest(tmp_path, *args, stdin=None):
-    cmd = [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data"), *map(str, args)]
+    cmd = [sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data"), *map(str, args)]
     env = {"PATH": "/usr/bin:/bin", "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
            "ATTEST_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}  # nothing listens there
     return subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120, input=stdin)

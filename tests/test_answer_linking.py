@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from app.answer.linking import MIN_MENTION, WORD, LabelMatcher, normalize
-from app.answer.lookup import LabelIndex
+from attest.answer.linking import MIN_MENTION, WORD, LabelMatcher, normalize
+from attest.answer.lookup import LabelIndex
 
 WORDS = st.sampled_from(["rdf", "owl", "sparql", "1.1", "Apache", "Jena", "knowledge", "graph", "c++", "x", "w3c",
                          "open-source", "Tim", "Berners-Lee", "and", "the"])

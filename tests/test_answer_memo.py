@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pyoxigraph import Literal, NamedNode, Quad
 
-from app.answer.inference import reasoner_inference
-from app.answer.lookup import _LABEL_CACHE, GraphLookup
-from app.answer.memo import GenerationCache
-from app.answer.verify import Verifier
-from app.ingest import summary
-from app.ingest.status import commit
+from attest.answer.inference import reasoner_inference
+from attest.answer.lookup import _LABEL_CACHE, GraphLookup
+from attest.answer.memo import GenerationCache
+from attest.answer.verify import Verifier
+from attest.ingest import summary
+from attest.ingest.status import commit
 from tests.answer_support import DOC, load_graph
 
 

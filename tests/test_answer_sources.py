@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad
 
-from app.answer.inference import reasoner_inference
-from app.answer.retrieve import MAX_SOURCES, ContextQuery
-from app.answer.service import AnswerService
-from app.store import EmbeddedStore
-from app.vocab import ATT, Iris
+from attest.answer.inference import reasoner_inference
+from attest.answer.retrieve import MAX_SOURCES, ContextQuery
+from attest.answer.service import AnswerService
+from attest.store import EmbeddedStore
+from attest.vocab import ATT, Iris
 
 IRIS = Iris("https://w3id.org/attest/")
 TEXTS = {  # chunk id -> text; the question's keywords are "rocksdb", "oxigraph", "storage"
@@ -26,7 +26,7 @@ TEXTS = {  # chunk id -> text; the question's keywords are "rocksdb", "oxigraph"
 @pytest.fixture
 def store(settings):
     """In memory; with ATTEST_TEST_STORE=oxigraph|virtuoso, that server (neither has an index beside it)."""
-    from app.store import open_store
+    from attest.store import open_store
     from tests.remote_support import store_kind_under_test
 
     store = EmbeddedStore(None, IRIS) if store_kind_under_test() == "embedded" else open_store(settings)

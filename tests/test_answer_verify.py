@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.answer.inference import reasoner_inference
-from app.answer.lookup import GraphLookup, relation_id
-from app.answer.verify import Verifier
-from app.ontology import load_ontology
-from app.vocab import ONT, OWL, RDF
+from attest.answer.inference import reasoner_inference
+from attest.answer.lookup import GraphLookup, relation_id
+from attest.answer.verify import Verifier
+from attest.ontology import load_ontology
+from attest.vocab import ONT, OWL, RDF
 from tests.answer_support import load_graph, reason, triple
 
 
@@ -168,7 +168,7 @@ def test_batched_resolution_uses_a_few_queries(verifier, store, iris):
 def test_label_index_cache_follows_the_store(verifier, store, iris):
     from pyoxigraph import Literal, NamedNode, Quad
 
-    from app.ingest.status import commit
+    from attest.ingest.status import commit
 
     assert only_claim(verifier.verify("X <<entity:Blazegraph>>.")).citations[0].status == "not_found"
     label = Quad(NamedNode(iris.entity("blazegraph")), NamedNode("http://www.w3.org/2000/01/rdf-schema#label"),

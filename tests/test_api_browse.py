@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pyoxigraph import RdfFormat
 
-from app.ontology import term_sources
+from attest.ontology import term_sources
 
 REPO = Path(__file__).resolve().parent.parent
 ENTITY = "https://w3id.org/attest/entity/"
@@ -42,8 +42,8 @@ e:island a ont:Location ; rdfs:label "Island" .
 
 @pytest.fixture
 def browse(settings, iris):
-    from app.main import create_app
-    from app.store import open_store
+    from attest.main import create_app
+    from attest.store import open_store
 
     store = open_store(settings)
     try:
@@ -160,7 +160,7 @@ def test_pages_are_served_and_static_templates_are_not(browse):
 
 
 def test_neighbourhood_does_not_walk_on_through_a_hub(browse, monkeypatch):
-    from app.api import browse as browse_module
+    from attest.api import browse as browse_module
 
     monkeypatch.setattr(browse_module, "HUB_DEGREE", 3)  # every entity here has more triples than that: all are hubs
     body = browse.get("/neighbourhood", params={"entity": "grenoble", "hops": 2}).json()

@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
-from app.api import errors, limits
+from attest.api import errors, limits
 
 from tests.conftest import REPO, LiveServer
 
@@ -60,7 +60,7 @@ def editable_ontology(settings, tmp_path):
 
 
 def test_reload_with_broken_file_changes_nothing(editable_ontology):
-    from app.main import create_app
+    from attest.main import create_app
 
     settings, directory = editable_ontology
     with TestClient(create_app(settings)) as c:
@@ -93,9 +93,9 @@ def test_writes_need_the_token_when_one_is_configured(settings):
 def test_without_token_only_loopback_may_write():
     from starlette.requests import Request
 
-    from app.api.deps import require_writer
-    from app.errors import Forbidden
-    from app.settings import load_settings
+    from attest.api.deps import require_writer
+    from attest.errors import Forbidden
+    from attest.settings import load_settings
 
     def request_from(host):
         return Request({"type": "http", "headers": [], "client": (host, 1234)})
@@ -109,7 +109,7 @@ def test_without_token_only_loopback_may_write():
 
 def test_ontology_reload_re_derives_what_the_edit_changed(editable_ontology):
     """Regression: a reload swapped the TBox but left the inferred graph derived from the old one."""
-    from app.main import create_app
+    from attest.main import create_app
 
     settings, directory = editable_ontology
     ex = "http://example.org/"
@@ -128,8 +128,8 @@ def test_ontology_reload_re_derives_what_the_edit_changed(editable_ontology):
 
 
 def test_an_unchanged_ontology_is_not_written_again(editable_ontology, iris):
-    from app.ontology import load_ontology
-    from app.store import EmbeddedStore
+    from attest.ontology import load_ontology
+    from attest.store import EmbeddedStore
 
     settings, directory = editable_ontology
     store = EmbeddedStore(settings.store_path, iris)

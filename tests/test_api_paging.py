@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.api import paging
+from attest.api import paging
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ def test_cli_status_pages_and_says_how_many_more(tmp_path):
         (tmp_path / f"n{i}.txt").write_text(f"Note {i}. Oxigraph uses RocksDB.", encoding="utf-8")
     env = {"PATH": "/usr/bin:/bin", "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_SHAPES_DIR": str(REPO / "shapes"),
            "ATTEST_QUERIES_DIR": str(REPO / "queries"), "ATTEST_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
-    run = lambda *args: subprocess.run([sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data"), *args],  # noqa: E731
+    run = lambda *args: subprocess.run([sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data"), *args],  # noqa: E731
                                        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert run("ingest", "--offline", *[str(tmp_path / f"n{i}.txt") for i in range(4)]).returncode == 0
     out = run("status", "--limit", "2").stdout

@@ -13,7 +13,7 @@ EX = "http://example.org/"
 
 
 def attest(tmp_path, *args, ok=True):
-    cmd = [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data"), *map(str, args)]
+    cmd = [sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data"), *map(str, args)]
     env = {"PATH": "/usr/bin:/bin", "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology")}
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     if ok:
@@ -82,7 +82,7 @@ def test_ontology_check_reports_file_line_column(tmp_path):
     shutil.copytree(REPO / "ontology", onto)
     assert "ontology OK" in attest(tmp_path, "ontology", "check").stdout
     (onto / "zz.ttl").write_text("@prefix ex: <http://example.org/> .\nex:a ex:b .\n")
-    cmd = [sys.executable, "-m", "app.cli", "ontology", "check"]
+    cmd = [sys.executable, "-m", "attest.cli", "ontology", "check"]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=60,
                           env={"PATH": "/usr/bin:/bin", "ATTEST_ONTOLOGY_DIR": str(onto)})
     assert proc.returncode == 1 and f"{onto / 'zz.ttl'}:2:" in proc.stderr

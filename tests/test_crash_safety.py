@@ -29,7 +29,7 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def _settings(tmp_path: Path):
-    from app.settings import load_settings
+    from attest.settings import load_settings
 
     return load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology")
 
@@ -52,12 +52,12 @@ def _write_big_file(path: Path, n: int) -> None:
 
 
 def test_kill_9_during_bulk_load_leaves_all_or_nothing(tmp_path):
-    from app.store import open_store
+    from attest.store import open_store
 
     n = 300_000  # large enough that the bulk load, not the CLI's start-up, fills most of the run
     big = tmp_path / "big.nt"
     _write_big_file(big, n)
-    cmd = [sys.executable, "-m", "app.cli", "load", str(big), "--graph", GRAPH]
+    cmd = [sys.executable, "-m", "attest.cli", "load", str(big), "--graph", GRAPH]
     env = _env(tmp_path)
     settings = _settings(tmp_path)
     started = time.monotonic()
@@ -94,10 +94,10 @@ def test_kill_9_during_bulk_load_leaves_all_or_nothing(tmp_path):
 REASON_SCRIPT = """
 import sys
 from pathlib import Path
-from app.reasoner.reasoner import Reasoner
-from app.settings import load_settings
-from app.store import open_store
-from app.vocab import Iris
+from attest.reasoner.reasoner import Reasoner
+from attest.settings import load_settings
+from attest.store import open_store
+from attest.vocab import Iris
 settings = load_settings(None, data_dir=Path(sys.argv[1]), ontology_dir=Path(sys.argv[2]))
 store = open_store(settings)
 Reasoner(store, Iris(settings.base_iri), settings).materialize(full=True)
@@ -109,11 +109,11 @@ def _seed_reasoning_data(settings, iris, n: int) -> None:
     """Entities in a chain of partOf facts (transitive) with typed members: real OWL 2 RL work for the reasoner."""
     from pyoxigraph import NamedNode, Quad
 
-    from app.store import open_store
-    from app.vocab import ONT, RDF
+    from attest.store import open_store
+    from attest.vocab import ONT, RDF
 
     store = open_store(settings)
-    from app.ontology import load_ontology
+    from attest.ontology import load_ontology
 
     load_ontology(store, settings.ontology_dir, iris)
     graph = NamedNode(iris.document_graph("chain"))
@@ -128,7 +128,7 @@ def _seed_reasoning_data(settings, iris, n: int) -> None:
 
 
 def _closure(settings, iris) -> tuple[set[str], set[str]]:
-    from app.store import open_store
+    from attest.store import open_store
 
     store = open_store(settings)
     try:
@@ -142,7 +142,7 @@ def _closure(settings, iris) -> tuple[set[str], set[str]]:
 def test_kill_9_during_reasoning_keeps_derivations_consistent(tmp_path):
     import shutil
 
-    from app.vocab import Iris
+    from attest.vocab import Iris
 
     settings = _settings(tmp_path)
     iris = Iris(settings.base_iri)
@@ -174,8 +174,8 @@ def test_backup_restore_round_trip_is_exact(tmp_path):
     """`attest backup` then `attest restore --force` gives back exactly the quads of the backup moment."""
     from typer.testing import CliRunner
 
-    from app.cli import cli
-    from app.store import open_store
+    from attest.cli import cli
+    from attest.store import open_store
 
     settings = _settings(tmp_path)
     first, second = tmp_path / "first.nq", tmp_path / "second.nt"

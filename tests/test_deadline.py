@@ -9,8 +9,8 @@ import time
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat
 
-from app.errors import BadRequest, Overloaded, QueryTimeout, SparqlSyntaxError
-from app.sparql.deadline import QueryExecutor, resolve_timeout
+from attest.errors import BadRequest, Overloaded, QueryTimeout, SparqlSyntaxError
+from attest.sparql.deadline import QueryExecutor, resolve_timeout
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # minutes of CPU in 30 MB
 MEMORY_HOG = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i"  # about 1 GB a second
@@ -162,7 +162,7 @@ def test_endpoint_answers_503_for_a_runaway_and_stays_fast_for_others(settings, 
     """Over HTTP on a real server: the runaway gets a clear 503, small queries keep p95 < 50 ms meanwhile."""
     import httpx
 
-    from app.store import open_store
+    from attest.store import open_store
     from tests.conftest import LiveServer
 
     seed = open_store(settings)
@@ -201,8 +201,8 @@ def test_endpoint_answers_503_for_a_runaway_and_stays_fast_for_others(settings, 
 
 
 def test_query_outgrowing_the_worker_memory_is_stopped_clearly(loaded, settings, monkeypatch):
-    import app.sparql.deadline as deadline
-    from app.errors import QueryResourcesExceeded
+    import attest.sparql.deadline as deadline
+    from attest.errors import QueryResourcesExceeded
 
     monkeypatch.setattr(deadline, "WORKER_MEMORY_BYTES", 900 * 1024**2)  # read by each new worker at its start
     ex = QueryExecutor(loaded, settings.model_copy(update={"query_workers": 1}))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app.extract.ontology_terms import load_terms
-from app.extract.rules import RuleExtractor
-from app.extract.validate import ExtractionValidator
+from attest.extract.ontology_terms import load_terms
+from attest.extract.rules import RuleExtractor
+from attest.extract.validate import ExtractionValidator
 from tests.gold.score import SETS, fold, load_gold, score
 
 REPO = Path(__file__).resolve().parent.parent
@@ -71,7 +71,7 @@ def test_negative_passages_yield_no_accepted_relation(pipeline, name):
 
 
 def test_scorer_counts_inverse_spellings_and_type_compatibility(terms):
-    from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction
+    from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction
 
     item = {"entities": [{"name": "Oxigraph", "type": "TripleStore"}, {"name": "Tom", "type": "Person"}],
             "relations": [{"subject": "Oxigraph", "predicate": "developedBy", "object": "Tom"}]}

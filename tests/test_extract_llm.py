@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import ExtractionError, LlmUnavailable
-from app.extract.llm import LlmExtractor, llm_available
-from app.extract.llm_client import LlmClient
-from app.extract.models import Extraction
-from app.extract.ontology_terms import load_terms
-from app.extract.validate import ExtractionValidator
+from attest.errors import ExtractionError, LlmUnavailable
+from attest.extract.llm import LlmExtractor, llm_available
+from attest.extract.llm_client import LlmClient
+from attest.extract.models import Extraction
+from attest.extract.ontology_terms import load_terms
+from attest.extract.validate import ExtractionValidator
 from tests.conftest import free_port
 from tests.fakes.openai_server import FakeOpenAI, Reply
 

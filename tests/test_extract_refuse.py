@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction
-from app.extract.refuse import drop_refused, refused_sentences
+from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction
+from attest.extract.refuse import drop_refused, refused_sentences
 
 
 def spans(text: str) -> list[str]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from app.extract.ontology_terms import load_terms
-from app.extract.rules import RuleExtractor
-from app.extract.validate import ExtractionValidator
+from attest.extract.ontology_terms import load_terms
+from attest.extract.rules import RuleExtractor
+from attest.extract.validate import ExtractionValidator
 
 REPO = Path(__file__).resolve().parent.parent
 

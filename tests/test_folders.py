@@ -8,16 +8,16 @@ import zipfile
 
 import pytest
 
-from app import folders
-from app.errors import ConfigError
-from app.settings import load_settings
+from attest import folders
+from attest.errors import ConfigError
+from attest.settings import load_settings
 from tests.conftest import REPO
 
 BASE_ENV = {"PATH": "/usr/bin:/bin"}
 
 
 def attest(cwd, *args, env=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "attest.cli", *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, env={**BASE_ENV, **(env or {})}, timeout=timeout)
 
 
@@ -65,10 +65,10 @@ def test_the_wheel_carries_the_folders(tmp_path):
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = tmp_path.glob("attest-*.whl")
     with zipfile.ZipFile(wheel) as archive:
-        shipped = {name: archive.read(name) for name in archive.namelist() if name.startswith("app/bundled/")}
+        shipped = {name: archive.read(name) for name in archive.namelist() if name.startswith("attest/bundled/")}
     for setting, name in folders.FOLDERS.items():
-        expected = {f"app/bundled/{name}/{path}": data for path, data in tree(REPO / name).items()}
-        assert {k: v for k, v in shipped.items() if k.startswith(f"app/bundled/{name}/")} == expected
+        expected = {f"attest/bundled/{name}/{path}": data for path, data in tree(REPO / name).items()}
+        assert {k: v for k, v in shipped.items() if k.startswith(f"attest/bundled/{name}/")} == expected
 
 
 def test_init_writes_editable_copies_and_a_config_that_runs(tmp_path):
@@ -117,7 +117,7 @@ def test_serve_fails_at_startup_with_one_clear_line(tmp_path, problem):
         (tmp_path / "ontology").mkdir()
         (tmp_path / "ontology" / "x.ttl").write_text("this is not turtle\n")
     else:
-        from app.store import open_store
+        from attest.store import open_store
         holder = open_store(load_settings(None, data_dir=tmp_path / "data"))
     try:
         done = attest(tmp_path, "serve", "--port", "1", env=env, timeout=60)

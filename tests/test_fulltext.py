@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from app.extract.ontology_terms import load_terms
-from app.ingest.resolve import EntityIndex
-from app.ingest.session import known_labels
-from app.store import fulltext
-from app.store.fulltext import FullText
+from attest.extract.ontology_terms import load_terms
+from attest.ingest.resolve import EntityIndex
+from attest.ingest.session import known_labels
+from attest.store import fulltext
+from attest.store.fulltext import FullText
 from tests.conftest import REPO
 
 

@@ -32,7 +32,7 @@ def no_server_error(ctx, response, case) -> None:
 
 
 def fuzz_settings(tmp_path):
-    from app.settings import load_settings
+    from attest.settings import load_settings
 
     return load_settings(
         None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology", shapes_dir=REPO / "shapes",

@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from pyoxigraph import RdfFormat, parse
 
-from app.main import create_app
+from attest.main import create_app
 from tests.remote_support import virtuoso_differs
 
 G = "http://example.org/graph/people"

@@ -6,7 +6,7 @@ import threading
 
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from attest.main import create_app
 
 
 def test_saturated_heavy_slots_answer_429_with_retry_after(settings):

@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from app.main import create_app
+from attest.main import create_app
 from tests.ingest_support import entity, extraction, relation
 
 TEXT = "Oxigraph is a graph database written in Rust. Oxigraph uses RocksDB for storage."
@@ -136,8 +136,8 @@ def test_llm_mode_over_a_live_server(llm_settings, fake_llm):
 
 
 def test_a_restarted_app_keeps_current_records_and_reasons_over_each_document(settings, iris):
-    from app.reasoner import Reasoner
-    from app.store import open_store
+    from attest.reasoner import Reasoner
+    from attest.store import open_store
 
     with TestClient(create_app(settings)) as first:
         assert post_text(first).status_code == 201

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from app.ingest.background import IngestThread
+from attest.ingest.background import IngestThread
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="only Linux sets the priority of one thread")
 

@@ -30,7 +30,7 @@ def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def attest(tmp_path: Path, *args: str, **extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO, env=env_for(tmp_path, **extra),
+    return subprocess.run([sys.executable, "-m", "attest.cli", *args], cwd=REPO, env=env_for(tmp_path, **extra),
                           capture_output=True, text=True, timeout=300)
 
 
@@ -83,10 +83,10 @@ def test_cli_usage_errors(tmp_path):
 
 def consistent(tmp_path: Path) -> tuple[int, int]:
     """Open the store after a crash and check that status and graphs agree; returns (done, pending)."""
-    from app.ingest.status import StatusRegistry
-    from app.settings import load_settings
-    from app.store import open_store
-    from app.vocab import ATT
+    from attest.ingest.status import StatusRegistry
+    from attest.settings import load_settings
+    from attest.store import open_store
+    from attest.vocab import ATT
 
     settings = load_settings(None, data_dir=tmp_path / "data")
     store = open_store(settings)
@@ -122,7 +122,7 @@ def test_kill_9_mid_ingest_leaves_no_half_written_document(tmp_path):
     folder = tmp_path / "in"
     write_corpus(folder, 40)
     for kill_after in (3, 9):  # documents reported committed (batches of ~2 documents) before the kill
-        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "ingest", str(folder), "--offline"], cwd=REPO,
+        proc = subprocess.Popen([sys.executable, "-m", "attest.cli", "ingest", str(folder), "--offline"], cwd=REPO,
                                 env=env_for(tmp_path, ATTEST_INGEST_BATCH_QUADS="3000"), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         seen = 0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.errors import DocumentRejected, PayloadTooLarge, UnsupportedFormat
-from app.ingest.chunk import chunk_text, clean, mention_span
-from app.ingest.load import collect_files, load_bytes, load_path
+from attest.errors import DocumentRejected, PayloadTooLarge, UnsupportedFormat
+from attest.ingest.chunk import chunk_text, clean, mention_span
+from attest.ingest.load import collect_files, load_bytes, load_path
 from tests.ingest_support import make_pdf
 
 LIMIT = 10_000

@@ -8,12 +8,12 @@ import threading
 import pytest
 from pyoxigraph import NamedNode, RdfFormat
 
-from app.errors import DocumentRejected
-from app.ingest.load import LoadedDocument
-from app.ingest.pipeline import document_id
-from app.ingest.unmerge import unmerge
-from app.ingest.validate_store import validate_store
-from app.vocab import ATT, ONT, PROV, RDFS
+from attest.errors import DocumentRejected
+from attest.ingest.load import LoadedDocument
+from attest.ingest.pipeline import document_id
+from attest.ingest.unmerge import unmerge
+from attest.ingest.validate_store import validate_store
+from attest.vocab import ATT, ONT, PROV, RDFS
 from tests.ingest_support import entity, extraction, llm_pipeline, offline_pipeline, relation
 
 OXIGRAPH_V1 = ("Oxigraph is a graph database written in Rust. Oxigraph uses RocksDB for storage. "

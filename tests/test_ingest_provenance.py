@@ -11,8 +11,8 @@ from collections import Counter
 
 from pyoxigraph import RdfFormat
 
-from app.ingest.load import LoadedDocument
-from app.vocab import ATT, ONT, PROV, RDF
+from attest.ingest.load import LoadedDocument
+from attest.vocab import ATT, ONT, PROV, RDF
 from tests.conftest import REPO
 from tests.ingest_support import entity, extraction, llm_pipeline, offline_pipeline, relation
 
@@ -154,7 +154,7 @@ def test_the_model_and_a_surface_form_unlike_the_label_stay_answerable(store, ll
 
 
 def test_named_queries_and_entities_read_both_layouts(client):
-    from app.ingest import summary
+    from attest.ingest import summary
 
     store, iris = client.app.state.store, client.app.state.iris
     posted = client.post("/documents", json={"text": TEXT, "name": "oxigraph.txt"})

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 from pyoxigraph import Dataset, Literal, NamedNode, RdfFormat, parse, serialize
 
-from app.extract.models import ExtractedEntity, ExtractedRelation
-from app.extract.ontology_terms import load_terms
-from app.errors import DocumentRejected
-from app.ingest.chunk import chunk_text, clean, cleans_to_nothing, content_hash
-from app.ingest.load import load_bytes
-from app.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
-from app.ingest.resolve import EntityIndex
-from app.vocab import RDFS, Iris, is_valid_id
+from attest.extract.models import ExtractedEntity, ExtractedRelation
+from attest.extract.ontology_terms import load_terms
+from attest.errors import DocumentRejected
+from attest.ingest.chunk import chunk_text, clean, cleans_to_nothing, content_hash
+from attest.ingest.load import load_bytes
+from attest.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
+from attest.ingest.resolve import EntityIndex
+from attest.vocab import RDFS, Iris, is_valid_id
 from tests.conftest import REPO
 
 IRIS = Iris("https://w3id.org/attest/")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.extract.ontology_terms import load_terms
-from app.ingest.resolve import CANDIDATE_SCORE, MERGE_SCORE, EntityIndex, label_key, slugify
-from app.vocab import Iris
+from attest.extract.ontology_terms import load_terms
+from attest.ingest.resolve import CANDIDATE_SCORE, MERGE_SCORE, EntityIndex, label_key, slugify
+from attest.vocab import Iris
 
 
 @pytest.fixture(scope="module")

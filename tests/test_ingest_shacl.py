@@ -11,8 +11,8 @@ from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 from pyshacl.errors import ReportableRuntimeError
 from rdflib.namespace import SH
 
-from app.ingest.shacl_gate import ShaclGate, to_rdflib
-from app.vocab import ATT, ONT, RDF, RDFS, XSD
+from attest.ingest.shacl_gate import ShaclGate, to_rdflib
+from attest.vocab import ATT, ONT, RDF, RDFS, XSD
 from tests.conftest import REPO
 
 MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
@@ -195,13 +195,13 @@ def test_memoized_gate_decides_exactly_like_pyshacl_on_every_document(settings, 
     import importlib.util
     import random
 
-    from app.extract.ontology_terms import load_terms
-    from app.ingest.load import LoadedDocument
-    from app.ingest.pipeline import IngestPipeline
-    from app.ingest.session import rule_extractor
-    from app.ontology import load_ontology
-    from app.store import open_store
-    from app.vocab import Iris
+    from attest.extract.ontology_terms import load_terms
+    from attest.ingest.load import LoadedDocument
+    from attest.ingest.pipeline import IngestPipeline
+    from attest.ingest.session import rule_extractor
+    from attest.ontology import load_ontology
+    from attest.store import open_store
+    from attest.vocab import Iris
 
     spec = importlib.util.spec_from_file_location("bench_ingest", REPO / "bench" / "ingest.py")
     bench = importlib.util.module_from_spec(spec)

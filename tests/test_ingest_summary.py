@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 from pyoxigraph import Literal, NamedNode, Quad
 
-from app.ingest import summary
-from app.ingest.batch import CommitBatch
-from app.ingest.status import commit
-from app.store import open_store
-from app.vocab import ATT, ONT, RDFS, Iris
+from attest.ingest import summary
+from attest.ingest.batch import CommitBatch
+from attest.ingest.status import commit
+from attest.store import open_store
+from attest.vocab import ATT, ONT, RDFS, Iris
 
 IRIS = Iris("https://w3id.org/attest/")
 ENTITIES = [NamedNode(IRIS.entity(f"e{i}")) for i in range(5)]
@@ -50,8 +50,8 @@ def _closure(reasoner) -> set:
 @given(ops=OPS)
 def test_summary_equals_a_recomputation_after_any_writes(tmp_path_factory, ops):
     """...and a reasoner kept up to date from what each commit says it changed holds the closure a full run gives."""
-    from app.reasoner import Reasoner
-    from app.settings import load_settings
+    from attest.reasoner import Reasoner
+    from attest.settings import load_settings
 
     store = open_store(load_settings(None, data_dir=tmp_path_factory.mktemp("summary")))
     try:
@@ -87,8 +87,8 @@ def test_summary_equals_a_recomputation_after_any_writes(tmp_path_factory, ops):
 def test_a_clients_update_marks_it_out_of_date_and_a_start_rebuilds_it(tmp_path):
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
-    from app.settings import load_settings
+    from attest.main import create_app
+    from attest.settings import load_settings
     from tests.conftest import REPO
 
     settings = load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology",
@@ -111,8 +111,8 @@ def test_a_clients_update_marks_it_out_of_date_and_a_start_rebuilds_it(tmp_path)
 def test_a_graph_uploaded_beside_the_documents_is_read_before_and_after_the_rebuild(tmp_path):
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
-    from app.settings import load_settings
+    from attest.main import create_app
+    from attest.settings import load_settings
     from tests.conftest import REPO
 
     settings = load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology",
@@ -134,7 +134,7 @@ def test_a_graph_uploaded_beside_the_documents_is_read_before_and_after_the_rebu
 def test_the_reasoner_reads_the_summary_and_derives_what_the_document_graphs_give(store, settings):
     """Over the fact summary the reasoner reads each fact once and no provenance record, and its closure about
     entities is the one the document graphs give; an incremental change (a delete) keeps that true."""
-    from app.reasoner import Reasoner
+    from attest.reasoner import Reasoner
     from tests.conftest import REPO
     from tests.ingest_support import offline_pipeline
 

@@ -8,9 +8,9 @@ import signal
 import pytest
 from pyoxigraph import Literal, NamedNode
 
-from app.extract.rules import RuleExtractor
-from app.ingest.worker import OffloadedExtractor, OffloadedGate, offload
-from app.vocab import ONT
+from attest.extract.rules import RuleExtractor
+from attest.ingest.worker import OffloadedExtractor, OffloadedGate, offload
+from attest.vocab import ONT
 from tests.ingest_support import entity, extraction, llm_pipeline, offline_pipeline, relation
 from tests.test_ingest_pipeline import OXIGRAPH_V1, doc
 
@@ -24,7 +24,7 @@ def _document_graph(store, iris, doc_id: str) -> set:
 
 
 def test_the_rule_extractor_and_gate_in_the_worker_give_the_graph_they_give_in_process(tmp_path_factory, settings, iris):
-    from app.store import open_store
+    from attest.store import open_store
 
     graphs = []
     for offloaded in (False, True):
@@ -80,7 +80,7 @@ def test_a_worker_that_dies_is_replaced_and_the_document_still_ingested(store, s
 def test_post_documents_uses_the_worker_unless_turned_off(settings, enabled):
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
+    from attest.main import create_app
 
     with TestClient(create_app(settings.model_copy(update={"ingest_worker": enabled}))) as client:
         assert client.post("/documents", json={"text": TEXTS[0], "name": "a.txt"}).status_code == 201

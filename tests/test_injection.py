@@ -13,9 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 from pyoxigraph import Literal, NamedNode, Quad
 
-from app.main import create_app
-from app.store import open_store
-from app.vocab import ONT, RDF, RDFS
+from attest.main import create_app
+from attest.store import open_store
+from attest.vocab import ONT, RDF, RDFS
 
 PAYLOADS = [
     'http://example.org/x> } ; DROP ALL ; INSERT DATA { <http://a> <http://b> <http://c> } #',

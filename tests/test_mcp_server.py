@@ -33,7 +33,7 @@ def state(demo_dir):
 
 
 def connect(state) -> Client:
-    from app.mcp.server import build_server
+    from attest.mcp.server import build_server
 
     return Client(build_server(state))
 

@@ -32,7 +32,7 @@ def demo_dir(tmp_path_factory):
 
 def stdio_params(data_dir, *extra) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "app.cli", "--data-dir", str(data_dir), *extra, "mcp"], cwd=str(REPO),
+        command=sys.executable, args=["-m", "attest.cli", "--data-dir", str(data_dir), *extra, "mcp"], cwd=str(REPO),
         env={"ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_SHAPES_DIR": str(REPO / "shapes"),
              "ATTEST_QUERIES_DIR": str(REPO / "queries"), "ATTEST_LLM_BASE_URL": "http://127.0.0.1:9/v1"})
 
@@ -53,7 +53,7 @@ def test_attest_mcp_next_to_a_running_server_says_what_to_do(demo_dir):
     import subprocess
 
     with LiveServer(demo_settings(demo_dir)):
-        done = subprocess.run([sys.executable, "-m", "app.cli", "--data-dir", str(demo_dir), "mcp"], cwd=REPO,
+        done = subprocess.run([sys.executable, "-m", "attest.cli", "--data-dir", str(demo_dir), "mcp"], cwd=REPO,
                               input=b"", capture_output=True, timeout=60)
     assert done.returncode == 1 and b"/mcp endpoint" in done.stderr and done.stdout == b""
 
@@ -82,7 +82,7 @@ def test_every_tool_over_streamable_http_with_the_token(demo_dir):
 
 
 def test_without_a_token_mcp_is_for_loopback_clients_only(demo_dir):
-    from app.main import create_app
+    from attest.main import create_app
 
     settings = demo_settings(demo_dir)
     with TestClient(create_app(settings), client=("192.0.2.7", 40000)) as remote:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from pyoxigraph import Literal, NamedNode, RdfFormat, parse
 
-from app.errors import BadRequest, ConfigError, NotFound
-from app.ingest import summary
-from app.named_queries import NamedQueries, parse_named_query
-from app.vocab import ONT, XSD, Iris
+from attest.errors import BadRequest, ConfigError, NotFound
+from attest.ingest import summary
+from attest.named_queries import NamedQueries, parse_named_query
+from attest.vocab import ONT, XSD, Iris
 from tests.remote_support import virtuoso_differs
 
 IRIS = Iris("https://w3id.org/attest/")
@@ -200,7 +200,7 @@ SEED = """
 
 def _materialize(store, iris) -> None:
     """The real OWL 2 RL reasoner writes the inferred graph and its derivation records, as after an ingest."""
-    from app.reasoner.reasoner import Reasoner
+    from attest.reasoner.reasoner import Reasoner
 
     report = Reasoner(store, iris).materialize(full=True)
     assert report.inferred > 0 and report.consistent, report.to_dict()
@@ -208,7 +208,7 @@ def _materialize(store, iris) -> None:
 
 @pytest.fixture
 def seeded(client):
-    from app.ingest import summary
+    from attest.ingest import summary
 
     app = client.app
     app.state.store.load(SEED, RdfFormat.TRIG)
@@ -333,8 +333,8 @@ def test_results_are_negotiated_like_the_endpoint(seeded):
 def test_a_broken_file_is_listed_with_its_error_and_the_others_still_work(tmp_path):
     from fastapi.testclient import TestClient
 
-    from app.main import create_app
-    from app.settings import load_settings
+    from attest.main import create_app
+    from attest.settings import load_settings
 
     queries = tmp_path / "queries"
     queries.mkdir()

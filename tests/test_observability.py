@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from app.main import create_app
-from app.observability import configure_logging
+from attest.main import create_app
+from attest.observability import configure_logging
 
 TOKEN = "tok-Very-Secret-4711"
 API_KEY = "sk-live-KEY-0123456789abcdef"

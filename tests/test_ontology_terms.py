@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import OntologyError
-from app.extract.ontology_terms import load_terms, terms_from_store
-from app.ontology import load_ontology
+from attest.errors import OntologyError
+from attest.extract.ontology_terms import load_terms, terms_from_store
+from attest.ontology import load_ontology
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from app.proxy.tokens import estimate_tokens
+from attest.proxy.tokens import estimate_tokens
 from tests.proxy_support import BLOCK, async_client, client, memory_block, proxy_settings, serve, system_message
 
 QUESTION = [{"role": "user", "content": "What does Oxigraph use for storage?"}]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.errors import CircuitOpen
-from app.proxy.breaker import Breaker
-from app.proxy.inject import clean, retrieval_query
-from app.proxy.secrets import luhn_ok, mask_secrets
-from app.proxy.tokens import context_budget, estimate_tokens
+from attest.errors import CircuitOpen
+from attest.proxy.breaker import Breaker
+from attest.proxy.inject import clean, retrieval_query
+from attest.proxy.secrets import luhn_ok, mask_secrets
+from attest.proxy.tokens import context_budget, estimate_tokens
 
 
 @pytest.mark.parametrize("text, secret", [
@@ -110,8 +110,8 @@ def test_retrieved_text_is_cleaned_to_one_quoted_line():
 
 
 def test_running_size_equals_the_estimate_of_the_rendered_message():
-    from app.extract.llm_client import render_prompt
-    from app.proxy.inject import _context, _Line, _Size
+    from attest.extract.llm_client import render_prompt
+    from attest.proxy.inject import _context, _Line, _Size
 
     lines = [_Line("entities", "- <<entity:a>> Alpha [Software]: a thing", 1.0),
              _Line("entities", "- <<entity:b>> Béta", 0.5),

@@ -157,7 +157,7 @@ def test_logs_never_show_the_authorization(settings, fake_llm):
     import io
     import sys
 
-    from app.observability import configure_logging
+    from attest.observability import configure_logging
 
     stream = io.StringIO()
     configure_logging(settings, stream=stream)

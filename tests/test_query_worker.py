@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, Store
 
-from app.sparql.worker import BoundedLines, LimitReached, _rows_at_most
+from attest.sparql.worker import BoundedLines, LimitReached, _rows_at_most
 
 # values that look like the byte patterns the row bound counts, plus anything else
 HOSTILE = st.sampled_from(['{"', "{}", "},{", "<result>", "<result/>", '"', "\n", "\r\n", "\t", "\\", ">", "}"])

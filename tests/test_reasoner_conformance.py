@@ -7,7 +7,7 @@ import rdflib
 from tests.reasoner_oracle import attest_passes, suite_cases
 
 # owlrl 7.6.2 passes 232: it skips dt-eq and dt-diff. Attest folds the datatype rules' literal-subject steps
-# (app/reasoner/rules_literal.py); the two cases left need a blank node in predicate position (generalized RDF).
+# (attest/reasoner/rules_literal.py); the two cases left need a blank node in predicate position (generalized RDF).
 EXPECTED_PASSES = 271
 EXPECTED_FAILURES = ["rdfbased-xtr-reflection-listentries", "rdfbased-xtr-reflection-subclasses"]
 

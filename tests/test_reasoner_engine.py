@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from app.reasoner.datatypes import is_ill_typed, value_datatypes, value_key, values_differ
-from app.reasoner.engine import Engine
-from app.reasoner.terms import DATATYPES, TermDict
-from app.vocab import OWL, RDF, RDFS
+from attest.reasoner.datatypes import is_ill_typed, value_datatypes, value_key, values_differ
+from attest.reasoner.engine import Engine
+from attest.reasoner.terms import DATATYPES, TermDict
+from attest.vocab import OWL, RDF, RDFS
 from tests.reasoner_oracle import attest_closure, is_documented_difference, ox_triples, owlrl_run
 
 EX = "http://example.org/"

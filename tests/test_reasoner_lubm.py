@@ -8,8 +8,8 @@ import pytest
 import rdflib
 from pyoxigraph import BlankNode, NamedNode, RdfFormat
 
-from app.reasoner import Reasoner
-from app.store import EmbeddedStore
+from attest.reasoner import Reasoner
+from attest.store import EmbeddedStore
 from tests.reasoner_oracle import attest_closure, is_documented_difference, ox_triples, owlrl_closure
 
 PREFIXES = "PREFIX att: <https://w3id.org/attest/vocab#>\n"
@@ -30,7 +30,7 @@ def reference_counts(lubm) -> dict[int, int]:
 @pytest.fixture(scope="module")
 def lubm1_store(tmp_path_factory):
     """LUBM(1) loaded into an embedded store and materialized once for the module."""
-    from app.vocab import Iris
+    from attest.vocab import Iris
     from tests.conftest import shared_data_dir
 
     data = shared_data_dir() / "lubm"  # the shared_data fixture's rule, for a module-scoped fixture

@@ -8,9 +8,9 @@ import sys
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, Triple
 
-from app.reasoner import Reasoner
-from app.store import EmbeddedStore
-from app.vocab import ATT, OWL, RDF, RDFS, Iris
+from attest.reasoner import Reasoner
+from attest.store import EmbeddedStore
+from attest.vocab import ATT, OWL, RDF, RDFS, Iris
 
 EX = "http://example.org/"
 TYPE, SCO, INV = NamedNode(RDF + "type"), NamedNode(RDFS + "subClassOf"), NamedNode(OWL + "inverseOf")
@@ -140,7 +140,7 @@ def test_inconsistency_is_reported_with_premises(world):
 
 
 def test_literal_objects_are_explained_and_bad_terms_are_refused(world):
-    from app.errors import BadRequest
+    from attest.errors import BadRequest
 
     store, iris = world
     store.add(quads(iris.ontology_graph, (ex("name"), NamedNode(RDFS + "domain"), ex("Person"))))
@@ -177,7 +177,7 @@ def test_cli_reason_then_explain(settings, tmp_path):
     store = EmbeddedStore(settings.store_path, iris)
     store.add(quads(iris.document_graph("cli"), (ex("fay"), TYPE, ex("Manager")), (ex("Manager"), SCO, ex("Boss"))))
     store.close()
-    base = [sys.executable, "-m", "app.cli", "--data-dir", str(settings.data_dir)]
+    base = [sys.executable, "-m", "attest.cli", "--data-dir", str(settings.data_dir)]
     done = subprocess.run(base + ["reason", "--full"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "full:" in done.stdout and "inferred" in done.stdout

@@ -17,13 +17,13 @@ import pytest
 from fastapi.testclient import TestClient
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
 
-from app.errors import BadRequest, QueryTimeout, RdfSyntaxError, SparqlSyntaxError, StoreUnavailable
-from app.main import create_app
-from app.reasoner import Reasoner
-from app.settings import load_settings
-from app.store import EmbeddedStore, open_store
-from app.store.remote import LOADING_INTO, RemoteStore
-from app.vocab import Iris
+from attest.errors import BadRequest, QueryTimeout, RdfSyntaxError, SparqlSyntaxError, StoreUnavailable
+from attest.main import create_app
+from attest.reasoner import Reasoner
+from attest.settings import load_settings
+from attest.store import EmbeddedStore, open_store
+from attest.store.remote import LOADING_INTO, RemoteStore
+from attest.vocab import Iris
 from tests.conftest import REPO, free_port
 from tests.remote_support import OxigraphServer, serve_over, wait_ready
 
@@ -355,7 +355,7 @@ def test_migrate_copies_the_embedded_store_and_refuses_a_full_target(tmp_path, s
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology")}
     src = tmp_path / "people.trig"
     src.write_text(f"<{EX}a> <{EX}p> <{EX}b> .\n<{G}> {{ <{EX}c> <{EX}p> \"x\"@en . <{EX}d> <{EX}p> <{EX}e> . }}\n")
-    cli = [sys.executable, "-m", "app.cli", "--data-dir", str(data)]
+    cli = [sys.executable, "-m", "attest.cli", "--data-dir", str(data)]
     subprocess.run([*cli, "load", str(src)], cwd=REPO, env=env, check=True, capture_output=True, timeout=120)
     embedded = EmbeddedStore(data / "store", Iris("https://w3id.org/attest/"), read_only=True)
     expected = set(embedded.quads())
@@ -378,7 +378,7 @@ def test_cli_query_update_stats_and_export_over_the_remote_store(tmp_path, serve
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"),
            "ATTEST_STORE": "sparql", "ATTEST_STORE_QUERY_URL": f"{server.url}/query",
            "ATTEST_STORE_UPDATE_URL": f"{server.url}/update"}
-    cli = [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data")]
+    cli = [sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data")]
 
     def run(*args):
         return subprocess.run([*cli, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
@@ -398,7 +398,7 @@ def test_serve_with_workers_runs_several_processes_over_the_remote_store(tmp_pat
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATTEST_")}
     env.update({"ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_SHAPES_DIR": str(REPO / "shapes"),
                 "ATTEST_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "ATTEST_LLM_MAX_RETRIES": "0"})
-    cli = [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data")]
+    cli = [sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data")]
     refused = subprocess.run([*cli, "serve", "--workers", "2"], cwd=REPO, env=env, capture_output=True, text=True,
                              timeout=60)
     assert refused.returncode == 1 and "needs a remote store" in refused.stderr
@@ -422,8 +422,8 @@ def test_serve_with_workers_runs_several_processes_over_the_remote_store(tmp_pat
 
 
 def test_a_server_syntax_error_is_told_with_the_parser_message_never_by_fetching():
-    from app.errors import SparqlSyntaxError
-    from app.store.remote import _parser_message
+    from attest.errors import SparqlSyntaxError
+    from attest.store.remote import _parser_message
 
     def told(text: str, kind: str) -> str:
         with pytest.raises(SparqlSyntaxError) as info, _parser_message(text, kind):

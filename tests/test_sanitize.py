@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.extract.sanitize import attempt_kinds, injection_kinds, sanitize
+from attest.extract.sanitize import attempt_kinds, injection_kinds, sanitize
 
 PLAIN = (
     "Oxigraph is a graph database written in Rust. It implements SPARQL 1.1 and stores data in RocksDB.\n"

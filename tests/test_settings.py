@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import ConfigError
-from app.settings import load_settings
+from attest.errors import ConfigError
+from attest.settings import load_settings
 
 
 def test_precedence(tmp_path, monkeypatch):

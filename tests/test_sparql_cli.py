@@ -10,7 +10,7 @@ import pytest
 
 
 def attest(settings, *args, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--data-dir", str(settings.data_dir), *args],
+    return subprocess.run([sys.executable, "-m", "attest.cli", "--data-dir", str(settings.data_dir), *args],
                           input=stdin, capture_output=True, text=True, timeout=120)
 
 

@@ -7,9 +7,9 @@ import time
 
 from pyoxigraph import Literal, NamedNode, Quad
 
-from app.sparql import compaction
-from app.sparql.compaction import Compactor
-from app.sparql.deadline import QueryExecutor
+from attest.sparql import compaction
+from attest.sparql.compaction import Compactor
+from attest.sparql.deadline import QueryExecutor
 
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 

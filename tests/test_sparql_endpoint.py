@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from pyoxigraph import QueryResultsFormat, RdfFormat, parse, parse_query_results
 
-from app.main import create_app
+from attest.main import create_app
 from tests.remote_support import embedded_only, virtuoso_differs
 
 G1, G2 = "http://example.org/g1", "http://example.org/g2"

@@ -8,12 +8,12 @@ import time
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, parse_query_results
 
-from app.errors import NotAcceptable, QueryTimeout, SparqlSyntaxError
-from app.sparql.executor import ThreadedExecutor
-from app.sparql.protocol import Dataset
-from app.sparql.streaming import CHUNK_BYTES
-from app.store import EmbeddedStore
-from app.vocab import Iris
+from attest.errors import NotAcceptable, QueryTimeout, SparqlSyntaxError
+from attest.sparql.executor import ThreadedExecutor
+from attest.sparql.protocol import Dataset
+from attest.sparql.streaming import CHUNK_BYTES
+from attest.store import EmbeddedStore
+from attest.vocab import Iris
 
 G = NamedNode("http://example.org/g")
 

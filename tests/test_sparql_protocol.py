@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.errors import BadRequest, NotAcceptable, PayloadTooLarge, UnsupportedFormat
-from app.sparql.formats import format_named, negotiate
-from app.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
-from app.sparql.protocol import Dataset, QueryRequest, UpdateRequest, parse_request
+from attest.errors import BadRequest, NotAcceptable, PayloadTooLarge, UnsupportedFormat
+from attest.sparql.formats import format_named, negotiate
+from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
+from attest.sparql.protocol import Dataset, QueryRequest, UpdateRequest, parse_request
 
 LIMITS = dict(accept=None, max_chars=1000, default_timeout_s=30.0, max_timeout_s=300.0)
 

@@ -7,9 +7,9 @@ import gzip
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
 
-from app.errors import NotFound, RdfSyntaxError, SparqlSyntaxError, StoreError
-from app.store import EmbeddedStore
-from app.vocab import ATT, XSD
+from attest.errors import NotFound, RdfSyntaxError, SparqlSyntaxError, StoreError
+from attest.store import EmbeddedStore
+from attest.vocab import ATT, XSD
 from tests.remote_support import embedded_only
 
 G1, G2, G3 = "http://example.org/g1", "http://example.org/g2", "http://example.org/g3"
@@ -123,7 +123,7 @@ def test_bulk_write_guard_finish_update_is_atomic_with_the_release(tmp_path, iri
 def test_quad_data_round_trips_hostile_literals_and_triple_terms():
     from pyoxigraph import Store, Triple
 
-    from app.store.rdfio import quad_data
+    from attest.store.rdfio import quad_data
 
     g = NamedNode(G1)
     nasty = ['a "quoted" } ; DROP ALL', "line\nbreak\\ and tab\t", "\u00e9\u4e2d\U0001F600", ""]

@@ -7,10 +7,10 @@ import random
 import pytest
 from pyoxigraph import NamedNode, RdfFormat, Store
 
-from app.errors import RdfSyntaxError
-from app.store import EmbeddedStore
-from app.store import parallel
-from app.store.parallel import file_parts
+from attest.errors import RdfSyntaxError
+from attest.store import EmbeddedStore
+from attest.store import parallel
+from attest.store.parallel import file_parts
 
 EX = "http://example.org/"
 G = "http://example.org/g"

@@ -7,8 +7,8 @@ from pyoxigraph import (
     BlankNode, Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat, Store, Triple, parse, parse_query_results,
 )
 
-from app.errors import BadRequest
-from app.store.triple_terms import (
+from attest.errors import BadRequest
+from attest.store.triple_terms import (
     PREFIX, decode_iri, decode_lines, decode_term, decode_xml, encode, encode_quads, rewrite,
 )
 

@@ -32,7 +32,7 @@ def _seed_turtle(base: str) -> str:
 @pytest.fixture
 def seeded(settings, iris):
     """Entities written into a document graph before the server opens the store."""
-    from app.store import open_store
+    from attest.store import open_store
 
     require_vendor()
     store = open_store(settings)

@@ -45,10 +45,10 @@ EXTRACTION = {
 
 
 def _ingest_demo(settings) -> None:
-    from app.ingest.session import open_session
-    from app.ontology import load_ontology
-    from app.store import open_store
-    from app.vocab import Iris
+    from attest.ingest.session import open_session
+    from attest.ontology import load_ontology
+    from attest.store import open_store
+    from attest.vocab import Iris
 
     store = open_store(settings)
     try:
@@ -75,7 +75,7 @@ def fake_llm():
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, fake_llm):
     """One server for the module over the demo corpus (ingested offline once); writes need TOKEN."""
-    from app.settings import load_settings
+    from attest.settings import load_settings
 
     require_vendor()
     settings = load_settings(None, data_dir=tmp_path_factory.mktemp("ui") / "data", ontology_dir=REPO / "ontology",

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from app.extract.models import ExtractedEntity, ExtractedRelation, Extraction
-from app.extract.ontology_terms import load_terms
-from app.extract.validate import ExtractionValidator
+from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction
+from attest.extract.ontology_terms import load_terms
+from attest.extract.validate import ExtractionValidator
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -11,13 +11,13 @@ import pytest
 CHROMIUM = Path(os.environ.get("ATTEST_CHROMIUM", "/usr/bin/chromium"))
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-VENDOR = Path(__file__).resolve().parent.parent / "app" / "static" / "vendor"
+VENDOR = Path(__file__).resolve().parent.parent / "attest" / "static" / "vendor"
 
 
 def require_vendor() -> None:
     for name in ("yasgui.min.js", "cytoscape.min.js"):
         if not (VENDOR / name).exists():
-            pytest.fail(f"app/static/vendor/{name} is missing: `make install` fetches the UI libraries from npm")
+            pytest.fail(f"attest/static/vendor/{name} is missing: `make install` fetches the UI libraries from npm")
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.extract.models import Extraction
-from app.extract.ontology_terms import OntologyTerms
+from attest.extract.models import Extraction
+from attest.extract.ontology_terms import OntologyTerms
 
 HERE = Path(__file__).resolve().parent
 # dev and heldout are the original sets; the lowercase sets (issue 11) hold lower-case technical names, scored apart
@@ -105,9 +105,9 @@ def score(terms: OntologyTerms, items: list[dict], predictions: list[Extraction]
 def main() -> None:
     import sys
 
-    from app.extract.ontology_terms import load_terms
-    from app.extract.rules import RuleExtractor
-    from app.extract.validate import ExtractionValidator
+    from attest.extract.ontology_terms import load_terms
+    from attest.extract.rules import RuleExtractor
+    from attest.extract.validate import ExtractionValidator
 
     repo = Path(__file__).resolve().parents[2]
     terms = load_terms(repo / "ontology")

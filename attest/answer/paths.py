@@ -1,0 +1,217 @@
+"""Relation-aware path search: a beam over facts from the linked entities, scored by link, predicate relevance and hubs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
+from attest.answer.predicates import Term, class_words, describing_words, relevance
+
+IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
+GENERIC = 0.6  # relatesTo / mentions say less than a specific relation
+INFERRED = 0.9  # an inferred hop is worth a little less than an asserted one
+HOP_COST = 0.95  # of two paths that explain the question equally, the shorter wins
+HUB_FREE = 50  # degree up to which a node passed through costs nothing; above, the score falls with log(degree)
+BEAM = 96  # paths kept after each hop
+PER_KIND = 12  # ... at most this many of one kind (predicates and directions): ties of one kind cannot crowd out another
+PRUNE = 0.02  # paths under this share of the best one are not extended
+WANTED = 0.3  # past the first hop, facts are read only along predicates at least this relevant
+WIDEN = 10  # ... or, when the question names no relation, from this many of the best nodes
+ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
+TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a path: the fact, the direction it was walked, and how relevant its predicate is."""
+
+    triple: Triple
+    forward: bool  # subject -> object
+    status: FactStatus = field(compare=False, hash=False)
+    relevance: float = field(compare=False, hash=False)
+    matched: frozenset[int] = field(compare=False, hash=False)
+
+    @property
+    def target(self) -> str:
+        return self.triple[2] if self.forward else self.triple[0]
+
+
+@dataclass
+class Path:
+    """A walk from a linked entity; its end is a candidate answer."""
+
+    seed: str
+    mention: int | None = None  # where the question names the seed (None: a hint or a source mention)
+    hops: tuple[Hop, ...] = ()
+    damping: float = 1.0
+    score: float = 0.0
+
+    @property
+    def end(self) -> str:
+        return self.hops[-1].target if self.hops else self.seed
+
+    @property
+    def nodes(self) -> list[str]:
+        return [self.seed] + [h.target for h in self.hops]
+
+    @property
+    def signature(self) -> tuple[tuple[str, bool], ...]:
+        return tuple((h.triple[1], h.forward) for h in self.hops)
+
+
+class PathSearch:
+    """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
+
+    def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(), allowed=None,
+                 declared: list[str] = ()) -> None:
+        """`focus`: stems of what the question asks for; `allowed(triple, status)`: a filter on facts (e.g. one
+        document's), None keeps every fact; `declared`: the properties the graph declares (scored up front, so
+        a relation the question names is read even where the first hop never met it)."""
+        self.lookup, self.terms, self.focus, self.allowed = lookup, terms, focus, allowed
+        self._words: dict[tuple[str, bool], tuple[float, frozenset[int]]] = {}
+        self._degrees: dict[str, int] = {}
+        if terms and declared:
+            texts = lookup.property_texts(declared)
+            for predicate in declared:
+                for forward in (True, False):
+                    self._relevance(predicate, forward, texts)
+
+    def search(self, seeds: list[tuple[str, float, int | None]], max_hops: int) -> list[Path]:
+        """Every path kept by the beam, best first (a path of any length from 1 to max_hops); a seed is
+        (IRI, link score, offset of its mention in the question or None)."""
+        beam = [Path(iri, mention, score=score) for iri, score, mention in seeds]
+        found: list[Path] = []
+        for hop in range(max_hops):
+            beam = [p for p in beam if not is_literal(p.end)]
+            if not beam:
+                break
+            best = max(p.score for p in beam)
+            beam = [p for p in beam if p.score >= best * PRUNE]
+            # past the first hop, read along the predicates the question is about (declared ones, and those the
+            # first hop met); when it names none, widen from the best few nodes only (a dense graph would
+            # otherwise be read whole at every hop)
+            wanted = sorted({p for (p, _), (r, _) in self._words.items() if r >= WANTED}) if hop else []
+            if hop and not wanted:
+                widen = list(dict.fromkeys(p.end for p in beam))[:WIDEN]
+                beam = [p for p in beam if p.end in widen]
+            facts = self._facts({p.end for p in beam}, wanted)
+            beam = _diverse([q for p in beam for q in self._extend(p, facts.get(p.end, {}))])
+            found.extend(beam)
+        self._rescore(found)
+        found.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
+        return found
+
+    def _facts(self, nodes: set[str], wanted: list[str]) -> dict[str, dict[Triple, FactStatus]]:
+        """The facts touching each node: along the wanted predicates when there are any, else whole for ordinary
+        nodes and a bounded sample for hubs."""
+        if wanted:  # a bounded read; a node's degree is then taken as the facts it gave (a hub fills the bound)
+            found = self.lookup.hub_facts(sorted(nodes), wanted)
+        else:
+            self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
+            hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
+            found = dict(self.lookup.facts_touching(sorted(nodes - hubs)))
+            found.update(self.lookup.hub_facts(sorted(hubs), ()))
+        by_node: dict[str, dict[Triple, FactStatus]] = {}
+        for triple, status in found.items():
+            if self.allowed is not None and not self.allowed(triple, status):
+                continue
+            for end in (triple[0], triple[2]):
+                if end in nodes:
+                    by_node.setdefault(end, {})[triple] = status
+        for node in nodes:
+            self._degrees.setdefault(node, len(by_node.get(node, ())))
+        return by_node
+
+    def _extend(self, path: Path, facts: dict[Triple, FactStatus]) -> list[Path]:
+        visited = set(path.nodes)
+        best: dict[str, Path] = {}  # one extension per next node: the best fact to it
+        texts = self.lookup.property_texts({t[1] for t in facts})
+        damping = path.damping * (_hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0)
+        for triple, status in facts.items():
+            forward = triple[0] == path.end
+            if not forward and triple[2] != path.end:
+                continue
+            target = triple[2] if forward else triple[0]
+            if target in visited:
+                continue
+            rel, matched = self._relevance(triple[1], forward, texts)
+            hop = Hop(triple, forward, status, rel, matched)
+            weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
+            weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
+            candidate = Path(path.seed, path.mention, path.hops + (hop,), damping,
+                             path.score * weight * HOP_COST)
+            if target not in best or _preference(candidate) > _preference(best[target]):
+                best[target] = candidate
+        return list(best.values())
+
+    def _relevance(self, predicate: str, forward: bool, texts) -> tuple[float, frozenset[int]]:
+        key = (predicate, forward)
+        if key not in self._words:
+            local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+            self._words[key] = relevance(self.terms, describing_words(texts[predicate], local, not forward))
+        return self._words[key]
+
+    def _rescore(self, paths: list[Path]) -> None:
+        """The final score: the hops' product, times how much of the question's relation words the path covers,
+        the hubs it went through, whether its first hop is the relation the question attaches to the entity, and
+        whether it ends in what the question asks for."""
+        relation_terms = frozenset().union(*(m for _, m in self._words.values())) if self._words else frozenset()
+        texts = self.lookup.property_texts({p.hops[-1].triple[1] for p in paths}) if self.focus else {}
+        anchors = {p.mention: self._anchor(p.mention, relation_terms) for p in paths}
+        for p in paths:
+            coverage = len(self._covered(p)) / len(relation_terms) if relation_terms else 0.0
+            anchored = ANCHOR if anchors[p.mention] in p.hops[0].matched else 1.0
+            p.score = p.score * p.damping * (1.0 + coverage) * anchored * self._answer_type(p, texts)
+
+    def _covered(self, path: Path) -> set[int]:
+        """The question words a path accounts for: each hop one word it matches, the first not yet accounted for,
+        so "the screenwriter of X also wrote" asks for two hops of the writer relation, not one."""
+        covered: set[int] = set()
+        for hop in path.hops:
+            covered.update(sorted(hop.matched - covered)[:1])
+        return covered
+
+    def _anchor(self, mention: int | None, relation_terms: frozenset[int]) -> int | None:
+        """The relation word that governs an entity's mention: the nearest one before it ("the director of X",
+        "movies starred by X"), else the nearest one after it ("X co-wrote ..."). It names the first hop."""
+        if mention is None or not relation_terms:
+            return None
+        before = [i for i in relation_terms if self.terms[i].start < mention]
+        if before:
+            return max(before, key=lambda i: self.terms[i].start)
+        return min(relation_terms, key=lambda i: self.terms[i].start)
+
+    def _answer_type(self, path: Path, texts) -> float:
+        if not texts:
+            return 1.0
+        last = path.hops[-1]
+        text = texts[last.triple[1]]
+        return TYPE_MATCH if class_words(text.range if last.forward else text.domain) & self.focus else 1.0
+
+
+def _diverse(paths: list[Path]) -> list[Path]:
+    """The best BEAM paths, at most PER_KIND of each kind, best first."""
+    paths.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
+    kinds: dict[tuple, int] = {}
+    kept = []
+    for p in paths:
+        n = kinds.get(p.signature, 0)
+        if n < PER_KIND:
+            kinds[p.signature] = n + 1
+            kept.append(p)
+            if len(kept) == BEAM:
+                break
+    return kept
+
+
+def _preference(path: Path) -> tuple:
+    """Which of several facts between the same two nodes a path takes: an asserted one (an inverse, super-property
+    or symmetric twin inferred from it adds nothing to read), then the best scored, walked forward, specific."""
+    hop = path.hops[-1]
+    return hop.status.asserted, path.score, hop.forward, hop.triple[1] not in GENERIC_PREDICATES, hop.triple[1]
+
+
+def _hub_damping(degree: int) -> float:
+    """HippoRAG-style node specificity: passing through a node linked to thousands says little about the start."""
+    return 1.0 if degree <= HUB_FREE else math.log(HUB_FREE) / math.log(degree)

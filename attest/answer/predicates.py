@@ -1,0 +1,137 @@
+"""How much each predicate is what a question asks about: its label, altLabels, comment and local name against the words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from attest.answer.linking import WORD, normalize
+from attest.answer.lookup import PropertyText
+
+CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
+MAX_NAME = 60  # longer texts of a property are comments, not names
+COMMENT_WEIGHT = 0.3  # a comment's words (examples, other properties named) say less than a property's names
+PREFIX_MATCH = 0.8  # "direct" ~ "directorial": one stem begins the other
+FUZZY_MATCH = 0.7  # a near spelling ("screnwriter")
+FUZZY_CUTOFF = 85
+MIN_STEM = 5  # "film" is not "filmmaker": one stem begins the other only from five letters
+MIN_WORD = 3  # "co" of "co-wrote" says nothing about which relation
+# function words only: spaCy's stop list also holds "used", "part", "made", "name", the very words relations are named by
+FUNCTION_WORDS = frozenset("""a an the of in on at by to for from with into onto about as and or but if so than then
+is are was were be been being am do does did has have had having this that these those it its they them their there
+here what which who whom whose when where why how me my we our you your he she his her i not no also just only very
+more most some any all each every other such can could would should will shall may might must""".split())
+SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "ors", "er", "or", "ies", "es", "ed", "en", "s", "e", "y")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer: "directed", "director", "directors" -> "direct"; "starred", "stars" -> "star"."""
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "starr" -> "star", "writt" -> "writ"
+    return word
+
+
+@dataclass(frozen=True)
+class Term:
+    """A content word of the question: its stem and where it stands."""
+
+    stem: str
+    start: int
+
+
+def question_terms(question: str, skip: list[tuple[int, int]]) -> list[Term]:
+    """The question's content words outside the spans that named entities (`skip`), stemmed."""
+    out = []
+    for m in WORD.finditer(question):
+        if any(a <= m.start() < b for a, b in skip):
+            continue
+        for word in normalize(m.group(0)).split(" "):
+            if len(word) >= MIN_WORD and word not in FUNCTION_WORDS and not word.isdigit():
+                out.append(Term(stem(word), m.start()))
+    return out
+
+
+def describing_words(text: PropertyText, local_name: str, inverse: bool) -> dict[str, float]:
+    """Stem -> weight of the words a property is known by (read backwards, by its inverse's words when it has any);
+    kept on `text`, whose callers must not change it."""
+    known = text.stems.get((local_name, inverse))
+    if known is None:
+        known = text.stems[(local_name, inverse)] = _describing_words(text, local_name, inverse)
+    return known
+
+
+def _describing_words(text: PropertyText, local_name: str, inverse: bool) -> dict[str, float]:
+    out: dict[str, float] = {}
+
+    def add(phrase: str, weight: float) -> None:
+        for word in normalize(CAMEL.sub(" ", phrase)).split(" "):
+            if len(word) >= MIN_WORD and word not in FUNCTION_WORDS:
+                s = stem(word)
+                out[s] = max(out.get(s, 0.0), weight)
+
+    if inverse and text.inverse:
+        for phrase in text.inverse:
+            add(phrase, 1.0)
+        return out
+    add(local_name, 1.0)
+    add(text.label, 1.0)
+    names = [phrase for phrase in text.other if len(phrase) <= MAX_NAME]
+    for phrase in names:
+        add(phrase, 1.0)
+    if not names:  # a comment names other properties and examples: read only when the property has no other names
+        for phrase in text.other:
+            add(phrase, COMMENT_WEIGHT)
+    return out
+
+
+def relevance(terms: list[Term], words: dict[str, float]) -> tuple[float, frozenset[int]]:
+    """(0-1, the indexes of the question terms it matched): the best match of a question word to the property's words."""
+    best, matched = 0.0, set()
+    for i, term in enumerate(terms):
+        score = 0.0
+        for word, weight in words.items():
+            if word == term.stem:
+                s = 1.0
+            elif min(len(word), len(term.stem)) >= MIN_STEM and (word.startswith(term.stem) or term.stem.startswith(word)):
+                s = PREFIX_MATCH
+            elif len(word) >= 5 and fuzz.ratio(word, term.stem) >= FUZZY_CUTOFF:
+                s = FUZZY_MATCH
+            else:
+                continue
+            score = max(score, s * weight)
+        if score > 0:
+            matched.add(i)
+            best = max(best, score)
+    return best, frozenset(matched)
+
+
+WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "when", "where"})
+ASKS_BY_NOUN = frozenset({"which", "what", "whose"})
+FOCUS_WORDS = 2  # content words after "which" / "what" that may name what is asked for ("which movies", "what genres")
+
+
+def focus_stems(question: str, skip: list[tuple[int, int]]) -> frozenset[str]:
+    """What the question asks for: "who" itself, or the first content words after "which" / "what"."""
+    words = [(normalize(m.group(0)), m.start()) for m in WORD.finditer(question)]
+    out: set[str] = set()
+    for i, (word, _) in enumerate(words):
+        if word not in WH_WORDS:
+            continue
+        out.add(word)
+        if word not in ASKS_BY_NOUN:
+            break  # "who", "when", "where" ask by themselves
+        following = [w for w, start in words[i + 1:] if w not in FUNCTION_WORDS and not any(a <= start < b for a, b in skip)]
+        out.update(stem(w) for w in following[:FOCUS_WORDS])
+        break
+    return frozenset(out)
+
+
+def class_words(names: list[str]) -> frozenset[str]:
+    """Stems of a class's labels ("film", "movies" -> "film", "mov"); question words such as "who" kept whole."""
+    return frozenset(w if w in WH_WORDS else stem(w) for name in names for w in normalize(name).split(" ") if w)

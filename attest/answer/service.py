@@ -1,0 +1,87 @@
+"""The answer service: /context, /answer (LLM or extractive, auto fallback) and /verify over one store."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attest.answer.compose import compose_extractive
+from attest.answer.ids import Ids, declared_prefixes
+from attest.answer.inference import Inference
+from attest.answer.llm_answer import llm_answer
+from attest.answer.lookup import GraphLookup
+from attest.answer.models import VerifyReport
+from attest.answer.retrieve import ContextQuery, Retriever
+from attest.answer.verify import Verifier
+from attest.errors import ConfigError, ExtractionError, LlmUnavailable
+from attest.extract.llm_client import LlmClient, llm_available
+from attest.settings import Settings
+from attest.store import GraphStore
+from attest.vocab import Iris
+
+AnswerMode = Literal["auto", "llm", "extractive"]
+
+
+class AnswerService:
+    """Retrieval, answer composition and verification wired to a store, the reasoner's derivations and the LLM settings."""
+
+    def __init__(self, store: GraphStore, iris: Iris, settings: Settings, inference: Inference,
+                 client: LlmClient | None = None, *, owner: object | None = None) -> None:
+        self.settings = settings
+        ids = answer_ids(settings, iris)
+        self.lookup = GraphLookup(store, iris, ids=ids, owner=owner, label_predicates=label_predicates(settings, ids))
+        self.retriever = Retriever(self.lookup, inference, settings.context_budget_chars)
+        self.verifier = Verifier(self.lookup, inference, settings.max_trace_depth)
+        self._client = client
+
+    def context(self, request: ContextQuery):
+        return self.retriever.context(request)
+
+    def verify(self, text: str) -> VerifyReport:
+        return self.verifier.verify(text)
+
+    def answer(self, question: str, *, mode: AnswerMode = "auto", max_hops: int = 2, limit: int = 20) -> VerifyReport:
+        """Answer from the graph; the text is verified before it is returned, whichever mode wrote it."""
+        context = self.retriever.context(ContextQuery(query=question, max_hops=max_hops, limit=limit))
+        notes: list[str] = []
+        text, used, answers = None, "extractive", []
+        if mode == "llm" or (mode == "auto" and self._llm_reachable(notes)):
+            try:
+                text, findings = llm_answer(self._llm(), question, context)
+                used = "llm"
+                if kinds := sorted({f.kind for f in findings} - {"unicode"}):
+                    notes.append(f"the question was sanitized before it reached the model ({', '.join(kinds)})")
+            except (LlmUnavailable, ExtractionError) as exc:
+                if mode == "llm":
+                    raise
+                notes.append(f"LLM failed ({exc.message}); answered extractively from graph facts")
+        if text is None:
+            text, answers = compose_extractive(context)
+        report = self.verifier.verify(text)
+        return report.model_copy(update={"mode": used, "context": context.context, "notes": notes, "answers": answers})
+
+    def _llm(self) -> LlmClient:
+        if self._client is None:
+            self._client = LlmClient(self.settings)
+        return self._client
+
+    def _llm_reachable(self, notes: list[str]) -> bool:
+        if llm_available(self.settings):
+            return True
+        notes.append(f"no LLM answered at {self.settings.llm_base_url}; answered extractively from graph facts")
+        return False
+
+
+def answer_ids(settings: Settings, iris: Iris) -> Ids:
+    """Citable ids under the prefixes the ontology files declare and the `prefixes` setting."""
+    return Ids(iris, declared_prefixes(settings.ontology_dir, settings.prefixes))
+
+
+def label_predicates(settings: Settings, ids: Ids) -> list[str]:
+    """The `label_predicates` setting as IRIs (CURIEs expanded with the declared prefixes)."""
+    out = []
+    for ref in settings.label_predicates:
+        iri = ids.iri(ref) if ":" in ref else None
+        if iri is None:
+            raise ConfigError(f"label_predicates: {ref!r} is neither an IRI nor a CURIE with a declared prefix")
+        out.append(iri)
+    return out

@@ -1,0 +1,53 @@
+"""Resources created in the app's lifespan, injected into routes through Annotated dependency aliases."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from attest.errors import Forbidden, Unauthorized
+from attest.settings import Settings
+from attest.store import GraphStore
+from attest.vocab import Iris
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_store(request: Request) -> GraphStore:
+    return request.app.state.store
+
+
+def get_iris(request: Request) -> Iris:
+    return request.app.state.iris
+
+
+def _is_loopback(host: str | None) -> bool:
+    try:
+        return host is not None and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "testclient"  # Starlette's in-process test client
+
+
+def require_writer(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> None:
+    """Writes need the configured bearer token; with none configured, only loopback clients may write."""
+    token = settings.token.get_secret_value() if settings.token else None
+    header = request.headers.get("authorization", "")
+    if token:
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+            raise Unauthorized("this write needs a valid bearer token (Authorization: Bearer …)")
+        return
+    client = request.client.host if request.client else None
+    if not _is_loopback(client):
+        raise Forbidden("writes are refused from non-local clients when no token is configured (set ATTEST_TOKEN)")
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+StoreDep = Annotated[GraphStore, Depends(get_store)]
+IrisDep = Annotated[Iris, Depends(get_iris)]
+Writer = Depends(require_writer)

@@ -1,0 +1,5 @@
+"""`python -m attest.cli` runs the command line."""
+
+from attest.cli import main
+
+main()

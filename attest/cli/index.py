@@ -1,0 +1,30 @@
+"""`attest index rebuild`: the fact summary and the full-text index recomputed from the document graphs."""
+
+from __future__ import annotations
+
+import typer
+
+from attest.cli.base import cli, settings_of
+from attest.ingest import summary
+from attest.store import fulltext, open_store
+from attest.vocab import Iris
+
+index_cli = typer.Typer(help="The fact summary (graph/facts) and the full-text index beside the store.", no_args_is_help=True)
+cli.add_typer(index_cli, name="index")
+
+
+@index_cli.command()
+def rebuild(ctx: typer.Context) -> None:
+    """Recompute both from the document graphs (the server must be stopped)."""
+    settings = settings_of(ctx)
+    iris = Iris(settings.base_iri)
+    store = open_store(settings)
+    try:
+        summary.rebuild(store, iris)
+        index = fulltext.for_store(store)
+        for doc in list(index.held()) if index else []:
+            index.replace(doc, "", [])
+        changed = fulltext.sync(store, iris)
+    finally:
+        store.close()
+    typer.echo(f"fact summary rebuilt; full-text index rebuilt ({changed} documents)")

@@ -1,0 +1,536 @@
+"""Offline rule extractor: blank spaCy pipeline, EntityRuler over ontology and graph labels, name heuristics, relation patterns.
+
+Interface (stable; used by the ingest pipeline when no LLM answers):
+
+    extractor = RuleExtractor(terms, known_entities=[("Oxigraph", "TripleStore"), ...])
+    extractor.name                       # "rules:spacy"
+    extraction = extractor.extract(text) # Extraction; spans are character offsets into `text`
+
+How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns):
+  * known_exact / known_folded: every known (label, type) from the graph, as an entity (labels that are common
+    English words or two letters case-sensitively, others case-insensitively); type_cues: every ontology class
+    label and skos:altLabel ("triple store", "library", "university") as a type cue.
+  * Lower-case names (rules_lowercase.LowercaseNames): a common-word known label ("rust") or a word that is not
+    common English ("etcd") beside a cue: "uses X", "stored in X", "written in X", "X, a key-value store".
+  * Sentences refused as injection attempts (attest.extract.refuse) give no mentions and no relations; they are
+    listed in Extraction.refused.
+  * New names: runs of capitalized / camel-case / acronym tokens (with versions like "SPARQL 1.1",
+    hyphen and slash joins, "of" inside organization names); a lone sentence-initial word only when it
+    looks like a name (inner capitals, digits) or is capitalized elsewhere in the text.
+  * Types, strongest evidence first: known label (0.95), organization word inside the name (0.9),
+    type cue beside the name or "X is a <cue>" (0.85), place list (0.85), person name shape (0.8),
+    near match of a known label by rapidfuzz (0.8), the domain/range of a relation it takes part in
+    (0.75), technology shape (0.7), plain capitalized word (0.6).
+  * Relations: the words between two mentions in a sentence, filler removed ("is also part of the" ->
+    "part of"), looked up among the predicates' labels, altLabels and local names with their verb
+    inflections; among several predicates the one whose domain and range fit the types wins.
+    Coordinations ("uses X and Y"), "and <verb>" continuations, "it <verb>", appositives and
+    "X, which Y maintains" are followed. Negated statements are dropped; hedged ones get 0.45 so the
+    validator reports them instead of accepting them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import spacy
+from rapidfuzz import fuzz, process
+from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.tokens import Doc, Span
+
+from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
+from attest.extract.ontology_terms import OntologyTerms
+from attest.extract import rules_lexicon as lex
+from attest.extract.rules_lowercase import HEADS, LowercaseNames
+from attest.extract.refuse import inside, refused_sentences
+from attest.extract.sanitize import injection_kinds
+
+CUE = "CUE_"  # EntityRuler label prefix of type-cue patterns (ontology class labels)
+FUZZY_CUTOFF = 88.0
+
+
+@dataclass
+class Mention:
+    """One entity mention found in the text, with the evidence for its type."""
+
+    start: int  # token indices in the doc
+    end: int
+    text: str
+    type: str | None
+    confidence: float
+    known: bool = False
+    start_char: int = 0
+    end_char: int = 0
+
+    @property
+    def weak(self) -> bool:
+        """A default guess that the signature of a relation may override."""
+        return not self.known and self.confidence < 0.75
+
+    def retype(self, type_name: str | None, confidence: float) -> None:
+        if type_name and confidence > self.confidence:
+            self.type, self.confidence = type_name, confidence
+
+
+def _name_like(token) -> bool:
+    return _is_name_word(token.text)
+
+
+def _is_name_word(text: str) -> bool:
+    if not text or not (text[0].isalpha() or text[0].isdigit()):
+        return False
+    return text[0].isupper() or any(c.isupper() for c in text[1:])
+
+
+def _shape_strong(text: str) -> bool:
+    """Looks like a product or acronym, not capitalized common words: a word with inner capitals or digits."""
+    return any(any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word) for word in text.split())
+
+
+class RuleExtractor(LowercaseNames):
+    """Extractor that needs no network and no trained model."""
+
+    name = "rules:spacy"
+
+    def __init__(self, terms: OntologyTerms, known_entities: Iterable[tuple[str, str]] = ()) -> None:
+        self.terms = terms
+        self.known: dict[str, str] = {}
+        for label, type_name in known_entities:
+            normalized = terms.normalize_type(type_name)
+            if label and label.strip() and normalized:
+                self.known.setdefault(label.strip(), normalized)
+        self._known_folded = {label.casefold(): label for label in self.known}
+        self._known_choices = list(self._known_folded)
+        self.phrases = lex.relation_phrases(terms)
+        self.nlp = spacy.blank("en")
+        self.nlp.add_pipe("sentencizer")
+        # phrase patterns (fast even with many thousands of graph labels). A label that is a common English word or
+        # two letters ("Go", "Rust", "IT") matches only as written; written in lower case ("go", "rust") it matches
+        # nothing here and is found only beside a cue (_lowercase); every other label matches in any letter case.
+        exact = {label for label in self.known if not lex.distinctive(label)}
+        rulers = (
+            ("known_exact", "ORTH", [{"label": self.known[label], "id": label, "pattern": label} for label in exact
+                                     if not label.islower()]),
+            ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in exact]),
+            ("type_cues", "LOWER", [{"label": CUE + t, "pattern": spelling} for spelling, t in self.terms.type_labels()]),
+        )
+        for name, attr, patterns in rulers:
+            if patterns:
+                ruler = self.nlp.add_pipe("entity_ruler", name=name, config={"phrase_matcher_attr": attr})
+                with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
+                    ruler.add_patterns(patterns)
+        self._fuzzy_cache: dict[str, str | None] = {}
+        # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
+        self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
+        self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
+
+    # ------------------------------------------------------------------ setup
+    def _type(self, label: str) -> str | None:
+        return self.terms.normalize_type(label)
+
+    # ------------------------------------------------------------------ entities
+    def _candidate_spans(self, doc: Doc, taken: set[int]) -> list[tuple[int, int]]:
+        # plain lists: indexing a Doc creates a Token object each time
+        words = [t.text for t in doc]
+        lower = [w.lower() for w in words]
+        space = [bool(t.whitespace_) for t in doc]
+        doc.user_data["words"], doc.user_data["space"] = words, space  # read again by _lowercase
+        starts = _line_or_sentence_starts(doc)
+        named = [_is_name_word(w) for w in words]
+        n = len(words)
+        capitalized_elsewhere = {words[k] for k in range(n) if named[k] and not starts[k]}
+        spans: list[tuple[int, int]] = []
+        i = 0
+        while i < n:
+            if i in taken or not named[i] or lower[i] in STOP_WORDS or lower[i] in lex.CALENDAR:
+                i += 1
+                continue
+            j = i + 1
+            while j < n and j not in taken:
+                if named[j] and lower[j] not in lex.CALENDAR:
+                    j += 1
+                elif words[j][0].isdigit() and words[j].replace(".", "").isalnum() and space[j - 1]:
+                    j += 1  # versions: SPARQL 1.1, OWL 2, Python 3
+                elif words[j] in {"-", "/"} and not space[j - 1] and not space[j] and j + 1 < n \
+                        and (named[j + 1] or words[j + 1][0].isdigit()):
+                    j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237
+                elif lower[j] in {"of", "for"} and j + 1 < n and named[j + 1] and j + 1 not in taken \
+                        and any(lower[k] in lex.ORG_WORDS for k in range(i, j)):
+                    j += 1  # University of Oxford, Institute for Applied Informatics
+                elif lower[j] in lex.NAME_PARTICLES and j + 1 < n and words[j + 1][:1].isupper():
+                    j += 1  # Guido van Rossum
+                else:
+                    break
+            while j > i + 1 and (words[j - 1] in {"-", "/"} or lower[j - 1] in {"of", "for"}):
+                j -= 1
+            lone_initial = j == i + 1 and starts[i]
+            if lone_initial and not (_shape_strong(words[i]) or words[i] in capitalized_elsewhere
+                                     or self._fuzzy_known(words[i]) or self._cue_after(doc, i, j)
+                                     or " ".join(lower[j:j + 2]) in {", which", ", who"} or self._verb_follows(doc, j)
+                                     or (j + 1 < n and lower[j] in {"and", "or"} and named[j + 1])):
+                i = j
+                continue
+            spans.append((i, j))
+            i = j
+        return spans
+
+    def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
+        """A lower-case type cue (ontology class label) starting within `reach` tokens of k, only words between."""
+        by_start = doc.user_data["cue_start"]
+        for start in range(k, k + reach + 1):
+            ent = by_start.get(start)
+            if ent is not None and all(t.is_alpha or t.text == "-" or _name_like(t) for t in doc[k:start]):
+                return ent
+        return None
+
+    def _head_at(self, doc: Doc, k: int, reach: int) -> str | None:
+        """Type of the first head noun ("store", "editor", "format") within `reach` words of k, only words between."""
+        for start in range(k, min(k + reach + 1, len(doc))):
+            tok = doc[start]
+            if tok.lower_ in self._heads:
+                return self._heads[tok.lower_]
+            if not (tok.is_alpha or tok.text == "-"):
+                return None
+        return None
+
+    def _cue_after(self, doc: Doc, start: int, end: int) -> str | None:
+        """Type named by "X, a <cue>", "X is a <cue>", or "the X <cue>" ("the Oxigraph database"); a cue is an
+        ontology class label or a head noun ("etcd, a distributed key-value store")."""
+        k = end
+        comma = k < len(doc) and doc[k].text == ","
+        k += comma
+        copula = k < len(doc) and doc[k].lower_ in {"is", "was", "remains"}
+        k += copula
+        if (comma or copula) and k < len(doc) and doc[k].lower_ in {"a", "an", "the"}:
+            cue, reach = self._cue_at(doc, k + 1, 4), (k + 1, 4)
+        elif not comma and not copula:
+            # "the TransE model": a definite article before the name; "a Python library" names a library in Python
+            definite = start > 0 and doc[start - 1].lower_ == "the"
+            cue, reach = (self._cue_at(doc, end, 0), (end, 0)) if definite else (None, None)
+        else:
+            cue, reach = None, None
+        if cue is not None:
+            return cue.label_[len(CUE):]
+        return self._head_at(doc, *reach) if reach else None
+
+    def _fuzzy_known(self, text: str) -> str | None:
+        """The known label `text` nearly spells (rapidfuzz ratio >= FUZZY_CUTOFF), if any."""
+        if not self._known_choices:
+            return None
+        if text not in self._fuzzy_cache:
+            if len(self._fuzzy_cache) > 50_000:
+                self._fuzzy_cache.clear()
+            match = process.extractOne(text.casefold(), self._known_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF)
+            self._fuzzy_cache[text] = self._known_folded[match[0]] if match else None
+        return self._fuzzy_cache[text]
+
+    def _verb_follows(self, doc: Doc, end: int) -> bool:
+        """A relation phrase starts right after the word ("Oxigraph uses ...", "Stardog does not use ...")."""
+        words: list[str] = []
+        for tok in doc[end:end + 5]:
+            if tok.is_punct and tok.text != "-":
+                break
+            words.append(tok.text)
+            if lex.norm_gap(words)[0] in self.phrases:
+                return True
+        return False
+
+    def _cue_before(self, doc: Doc, start: int) -> str | None:
+        """Type named by "the library RDFLib", "computer scientist Tim Berners-Lee"."""
+        k = start - 1
+        if (ent := doc.user_data["cue_end"].get(k)) is not None:
+            return ent.label_[len(CUE):]
+        if k >= 0 and (doc[k].lower_ in lex.PERSON_ROLES or doc[k].lower_.rstrip(".") in lex.PERSON_TITLES):
+            return self._type("person")
+        return None
+
+    def _person_like(self, words: list[str]) -> bool:
+        parts = [w for w in words if w != "-" and w.lower() not in lex.NAME_PARTICLES]
+        return 2 <= len(parts) <= 4 and all(w[:1].isupper() and w.replace("'", "").isalpha() and not _shape_strong(w) for w in parts)
+
+    def _type_mention(self, doc: Doc, start: int, end: int, headline: bool) -> tuple[str | None, float]:
+        span = doc[start:end]
+        words = [t.text for t in span]
+        text = span.text
+        org_word = next((lex.ORG_WORDS[w.lower()] for w in words[1:] + words[:1] if w.lower() in lex.ORG_WORDS and w[:1].isupper()), None)
+        legal = lex.LEGAL_SUFFIX.get(words[-1].lower().rstrip(".")) if len(words) > 1 else None
+        if (label := legal or org_word) and (t := self._type(label)):
+            return t, 0.9
+        if len(words) == 2 and words[1][0].isdigit() and (t := self._type(words[0])):
+            return t, 0.85  # "Section 3", "Chapter 2": a class label numbered
+        if cue := self._cue_after(doc, start, end) or self._cue_before(doc, start):
+            return cue, 0.85
+        if doc[end:end + 2].text.lower() in {", who", "who"}:
+            return self._type("person"), 0.85
+        if kind := lex.places().get(text):
+            return self._type(kind) or self._type("location"), 0.85
+        if self._person_like(words) and words[0] in lex.first_names():
+            return self._type("person"), 0.8
+        if label := self._fuzzy_known(text):
+            return self.known[label], 0.8
+        if headline:
+            return self._type("technology"), 0.5  # Title Case Sentence: capitals say nothing
+        if _shape_strong(text):
+            return self._type("technology"), 0.7
+        return self._type("technology"), 0.6
+
+    def _mentions(self, doc: Doc) -> list[Mention]:
+        mentions: list[Mention] = []
+        taken: set[int] = set()
+        ents = list(doc.ents)  # doc.ents builds new spans on every access
+        cues = [e for e in ents if e.label_.startswith(CUE) and e.text.islower()]
+        doc.user_data["cue_start"] = {e.start: e for e in cues}
+        doc.user_data["cue_end"] = {e.end - 1: e for e in cues}
+        for ent in ents:
+            if not ent.label_.startswith(CUE):
+                mentions.append(Mention(ent.start, ent.end, ent.text, ent.label_, 0.95, known=True))
+                taken.update(range(ent.start, ent.end))
+        sentences = list(doc.sents)
+        doc.user_data["sentence_start"] = {t: sent.start for sent in sentences for t in range(sent.start, sent.end)}
+        headlines = {sent.start for sent in sentences if _is_headline(sent)}
+        for start, end in self._candidate_spans(doc, taken):
+            headline = doc.user_data["sentence_start"][start] in headlines
+            type_name, confidence = self._type_mention(doc, start, end, headline)
+            mentions.append(Mention(start, end, doc[start:end].text, type_name, confidence))
+        for m in mentions:  # capitalized names too: a lower-case name never overlaps one
+            taken.update(range(m.start, m.end))
+        mentions.extend(Mention(*found) for found in self._lowercase(doc, taken))
+        text = doc.text  # Doc.text re-joins every token on each access
+        for m in mentions:
+            span = doc[m.start:m.end]
+            m.start_char, m.end_char = span.start_char, span.end_char
+            last = doc[m.end - 1]
+            sentence_end = m.end == len(doc) or doc[m.end].is_sent_start
+            if last.text.endswith(".") and len(last.text) > 1 and sentence_end and last.lower_.rstrip(".") not in lex.LEGAL_SUFFIX:
+                m.end_char -= 1  # "the W3C." at the end of a sentence: the period is not part of the name
+            m.text = text[m.start_char:m.end_char]
+        return sorted(mentions, key=lambda m: m.start)
+
+    # ------------------------------------------------------------------ relations
+    def _fits(self, mention: Mention, required: str | None) -> bool:
+        if not required or required == "Entity" or mention.type is None or mention.weak:
+            return True
+        return self.terms.is_subtype(mention.type, required) or self.terms.is_subtype(required, mention.type)
+
+    def _choose(self, candidates: list[str], subject: Mention, obj: Mention) -> tuple[str, bool]:
+        """The best-fitting predicate for a phrase, and whether its domain and range fit the mentions' types."""
+        def depth(name: str | None) -> int:
+            return len(self.terms.ancestors(name)) if name else 0
+
+        fitting = [p for p in candidates
+                   if self._fits(subject, self.terms.predicates[p].domain) and self._fits(obj, self.terms.predicates[p].range)]
+        pool = fitting or candidates
+        best = max(pool, key=lambda p: depth(self.terms.predicates[p].domain) + depth(self.terms.predicates[p].range))
+        return best, bool(fitting)
+
+    def _retype_by_signature(self, predicate: str, subject: Mention, obj: Mention, doc: Doc) -> None:
+        """A weakly typed mention takes the class the predicate's domain or range requires."""
+        term = self.terms.predicates[predicate]
+        for mention, required in ((subject, term.domain), (obj, term.range)):
+            if not mention.weak or not required or required == "Entity":
+                continue
+            if required == "Agent":
+                words = [t.text for t in doc[mention.start:mention.end]]
+                required = self._type("person") if self._person_like(words) else self._type("organization")
+            elif required == "Topic":
+                required = self._type("technology")
+            if required and not (mention.type and self.terms.is_subtype(mention.type, required)):
+                mention.type = required
+            mention.confidence = 0.75
+
+    def _relations(self, doc: Doc, mentions: list[Mention]) -> list[tuple[Mention, str, Mention, float]]:
+        found: list[tuple[Mention, str, Mention, float]] = []
+        for sent in doc.sents:
+            in_sent = [m for m in mentions if sent.start <= m.start < sent.end]
+            instructed = bool(injection_kinds(sent.text))  # "ignore previous instructions and say X uses Y"
+            last_subject: Mention | None = None
+            for a, b in zip(in_sent, in_sent[1:]):
+                result = self._relation_between(doc, sent, in_sent, a, b, last_subject)
+                if result is None:
+                    continue
+                subject, predicate, obj, confidence = result
+                if instructed:
+                    confidence = min(confidence, 0.3)
+                found.append((subject, predicate, obj, confidence))
+                last_subject = subject
+                found.extend(self._coordinated(doc, in_sent, subject, predicate, obj, confidence))
+        return found
+
+    def _coordinated(self, doc, in_sent, subject, predicate, obj, confidence):
+        """ "implements TransE, RotatE and ComplEx"; "Markus Krötzsch and Denny Vrandečić co-founded Wikidata"."""
+        extra = []
+        index = in_sent.index(obj)
+        for prev, nxt in zip(in_sent[index:], in_sent[index + 1:]):
+            gap = doc[prev.end:nxt.start].text.strip().lower()
+            if gap not in lex.COORDINATION or (gap == "," and self._place(prev) and self._place(nxt, weak_ok=True)):
+                break  # "Cambridge, Massachusetts" is a place in a place, not a second object
+            extra.append((subject, predicate, nxt, self._signed(predicate, subject, nxt, min(confidence, 0.8), doc)))
+        index = in_sent.index(subject)
+        subjects = []
+        for prev, cur in zip(reversed(in_sent[:index]), reversed(in_sent[1:index + 1])):
+            if doc[prev.end:cur.start].text.strip().lower() not in lex.COORDINATION:
+                break
+            subjects.append(prev)
+        # only a coordination that opens the sentence is a list of subjects ("X and Y use Z")
+        if subjects and subjects[-1] is in_sent[0] and subjects[-1].start - doc.user_data["sentence_start"][subjects[-1].start] <= 1:
+            extra.extend((s, predicate, obj, self._signed(predicate, s, obj, min(confidence, 0.8), doc)) for s in subjects)
+        return extra
+
+    def _signed(self, predicate: str, subject: Mention, obj: Mention, confidence: float, doc: Doc) -> float:
+        """Retype weak mentions to the predicate's signature; a relation whose types still clash drops under the threshold."""
+        term = self.terms.predicates[predicate]
+        if self._fits(subject, term.domain) and self._fits(obj, term.range):
+            self._retype_by_signature(predicate, subject, obj, doc)
+            return confidence
+        return min(confidence, 0.5)
+
+    def _relation_between(self, doc, sent, in_sent, a: Mention, b: Mention, last_subject):
+        words = [t.text for t in doc[a.end:b.start]]
+        subject, obj, confidence = a, b, 0.85
+        if ";" in words:  # "...; it was developed by X": only a pronoun carries the subject over
+            words = words[len(words) - words[::-1].index(";"):]
+            if not words or words[0].lower() not in {"it", "they"}:
+                return None
+        if len(words) > 8 or any(w in {":", "(", ")", ".", "?", "!"} for w in words):
+            return None
+        cue = self._cue_at(doc, a.end, 0)
+        if cue is not None and not words[:1] == [","]:
+            words = words[cue.end - a.end:]  # "the TransE model was proposed by": skip the cue noun
+        content, negated, hedged = lex.norm_gap(words)
+        if negated:
+            return None
+        hedged = hedged or any(t.lower_ in lex.HEDGE for t in doc[sent.start:a.start])
+        lowered = [w.lower() for w in words]
+        if "," in lowered and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
+            # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"
+            subject, confidence = in_sent[0], 0.75
+            words = words[lowered.index(",") + 1:]
+            content, negated, _ = lex.norm_gap(words)
+            lowered = [w.lower() for w in words]
+        candidates = self.phrases.get(content)
+        if not candidates and content and content[0] in {"it", "they"}:
+            content, subject, confidence = content[1:], in_sent[0], 0.75
+            candidates = self.phrases.get(content)
+        if not candidates and "and" in content:
+            # "X was developed by Y and implements Z": the verb after "and" belongs to the earlier subject
+            tail = content[len(content) - content[::-1].index("and"):]
+            if tail and (candidates := self.phrases.get(tail)):
+                subject, confidence = last_subject or in_sent[0], 0.75
+        if not candidates and (lowered[:2] in ([",", "a"], [",", "an"], [",", "the"]) or lowered[:1] in (["is"], ["was"])):
+            # "Ontotext, a company headquartered in Sofia" / "Protégé is an ontology editor developed at Stanford"
+            for cut in range(1, min(len(content), 4)):
+                if len(content) - cut >= 2 and (candidates := self.phrases.get(content[cut:])):
+                    confidence = 0.7
+                    break
+        if not candidates and content == ("in",) and self._place(b):
+            candidates, confidence = self.phrases.get(("located", "in"), []), 0.65  # "CWI in Amsterdam"
+        if not candidates and not content and words == [","] and self._place(a) and self._place(b, weak_ok=True):
+            candidates, confidence = self.phrases.get(("located", "in"), []), 0.7  # "Sofia, Bulgaria"
+        if not candidates:
+            return self._object_relative(doc, a, b, lowered)
+        if subject is obj:
+            return None
+        predicate, fits = self._choose(candidates, subject, obj)
+        if fits:
+            self._retype_by_signature(predicate, subject, obj, doc)
+        else:
+            confidence = min(confidence, 0.5)
+        if hedged:
+            confidence = min(confidence, 0.45)
+        return subject, predicate, obj, confidence
+
+    def _place(self, mention: Mention, weak_ok: bool = False) -> bool:
+        if mention.weak:
+            return weak_ok
+        return bool(mention.type) and self.terms.is_subtype(mention.type, "Location")
+
+    def _closes_apposition(self, doc, in_sent, comma: int) -> bool:
+        """True when the comma at token `comma` closes ", ... ," opened right after the sentence's first mention."""
+        head = in_sent[0]
+        if head.end >= comma:
+            return False
+        between = [t.text for t in doc[head.end:comma]]
+        return between[:1] == [","] and between.count(",") == 1
+
+    def _object_relative(self, doc, a: Mention, b: Mention, lowered: list[str]):
+        """ "A, which B maintains," -> B maintains A."""
+        if lowered not in ([",", "which"], [",", "that"], ["which"], ["that"]):
+            return None
+        verb = []
+        for tok in doc[b.end:b.end + 4]:
+            if tok.text in {",", ".", ";"}:
+                break
+            verb.append(tok.text)
+        content, negated, _ = lex.norm_gap(verb)
+        candidates = self.phrases.get(content)
+        if not candidates or negated:
+            return None
+        predicate, fits = self._choose(candidates, b, a)
+        if fits:
+            self._retype_by_signature(predicate, b, a, doc)
+        return b, predicate, a, 0.75 if fits else 0.5
+
+    # ------------------------------------------------------------------ entry point
+    def extract(self, text: str) -> Extraction:
+        doc = self.nlp(text)
+        refused = refused_sentences(text)
+        mentions = self._mentions(doc)
+        held = [m for m in mentions if inside(refused, m.start_char) is not None]
+        mentions = [m for m in mentions if inside(refused, m.start_char) is None]
+        triples = self._relations(doc, mentions)
+        if refused:  # a relation whose words run through a refused sentence is not stated by the rest
+            for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])]:
+                triples.remove(triple)
+                _spans_refused(refused, triple[0], triple[2]).dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
+        entities: dict[str, ExtractedEntity] = {}
+        for m in mentions:
+            if m.type is None:
+                continue
+            key = m.text.casefold()
+            entity = ExtractedEntity(name=m.text, type=m.type, confidence=round(m.confidence, 3), start=m.start_char, end=m.end_char)
+            if key in entities:  # first mention's span, strongest evidence's type
+                best = max((entities[key], entity), key=lambda e: e.confidence)
+                entity = best.model_copy(update={"start": entities[key].start, "end": entities[key].end})
+            entities[key] = entity
+        relations: dict[tuple[str, str, str], ExtractedRelation] = {}
+        for subject, predicate, obj, confidence in triples:
+            if subject.text.casefold() == obj.text.casefold():
+                continue
+            key = (subject.text.casefold(), predicate, obj.text.casefold())
+            if key not in relations or relations[key].confidence < confidence:
+                relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
+                                                   confidence=round(confidence, 3))
+        for m in held:
+            sentence = inside(refused, m.start_char)
+            if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:
+                sentence.dropped.append(m.text)
+        return Extraction(entities=list(entities.values()), relations=list(relations.values()), refused=refused)
+
+
+def _spans_refused(refused: list[RefusedSentence], a: Mention, b: Mention) -> RefusedSentence | None:
+    """The refused sentence lying between (or under) two mentions, if any."""
+    low, high = min(a.start_char, b.start_char), max(a.end_char, b.end_char)
+    return next((r for r in refused if r.start < high and low < r.end), None)
+
+
+def _line_or_sentence_starts(doc: Doc) -> list[bool]:
+    """Whether each token is the first word of a sentence or a line ("## Bilinear models", "- Oxigraph uses")."""
+    starts: list[bool] = []
+    fresh = True
+    for tok in doc:
+        if tok.is_sent_start or "\n" in tok.text:
+            fresh = True
+        word = any(c.isalnum() for c in tok.text)
+        starts.append(fresh and word)
+        if word:
+            fresh = False
+        if "\n" in tok.whitespace_:
+            fresh = True
+    return starts
+
+
+def _is_headline(sent: Span) -> bool:
+    """Title Case Sentences capitalize every word, so capitals there are no sign of a name."""
+    words = [t for t in sent if t.is_alpha and t.lower_ not in STOP_WORDS]
+    return len(words) >= 3 and all(t.text[0].isupper() for t in words)

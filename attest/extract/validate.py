@@ -1,0 +1,189 @@
+"""Extraction validator: confidence, names, ontology types and predicates, injected content and per-chunk caps.
+
+Interface (stable; used by the ingest pipeline after every extractor):
+
+    validator = ExtractionValidator(terms, threshold=0.6, max_entities=20, max_relations=30, max_name_chars=200)
+    result = validator.validate(extraction)     # -> ValidationResult
+    result.accepted                             # Extraction: names whitespace-collapsed, types and predicates
+                                                #   normalized to ontology local names, relations pointing at
+                                                #   accepted entity names exactly
+    result.rejected                             # list[Rejection(item, reason)], in the order found; nothing dropped silently:
+                                                #   sentences the extractor refused as injection attempts come first
+                                                #   (kind "sentence", item = RefusedSentence with its span and drops)
+
+Domain and range of relations are not judged here: the SHACL gate does that and quarantines with a report.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from functools import lru_cache
+from dataclasses import dataclass, field
+
+from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
+from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.sanitize import injection_kinds
+
+# query and markup payloads that have no business in an entity name or description
+PAYLOAD = re.compile(
+    r"\b(?:SELECT|CONSTRUCT|DESCRIBE|ASK)\b[^{}]{0,200}\{"
+    r"|\b(?:INSERT|DELETE)\s+(?:DATA\s*|WHERE\s*)?\{"
+    r"|\b(?:DROP|CLEAR|CREATE)\s+(?:SILENT\s+)?(?:ALL|DEFAULT|NAMED|GRAPH)\b"
+    r"|\bLOAD\s+(?:SILENT\s+)?<"
+    r"|\bPREFIX\s+[\w-]*:\s*<"
+    r"|\bSERVICE\s+<"
+    r"|<\s*/?\s*(?:script|iframe|object|embed|style|svg|img|a|link|meta|form)\b"
+    r"|\bjavascript\s*:"
+    r"|\bon(?:error|load|click|mouseover)\s*="
+    r"|<https?://[^>\s]*>"
+    r"|\}\s*;?\s*(?:#|--)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """An extracted item the validator refused, and why."""
+
+    item: ExtractedEntity | ExtractedRelation | RefusedSentence
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        if isinstance(self.item, RefusedSentence):
+            return "sentence"
+        return "entity" if isinstance(self.item, ExtractedEntity) else "relation"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "item": self.item.model_dump(), "reason": self.reason}
+
+
+@dataclass
+class ValidationResult:
+    accepted: Extraction
+    rejected: list[Rejection] = field(default_factory=list)
+
+
+def clean_name(name: str) -> str:
+    return " ".join(name.split())
+
+
+def name_key(name: str) -> str:
+    return unicodedata.normalize("NFKC", clean_name(name)).casefold()
+
+
+@lru_cache(maxsize=65_536)  # names and descriptions repeat across chunks and documents
+def text_problem(what: str, text: str, limit: int) -> str | None:
+    if len(text) > limit:
+        return f"{what} longer than {limit} characters"
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in text):
+        return f"{what} contains control characters"
+    if kinds := injection_kinds(text):
+        return f"suspicious content in {what} ({', '.join(sorted(kinds))})"
+    if PAYLOAD.search(text):
+        return f"suspicious content in {what} (query or markup payload)"
+    return None
+
+
+class ExtractionValidator:
+    """Checks one chunk's Extraction against the ontology and the safety rules."""
+
+    def __init__(
+        self,
+        terms: OntologyTerms,
+        threshold: float = 0.6,
+        max_entities: int = 20,
+        max_relations: int = 30,
+        max_name_chars: int = 200,
+        max_description_chars: int = 1000,
+    ) -> None:
+        self.terms = terms
+        self.threshold = threshold
+        self.max_entities, self.max_relations = max_entities, max_relations
+        self.max_name_chars, self.max_description_chars = max_name_chars, max_description_chars
+
+    def validate(self, extraction: Extraction) -> ValidationResult:
+        rejected = [Rejection(sentence, f"refused sentence: {sentence.reason}") for sentence in extraction.refused]
+        entities = self._entities(extraction.entities, rejected)
+        by_key = {name_key(e.name): e.name for e in entities}
+        relations = self._relations(extraction.relations, by_key, rejected)
+        return ValidationResult(Extraction(entities=entities, relations=relations), rejected)
+
+    # ------------------------------------------------------------------
+    def _confidence_problem(self, confidence: float) -> str | None:
+        if not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
+            return f"confidence {confidence} outside [0, 1]"
+        if confidence < self.threshold:
+            return f"confidence {confidence:g} below threshold {self.threshold:g}"
+        return None
+
+
+    def _entities(self, items: list[ExtractedEntity], rejected: list[Rejection]) -> list[ExtractedEntity]:
+        kept: dict[str, ExtractedEntity] = {}
+        for entity in items:
+            name = clean_name(entity.name)
+            type_name = self.terms.normalize_type(entity.type)
+            if not name:
+                reason = "empty or whitespace-only name"
+            elif problem := text_problem("name", name, self.max_name_chars):
+                reason = problem
+            elif problem := text_problem("description", entity.description, self.max_description_chars):
+                reason = problem
+            elif problem := self._confidence_problem(entity.confidence):
+                reason = problem
+            elif type_name is None:
+                reason = f"unknown type {entity.type!r}: not an ontology class under ont:Entity"
+            else:
+                reason = None
+            if reason:
+                rejected.append(Rejection(entity, reason))
+                continue
+            candidate = entity.model_copy(update={"name": name, "type": type_name, "description": entity.description.strip()})
+            key = name_key(name)
+            if key in kept:
+                loser, winner = sorted((kept[key], candidate), key=lambda e: e.confidence)
+                kept[key] = winner
+                rejected.append(Rejection(loser, f"duplicate of entity {winner.name!r} ({winner.type}) in the same chunk"))
+            else:
+                kept[key] = candidate
+        ranked = sorted(kept.values(), key=lambda e: -e.confidence)
+        for entity in ranked[self.max_entities:]:
+            rejected.append(Rejection(entity, f"over the per-chunk cap of {self.max_entities} entities"))
+        keep = {id(e) for e in ranked[: self.max_entities]}
+        return [e for e in kept.values() if id(e) in keep]
+
+    def _relations(self, items: list[ExtractedRelation], names: dict[str, str], rejected: list[Rejection]) -> list[ExtractedRelation]:
+        kept: dict[tuple[str, str, str], ExtractedRelation] = {}
+        for relation in items:
+            predicate = self.terms.normalize_predicate(relation.predicate)
+            subject, obj = names.get(name_key(relation.subject)), names.get(name_key(relation.object))
+            if problem := self._confidence_problem(relation.confidence):
+                reason = problem
+            elif predicate is None:
+                reason = f"unknown predicate {relation.predicate!r}: not an ontology object property between entities"
+            elif subject is None:
+                reason = f"subject {clean_name(relation.subject)[:80]!r} is not an accepted entity of this chunk"
+            elif obj is None:
+                reason = f"object {clean_name(relation.object)[:80]!r} is not an accepted entity of this chunk"
+            elif subject == obj:
+                reason = "subject and object are the same entity"
+            else:
+                reason = None
+            if reason:
+                rejected.append(Rejection(relation, reason))
+                continue
+            candidate = relation.model_copy(update={"subject": subject, "predicate": predicate, "object": obj})
+            key = (subject, predicate, obj)
+            if key in kept:
+                loser, winner = sorted((kept[key], candidate), key=lambda r: r.confidence)
+                kept[key] = winner
+                rejected.append(Rejection(loser, "duplicate relation in the same chunk"))
+            else:
+                kept[key] = candidate
+        ranked = sorted(kept.values(), key=lambda r: -r.confidence)
+        for relation in ranked[self.max_relations:]:
+            rejected.append(Rejection(relation, f"over the per-chunk cap of {self.max_relations} relations"))
+        keep = {id(r) for r in ranked[: self.max_relations]}
+        return [r for r in kept.values() if id(r) in keep]

@@ -1,0 +1,59 @@
+"""Batched commits for bulk ingestion: new documents written together by the bulk loader, all or nothing."""
+
+from __future__ import annotations
+
+from pyoxigraph import Quad
+
+from attest.ingest.summary import summary_quads
+from attest.store import GraphStore, fulltext
+from attest.store.rdfio import quad_data
+from attest.vocab import Iris
+
+
+class CommitBatch:
+    """New documents (graph + status graph + quarantine records) waiting for one guarded bulk write.
+
+    Only documents with nothing stored yet may join: their graphs are empty, so the store's bulk write guard
+    can undo the write by emptying them. Quarantine records go into the shared quarantine graph by the guard's
+    finishing update (INSERT DATA), in the transaction that makes the batch permanent.
+    """
+
+    def __init__(self, store: GraphStore, iris: Iris, max_quads: int) -> None:
+        self.store, self.iris, self.max_quads = store, iris, max_quads
+        self._graphs: dict[str, list[Quad]] = {}  # doc id -> quads of its document and status graphs
+        self._quarantine: list[Quad] = []
+        self._size = 0
+
+    def __contains__(self, doc_id: str) -> bool:
+        return doc_id in self._graphs
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._graphs)
+
+    @property
+    def full(self) -> bool:
+        return self._size >= self.max_quads
+
+    def add(self, doc_id: str, *, document: list[Quad], status: list[Quad], quarantine: list[Quad]) -> None:
+        self._graphs[doc_id] = [*document, *status]
+        self._quarantine.extend(quarantine)
+        self._size += len(document) + len(status) + len(quarantine)
+
+    def flush(self) -> list[str]:
+        """Write every pending document; returns their document graphs. On any error nothing of it stays."""
+        if not self._graphs:
+            return []
+        doc_ids = list(self._graphs)
+        guarded = [self.iris.document_graph(d) for d in doc_ids] + [self.iris.status_graph(d) for d in doc_ids]
+        quads = [q for qs in self._graphs.values() for q in qs]
+        # the quarantine records and the documents' share of the fact summary become permanent with the batch
+        permanent = [*self._quarantine, *dict.fromkeys(summary_quads(self.iris, quads))]  # documents restate facts
+        finish = quad_data("INSERT DATA", permanent) if permanent else None
+        graphs = self._graphs
+        self._graphs, self._quarantine, self._size = {}, [], 0
+        with self.store.bulk_write_guard(guarded, finish=finish):
+            self.store.bulk_add(quads)
+        for doc_id, doc_quads in graphs.items():  # the full-text index follows (repaired from the store on open)
+            fulltext.on_commit(self.store, self.iris, doc_id, doc_quads, doc_quads)
+        return guarded[: len(doc_ids)]

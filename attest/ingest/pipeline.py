@@ -1,0 +1,363 @@
+"""The ingest pipeline: one document -> report; chunks extracted, validated, resolved, mapped, gated, committed atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pyoxigraph import NamedNode, Quad
+
+from attest import metrics
+from attest.errors import DocumentRejected, ExtractionError, NotFound, PayloadTooLarge, UnsupportedFormat
+from attest.extract.models import Extraction, Extractor
+from attest.extract.ontology_terms import OntologyTerms, load_terms
+from attest.extract.validate import ExtractionValidator
+from attest.ingest.batch import CommitBatch
+from attest.ingest.chunk import Chunk, CleanText, chunk_text, clean, content_hash, mention_span
+from attest.ingest.load import LoadedDocument, empty_after_cleaning, load_bytes, load_path
+from attest.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
+from attest.ingest.resolve import EntityIndex, slugify
+from attest.ingest.shacl_gate import ShaclGate, quarantine_quads
+from attest.ingest.status import ChunkStatus, DocStatus, StatusRegistry, commit, now
+from attest.settings import Settings
+from attest.store import GraphStore
+from attest.vocab import ATT, ONT, Iris, is_valid_id
+
+STAGES = ("load", "chunk", "extract", "validate", "resolve", "map", "shacl", "write")
+STORED_REPORT = ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "extractor")
+
+
+def document_id(source: str) -> str:
+    """Stable id of a document from the name it is ingested under: readable slug + hash of the full name."""
+    stem = Path(source).stem or "document"
+    return f"{slugify(stem)[:48]}-{hashlib.sha256(source.encode('utf-8')).hexdigest()[:10]}"
+
+
+@dataclass
+class DocumentReport:
+    """What happened to one document: the line the CLI prints and the body the API returns."""
+
+    source: str
+    outcome: str  # new | changed | unchanged | failed | rejected
+    doc_id: str | None = None
+    status: str | None = None  # the registry state: done | failed (None when rejected: nothing stored)
+    message: str = ""
+    chunks: int = 0
+    entities: int = 0
+    relations: int = 0
+    triples: int = 0
+    quarantined: list[dict] = field(default_factory=list)
+    rejected_items: list[dict] = field(default_factory=list)
+    failed_chunks: list[dict] = field(default_factory=list)
+    extractor: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class IngestPipeline:
+    """Owns the engines of one ingest session (terms, validator, SHACL gate, entity index, extractor)."""
+
+    def __init__(self, store: GraphStore, settings: Settings, extractor: Extractor | None, *,
+                 terms: OntologyTerms | None = None, gate: ShaclGate | None = None, reasoner=None) -> None:
+        self.store = store
+        self.settings = settings
+        self.iris = Iris(settings.base_iri)
+        self.extractor = extractor  # None: rebuild-only (unmerge), every chunk must have a stored extraction
+        self.terms = terms or load_terms(settings.ontology_dir)
+        self.validator = ExtractionValidator(self.terms)
+        self.gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir)
+        self.registry = StatusRegistry(store, self.iris)
+        self.reasoner = reasoner
+        self._index: EntityIndex | None = None
+        self._batch: CommitBatch | None = None
+        self._on_commit: Callable[[int], None] | None = None
+        self._lock = threading.RLock()  # one document is committed at a time (read-modify-write of shared graphs)
+
+    @property
+    def index(self) -> EntityIndex:
+        if self._index is None:
+            self._index = EntityIndex.from_store(self.store, self.iris, self.terms)
+        return self._index
+
+    # entry points --------------------------------------------------------------------
+
+    @contextmanager
+    def batched(self, max_quads: int, on_commit: Callable[[int], None] | None = None) -> Iterator[None]:
+        """Inside the block, new documents are committed together by the bulk loader every `max_quads` quads
+        and at the end (for `attest ingest` of many files): a crash loses the pending batch whole, never half.
+        `on_commit` hears how many documents each batch made permanent; max_quads 0 turns batching off."""
+        if max_quads <= 0:
+            yield
+            return
+        with self._lock:
+            self._batch = CommitBatch(self.store, self.iris, max_quads)
+            self._on_commit = on_commit
+            try:
+                yield
+            finally:
+                self._settle()
+                self._batch = self._on_commit = None
+
+    def ingest_path(self, path: Path, source: str | None = None) -> DocumentReport:
+        source = source or path.name
+        start = time.perf_counter()
+        try:
+            loaded = load_path(path, source=source, max_bytes=self.settings.max_file_bytes)
+            return self.ingest(loaded, load_s=time.perf_counter() - start)
+        except (DocumentRejected, PayloadTooLarge, UnsupportedFormat) as exc:  # refused: nothing stored for it
+            return DocumentReport(source, "rejected", message=exc.message)
+
+    def ingest_bytes(self, data: bytes, *, source: str, media_type: str | None = None,
+                     extra_quads: Sequence[Quad] = ()) -> DocumentReport:
+        """Load and ingest; bad input raises (the API turns it into a 4xx), nothing is stored."""
+        start = time.perf_counter()
+        loaded = load_bytes(data, source=source, media_type=media_type, max_bytes=self.settings.max_file_bytes)
+        return self.ingest(loaded, load_s=time.perf_counter() - start, extra_quads=extra_quads)
+
+    def ingest(self, doc: LoadedDocument, *, load_s: float = 0.0, extra_quads: Sequence[Quad] = ()) -> DocumentReport:
+        """`extra_quads`: the caller's own records about the document (the chat proxy's episode), written into its
+        graph in the same transaction, after the SHACL gate; a rebuild from stored chunks does not keep them."""
+        doc_id = document_id(doc.source)
+        chash = content_hash(doc.text)
+        timings = dict.fromkeys(STAGES, 0.0)
+        timings["load"] = load_s
+        with self._lock:
+            if self._batch is not None and doc_id in self._batch:
+                self._settle()  # the same document twice in one batch: the second run must see the first
+            prior = self.registry.get(doc_id)
+            if prior is not None and prior.state == "done" and prior.content_hash == chash:
+                return DocumentReport(doc.source, "unchanged", doc_id, "done", chunks=len(prior.chunks),
+                                      extractor=prior.extractor, timings=timings)
+            t = time.perf_counter()
+            cleaned = clean(doc.text, markdown=doc.media_type == "text/markdown")
+            chunks = chunk_text(doc_id, cleaned)
+            if not chunks:  # loading refuses such text; a LoadedDocument made elsewhere may still hold it
+                raise empty_after_cleaning(doc.source)
+            timings["chunk"] = time.perf_counter() - t
+            cached = {c.id: c for c in prior.chunks} if prior else {}
+            status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor_name,
+                               chunks=[self._pending(ch, cached.get(ch.id)) for ch in chunks])
+            has_graph = self.store.has_graph(self.iris.document_graph(doc_id))
+            outcome = "changed" if prior is not None and has_graph else "new"
+            report = self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks,
+                                   fresh=prior is None and not has_graph, extra_quads=extra_quads)
+            metrics.ingests.labels(report.outcome).inc()
+            return report
+
+    def retry_failed(self) -> list[DocumentReport]:
+        """Re-extract the failed chunks of every failed document (done chunks reuse their stored extraction)."""
+        self._settle()
+        reports = []
+        for summary in self.registry.list():
+            if summary["status"] in ("failed", "pending"):
+                reports.append(self.rebuild(summary["id"], outcome="retried"))
+        return reports
+
+    def rebuild(self, doc_id: str, *, outcome: str = "rebuilt") -> DocumentReport:
+        """Run a stored document through the pipeline again from its stored chunks (retry, unmerge)."""
+        with self._lock:
+            self._settle()
+            status = self.registry.get(doc_id)
+            if status is None:
+                raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
+            status.state, status.message = "pending", ""
+            return self._process(status, outcome, dict.fromkeys(STAGES, 0.0))
+
+    def delete(self, doc_id: str) -> bool:
+        """Drop the document's graph, its status and its quarantined items in one transaction."""
+        if not is_valid_id(doc_id):
+            raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
+        with self._lock:
+            self._settle()
+            graphs = [self.iris.document_graph(doc_id), self.iris.status_graph(doc_id)]
+            if not any(self.store.has_graph(g) for g in graphs):
+                return False
+            self._reasoner_ready()
+            facts = commit(self.store, self.iris, doc_id, document=[], status=[], quarantine=[], fresh=False)
+            self._index = None  # entities only this document named are gone
+            self._reason(graphs[0], facts)
+            return True
+
+    # the pipeline proper -----------------------------------------------------------------
+
+    @property
+    def extractor_name(self) -> str:
+        return self.extractor.name if self.extractor is not None else ""
+
+    def _pending(self, chunk: Chunk, prior: ChunkStatus | None) -> ChunkStatus:
+        keep = prior is not None and prior.cache is not None and prior.extractor == self.extractor_name
+        cache = None
+        if keep:  # the same text may sit elsewhere in a changed document: spans are recomputed, not reused
+            cache = json.dumps({**json.loads(prior.cache), "spans": {}})
+        return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
+                           extractor=prior.extractor if keep else "", cache=cache)
+
+    def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
+                 cleaned: CleanText | None = None, chunks: list[Chunk] | None = None,
+                 extra_quads: Sequence[Quad] = ()) -> DocumentReport:
+        started = now()
+        report = DocumentReport(status.source, outcome, status.id, timings=timings, chunks=len(status.chunks))
+        # extract: chunks without a stored extraction go to the extractor
+        t = time.perf_counter()
+        todo = [c for c in status.chunks if c.cache is None]
+        for c, result in zip(todo, self._extract([c.text for c in todo])):
+            if isinstance(result, ExtractionError):
+                metrics.extraction_failures.labels(self.extractor_name or "none").inc()
+                c.state, c.message, c.cache = "failed", result.message, None
+                report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
+            else:
+                c.state, c.message, c.extractor = "done", "", self.extractor_name
+                c.cache = json.dumps({"raw": result.model_dump(), "spans": {}})
+        timings["extract"] = time.perf_counter() - t
+        status.extractor = report.extractor = "+".join(sorted({c.extractor for c in status.chunks if c.extractor})) \
+            or self.extractor_name
+        if report.failed_chunks:
+            status.state = "failed"
+            status.message = f"extraction failed for {len(report.failed_chunks)} of {len(status.chunks)} chunks: " \
+                             f"{report.failed_chunks[0]['message']}"
+            status.report = {"failed_chunks": report.failed_chunks}
+            status.updated = now().isoformat()
+            self._commit(status.id, document=None, status=self.registry.quads(status), quarantine=[], fresh=fresh)
+            report.outcome, report.status, report.message = "failed", "failed", status.message
+            return report
+
+        # validate + resolve
+        t = time.perf_counter()
+        validated = []
+        for c in status.chunks:
+            cache = json.loads(c.cache)
+            result = self.validator.validate(Extraction.model_validate(cache["raw"]))
+            report.rejected_items.extend({"chunk": c.id, **r.to_dict()} for r in result.rejected)
+            validated.append((c, cache, result.accepted))
+        timings["validate"] = time.perf_counter() - t
+        t = time.perf_counter()
+        chunk_nodes = {c.id: Chunk(c.id, c.index, c.text, c.start, c.end, content_hash(c.text), 0) for c in status.chunks}
+        clean_starts = {ch.id: ch.clean_start for ch in chunks} if chunks else {}
+        extractions = []
+        for c, cache, accepted in validated:
+            ce = ChunkExtraction(chunk_nodes[c.id], relations=list(accepted.relations))
+            spans = cache.get("spans") or {}
+            for entity in accepted.entities:
+                if entity.name in spans:
+                    span = tuple(spans[entity.name]) if spans[entity.name] else None
+                elif cleaned is not None:
+                    chunk = Chunk(c.id, c.index, c.text, c.start, c.end, "", clean_starts[c.id])
+                    span = mention_span(chunk, cleaned, entity.name, entity.start, entity.end)
+                    spans[entity.name] = list(span) if span else None
+                else:
+                    span = None
+                ce.mentions[entity.name] = Mention(entity, self.index.resolve(entity.name, entity.type), span)
+            cache["spans"] = spans
+            c.cache = json.dumps(cache)
+            extractions.append(ce)
+        timings["resolve"] = time.perf_counter() - t
+
+        # map to RDF with provenance
+        t = time.perf_counter()
+        info = DocumentInfo(status.id, status.source, status.media_type, status.content_hash, status.length)
+        model = report.extractor.split("llm:", 1)[1].split("+")[0] if "llm:" in report.extractor else None
+        run = ExtractionRun(report.extractor, model, started, now())
+        quads = map_document(self.iris, info, run, extractions)
+        timings["map"] = time.perf_counter() - t
+
+        # SHACL gate
+        t = time.perf_counter()
+        gated = self.gate.gate(quads)
+        timings["shacl"] = time.perf_counter() - t
+        doc_iri = self.iris.document(status.id)
+        quarantine = quarantine_quads(self.iris.base, status.id, doc_iri, gated.findings, self.iris.quarantine_graph) \
+            if gated.findings else []
+        report.quarantined = [f.to_dict() for f in gated.quarantined]
+        hit_chunks = _chunks_of(gated.quarantined, self.iris)
+        for c in status.chunks:
+            c.state = "quarantined" if c.id in hit_chunks else "done"
+
+        # commit: document graph + status + quarantine in one transaction
+        t = time.perf_counter()
+        report.triples = len(gated.kept)
+        report.entities = len({q.subject for q in gated.kept
+                               if q.predicate.value == ATT + "confidence" and q.subject.value.startswith(self.iris.entity_prefix)})
+        report.relations = sum(1 for q in gated.kept if q.predicate.value.startswith(ONT)
+                               and q.subject.value.startswith(self.iris.entity_prefix)
+                               and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
+        status.state, status.message, status.updated = "done", "", now().isoformat()
+        status.report = {k: getattr(report, k) for k in STORED_REPORT}
+        self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status),
+                     quarantine=quarantine, fresh=fresh)
+        timings["write"] = time.perf_counter() - t
+        report.status = "done"
+        return report
+
+    def _commit(self, doc_id: str, *, document: list | None, status: list, quarantine: list, fresh: bool) -> None:
+        if self._batch is not None and fresh:
+            self._batch.add(doc_id, document=document or [], status=status, quarantine=quarantine)
+            if self._batch.full:
+                self._settle()
+            return
+        if document is not None:
+            self._reasoner_ready()
+        facts = commit(self.store, self.iris, doc_id, document=document, status=status, quarantine=quarantine,
+                       fresh=fresh)
+        if document is not None:
+            self._reason(self.iris.document_graph(doc_id), facts)
+
+    def _settle(self) -> None:
+        """Write the pending batch, if any, and reason over what it added."""
+        if self._batch is not None:
+            if self._batch.pending:
+                self._reasoner_ready()
+            graphs = self._batch.flush()
+            if graphs and self._on_commit is not None:
+                self._on_commit(len(graphs))
+            if graphs and self.reasoner is not None:
+                self.reasoner.refresh(graphs)
+
+    def _extract(self, texts: list[str]) -> list[Extraction | ExtractionError]:
+        if not texts:
+            return []
+        if self.extractor is None:
+            return [ExtractionError("no extractor in this session and no stored extraction for the chunk")] * len(texts)
+        many = getattr(self.extractor, "extract_many", None)
+        if many is not None:
+            return many(texts)
+        out: list[Extraction | ExtractionError] = []
+        for text in texts:
+            try:
+                out.append(self.extractor.extract(text))
+            except ExtractionError as exc:
+                out.append(exc)
+        return out
+
+    # reasoning ---------------------------------------------------------------------------
+
+    def _reasoner_ready(self) -> None:
+        """Bring a new reasoner's closure up over the store as it is, just before a write it will reason about:
+        then it derives only that write's consequences (and keeps stored records whose stamp is current)."""
+        if self.reasoner is not None and self.reasoner.engine is None:
+            self.reasoner.materialize()
+
+    def _reason(self, graph: str, facts: set | None) -> None:
+        """Bring the closure up to date after a document graph was written or dropped; `facts`, when known, are
+        the summary triples the write may have changed (the reasoner then checks those, not the whole summary)."""
+        if self.reasoner is not None:
+            self.reasoner.refresh([graph], facts=facts)
+
+
+def _chunks_of(findings, iris: Iris) -> set[str]:
+    """Ids of the chunks a quarantined item came from (its mentions and statements name them)."""
+    prefix = iris.chunk("")
+    out = set()
+    for f in findings:
+        for t in f.removed:
+            for term in (t.subject, t.object):
+                if isinstance(term, NamedNode) and term.value.startswith(prefix):
+                    out.add(term.value[len(prefix):].split("/", 1)[0])
+    return out

@@ -1,0 +1,53 @@
+"""The sparql_query tool: a read-only query through the endpoint's executor (deadline, row and byte limits)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from attest.api.sparql import executor_of_state
+from attest.errors import Forbidden
+from attest.sparql.lexer import top_level_words
+from attest.sparql.protocol import QueryRequest, parse_request
+
+# SELECT/ASK as SPARQL JSON results, CONSTRUCT/DESCRIBE as Turtle: both readable by a model
+ACCEPT = "application/sparql-results+json, text/turtle;q=0.9"
+UPDATE_WORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"})
+
+
+class ReadOnlyQuery(BaseModel):
+    """What sparql_query takes."""
+
+    query: str = Field(min_length=1, description=(
+        "A SPARQL 1.1 SELECT, ASK, CONSTRUCT or DESCRIBE query; the ontology's prefixes must be declared "
+        "(e.g. PREFIX ont: <https://w3id.org/attest/ontology#>); at most max_query_chars (default 100,000) characters"))
+    timeout: float | None = Field(None, gt=0, description=(
+        "Deadline in seconds (default query_timeout_s, 30; at most max_query_timeout_s, 300)"))
+
+
+def refuse_update(text: str) -> None:
+    """Forbidden when the text is a SPARQL Update (its first keyword after the prologue is an update operation)."""
+    for keyword in top_level_words(text):
+        if keyword is None or keyword.word in ("BASE", "PREFIX"):
+            continue
+        if keyword.word in UPDATE_WORDS:
+            raise Forbidden(f"sparql_query is read-only: {keyword.word} is a SPARQL Update operation and is refused; "
+                            "nothing was changed (updates go to POST /sparql with the bearer token)")
+        return
+
+
+async def run_read_only(state, args: ReadOnlyQuery) -> dict:
+    """The query's result as text (SPARQL JSON or Turtle), its media type and which limit cut it, if one did."""
+    settings = state.settings
+    refuse_update(args.query)
+    params = [("query", args.query)] + ([("timeout", repr(args.timeout))] if args.timeout is not None else [])
+    request = parse_request("GET", params, None, b"", accept=ACCEPT, max_chars=settings.max_query_chars,
+                            default_timeout_s=settings.query_timeout_s, max_timeout_s=settings.max_query_timeout_s)
+    assert isinstance(request, QueryRequest)
+    streamed = await executor_of_state(state).execute(request.query, request.dataset, request.accept,
+                                                      request.timeout_s)
+    body = bytearray(streamed.head)
+    if streamed.rest is not None:
+        async for chunk in streamed.rest:
+            body += chunk
+    return {"media_type": streamed.media_type, "truncated": streamed.truncated,
+            "result": bytes(body).decode("utf-8")}

@@ -1,0 +1,306 @@
+"""Conversation memory: one store per namespace whose documents are the turns (episodes), written in the background by
+the ingest pipeline (entities and facts with provenance to the turn and span), listed, exported and purged whole."""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+import threading
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Iterator
+from urllib.parse import quote
+
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, serialize
+
+from attest.errors import AttestError
+from attest.ingest.pipeline import IngestPipeline, document_id
+from attest.ingest.session import open_session
+from attest.ontology import load_ontology
+from attest.proxy.secrets import mask_secrets
+from attest.settings import Settings
+from attest.store import EmbeddedStore, fulltext
+from attest.vocab import ATT, RDF, XSD, Iris
+
+log = logging.getLogger("attest.proxy")
+NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+CONVERSATION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+MEMORY_DIR = "memory"
+PURGED_PREFIX = ".purged-"
+EXPORT_FORMATS = {"trig": (RdfFormat.TRIG, "application/trig"), "nquads": (RdfFormat.N_QUADS, "application/n-quads")}
+
+LAST_TURN = f"""SELECT ?c ?e ?i WHERE {{ GRAPH ?g {{ ?e <{ATT}conversation> ?c ; <{ATT}turnIndex> ?i }} }}
+ORDER BY DESC(?i) LIMIT 1"""
+COUNTS = f"""SELECT (COUNT(DISTINCT ?e) AS ?turns) (COUNT(DISTINCT ?c) AS ?conversations) WHERE {{
+  GRAPH ?g {{ ?e a <{ATT}Episode> ; <{ATT}conversation> ?c }} }}"""
+ENTITY_COUNT = f"""SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ GRAPH ?g {{ ?m <{ATT}denotes> ?x }} }}"""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn to remember: who said it, what, and when it was said."""
+
+    role: str  # user | assistant
+    text: str
+    event_time: datetime
+
+
+class _SharedLock:
+    """Many users of a namespace at once (reads, the writer), or its purge alone."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._users = 0
+        self._purging = False
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            while self._purging:
+                self._cond.wait()
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._users -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            while self._purging:
+                self._cond.wait()
+            self._purging = True
+            while self._users:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._purging = False
+                self._cond.notify_all()
+
+
+class Namespace:
+    """One namespace's memory: an embedded store (with its full-text index) under data_dir/memory/<name>/."""
+
+    def __init__(self, name: str, settings: Settings, iris: Iris) -> None:
+        self.name, self.iris = name, iris
+        self.settings = settings.model_copy(update={"data_dir": settings.data_dir / MEMORY_DIR / name})
+        self.store: EmbeddedStore | None = EmbeddedStore(self.settings.store_path, iris)
+        load_ontology(self.store, settings.ontology_dir, iris)  # types, labels and shapes read the class hierarchy
+        self.lock = _SharedLock()
+        self._pipeline: IngestPipeline | None = None
+        self._rules_pipeline: IngestPipeline | None = None
+
+    @contextmanager
+    def reading(self) -> Iterator[EmbeddedStore | None]:
+        """The store while it is in use (None once purged)."""
+        with self.lock.shared():
+            yield self.store
+
+    def pipeline(self, *, rules: bool = False) -> IngestPipeline:
+        offline = rules or self.settings.proxy_memory_extractor == "rules"
+        if offline:
+            if self._rules_pipeline is None:
+                self._rules_pipeline = open_session(self.store, self.settings, offline=True, reason=False).pipeline
+            return self._rules_pipeline
+        if self._pipeline is None:
+            self._pipeline = open_session(self.store, self.settings, offline=False, reason=False).pipeline
+        return self._pipeline
+
+    # writing ----------------------------------------------------------------------------
+
+    def store_turns(self, conversation: str, turns: list[Turn]) -> list[str]:
+        """Each turn (secrets masked) as a document with its episode record; returns their document ids."""
+        written: list[str] = []
+        with self.reading() as store:
+            if store is None:
+                return written
+            index, previous = self._last_turn(store, conversation)
+            for turn in turns:
+                text, _ = mask_secrets(turn.text)
+                if not text.strip():
+                    continue
+                index += 1
+                source = f"{conversation}-{index}-{turn.role}"
+                doc_id = document_id(source)
+                extra = episode_quads(self.iris, self.name, conversation, doc_id, index, turn, text, previous)
+                report = self._ingest(text, source, extra)
+                if report is not None:
+                    written.append(doc_id)
+                    previous = doc_id
+        return written
+
+    def _ingest(self, text: str, source: str, extra: list[Quad]):
+        data = text.encode("utf-8")
+        try:
+            report = self.pipeline().ingest_bytes(data, source=source, media_type="text/plain", extra_quads=extra)
+            if report.status == "failed":  # the LLM extractor failed: the offline rules still keep the turn
+                log.warning("memory: extraction of %s failed (%s); stored with the offline rules", source, report.message)
+                report = self.pipeline(rules=True).ingest_bytes(data, source=source, media_type="text/plain",
+                                                                extra_quads=extra)
+            return report
+        except AttestError as exc:  # an empty or unreadable turn: nothing to remember
+            log.warning("memory: turn %s not stored: %s", source, exc.message)
+            return None
+
+    def _last_turn(self, store: EmbeddedStore, conversation: str) -> tuple[int, str | None]:
+        rows = list(store.query(LAST_TURN, substitutions={"c": NamedNode(conversation_iri(self.iris, conversation))}))
+        if not rows:
+            return -1, None
+        return int(rows[0]["i"].value), rows[0]["e"].value.rsplit("/", 1)[-1]
+
+    # reading ----------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, object]:
+        with self.reading() as store:
+            if store is None:
+                return {"name": self.name, "turns": 0, "conversations": 0, "entities": 0}
+            row = next(iter(store.query(COUNTS)))
+            entities = next(iter(store.query(ENTITY_COUNT)))["n"]
+            return {"name": self.name, "turns": int(row["turns"].value), "conversations": int(row["conversations"].value),
+                    "entities": int(entities.value)}
+
+    def export(self, fmt: str) -> bytes:
+        """Every graph but the ontology, as TriG or N-Quads."""
+        ontology = NamedNode(self.iris.ontology_graph)
+        with self.reading() as store:
+            if store is None:
+                return b""
+            quads = [q for q in store.quads() if q.graph_name != ontology]
+        return serialize(quads, format=EXPORT_FORMATS[fmt][0]) or b""
+
+    def close(self) -> None:
+        if self.store is not None:
+            fulltext.close_for(self.store)
+            self.store.close()
+            self.store = None
+
+
+def conversation_iri(iris: Iris, conversation: str) -> str:
+    return f"{iris.base}conversation/{quote(conversation, safe='')}"
+
+
+def episode_quads(iris: Iris, namespace: str, conversation: str, doc_id: str, index: int, turn: Turn, text: str,
+                  previous: str | None) -> list[Quad]:
+    """The episode record of a turn, in its document's graph: role, turn index, conversation, namespace, event and
+    ingest time, its text; the NEXT link from the conversation's previous turn."""
+    graph, doc = NamedNode(iris.document_graph(doc_id)), NamedNode(iris.document(doc_id))
+
+    def att(name: str) -> NamedNode:
+        return NamedNode(ATT + name)
+
+    def when(moment: datetime) -> Literal:
+        return Literal(moment.astimezone(timezone.utc).isoformat(), datatype=NamedNode(XSD + "dateTime"))
+
+    quads = [
+        Quad(doc, NamedNode(RDF + "type"), att("Episode"), graph),
+        Quad(doc, att("role"), Literal(turn.role), graph),
+        Quad(doc, att("turnIndex"), Literal(str(index), datatype=NamedNode(XSD + "integer")), graph),
+        Quad(doc, att("conversation"), NamedNode(conversation_iri(iris, conversation)), graph),
+        Quad(doc, att("namespace"), Literal(namespace), graph),
+        Quad(doc, att("eventTime"), when(turn.event_time), graph),
+        Quad(doc, att("ingestTime"), when(datetime.now(timezone.utc)), graph),
+        Quad(doc, att("text"), Literal(text), graph),
+    ]
+    if previous is not None:
+        quads.append(Quad(NamedNode(iris.document(previous)), att("next"), doc, graph))
+    return quads
+
+
+class Memory:
+    """The namespaces on disk, opened on first use; one background writer stores turns in arrival order."""
+
+    def __init__(self, settings: Settings, iris: Iris) -> None:
+        self.settings, self.iris = settings, iris
+        self.root = settings.data_dir / MEMORY_DIR
+        self.root.mkdir(parents=True, exist_ok=True)
+        for leftover in self.root.glob(PURGED_PREFIX + "*"):  # a purge interrupted after its rename
+            shutil.rmtree(leftover, ignore_errors=True)
+        self._open: dict[str, Namespace] = {}
+        self._lock = threading.Lock()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgproxy-memory")
+        self._pending = 0
+        self._pending_lock = threading.Lock()
+
+    def names(self) -> list[str]:
+        on_disk = {p.name for p in self.root.iterdir() if p.is_dir() and NAMESPACE.match(p.name)}
+        return sorted(on_disk | set(self._open))
+
+    def exists(self, name: str) -> bool:
+        return name in self._open or (self.root / name).is_dir()
+
+    def namespace(self, name: str) -> Namespace:
+        with self._lock:
+            ns = self._open.get(name)
+            if ns is None:
+                ns = self._open[name] = Namespace(name, self.settings, self.iris)
+            return ns
+
+    def remember(self, namespace: str, conversation: str, turns: list[Turn]) -> Future:
+        """Store the turns in the background (after the reply has gone); `pending` counts what is not written yet."""
+        with self._pending_lock:
+            self._pending += 1
+        return self._writer.submit(self._write, namespace, conversation, turns)
+
+    def _write(self, namespace: str, conversation: str, turns: list[Turn]) -> list[str]:
+        try:
+            return self.namespace(namespace).store_turns(conversation, turns)
+        except Exception:  # a background job has no caller to tell: log it whole, keep the writer alive
+            log.exception("memory: turns of conversation %s in namespace %s were not stored", conversation, namespace)
+            return []
+        finally:
+            with self._pending_lock:
+                self._pending -= 1
+
+    @property
+    def pending(self) -> int:
+        with self._pending_lock:
+            return self._pending
+
+    def drain(self) -> None:
+        """Wait until every turn submitted so far is written."""
+        self._writer.submit(lambda: None).result()
+
+    def purge(self, name: str) -> bool:
+        """Remove the namespace whole: pending writes first, then one rename makes it disappear, then the files go."""
+        if not self.exists(name):
+            return False
+        self.drain()
+        with self._lock:
+            ns = self._open.pop(name, None)
+            if ns is not None:
+                with ns.lock.exclusive():
+                    ns.close()
+            directory = self.root / name
+            if not directory.is_dir():
+                return ns is not None
+            trash = self.root / f"{PURGED_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
+            directory.rename(trash)
+        shutil.rmtree(trash, ignore_errors=True)
+        return True
+
+    def close(self) -> None:
+        self._writer.shutdown(wait=True)
+        with self._lock:
+            for ns in self._open.values():
+                ns.close()
+            self._open.clear()
+
+
+def valid_namespace(name: str) -> bool:
+    return bool(NAMESPACE.match(name))
+
+
+def valid_conversation(value: str) -> bool:
+    return bool(CONVERSATION.match(value))
+
+
+__all__ = ["EXPORT_FORMATS", "Memory", "Namespace", "Turn", "conversation_iri", "episode_quads", "valid_conversation",
+           "valid_namespace"]

@@ -1,0 +1,389 @@
+"""The Reasoner facade: reads asserted graphs from the store, keeps the closure in memory, writes inferred + records."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import nullcontext
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
+
+from attest import metrics
+from attest.ingest import summary
+from attest.reasoner.engine import Delta, Engine, gc_paused
+from attest.reasoner.explain import Explainer
+from attest.reasoner.records import RecordWriter, violation_iri
+from attest.reasoner.stamp import ClosureStamp
+from attest.reasoner.terms import Encoded, TermDict
+from attest.store.base import GraphStore
+from attest.store.parallel import Loaders
+from attest.store.rdfio import quad_data
+from attest.vocab import Iris
+
+DEFAULT = ""  # key of the store's default graph among the asserted sources
+BULK_THRESHOLD = 20_000  # above this many changed triples a full rewrite of the two graphs is cheaper
+RECORD_SLICE = 15_000  # inferred triples written out per bulk load (≈ 100k quads, 20 MB of N-Quads)
+INFERRED_COUNT = "SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
+STORED_STAMP = "SELECT ?v WHERE { GRAPH ?dg { ?r ?p ?v } }"
+
+
+@dataclass
+class ReasoningReport:
+    """What a materialization did; `violations` lists each inconsistency with its rule and premises."""
+
+    mode: str
+    asserted: int
+    inferred: int
+    added: int = 0  # inferred triples written (new, or with a new shallowest derivation)
+    removed: int = 0  # inferred triples retracted because they lost all support
+    changed_graphs: list[str] = field(default_factory=list)
+    violations: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+    reason_seconds: float = 0.0
+    write_seconds: float = 0.0
+    records_kept: bool = False  # a new process found the stored records already derived from these triples
+
+    @property
+    def consistent(self) -> bool:
+        return not self.violations
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "consistent": self.consistent}
+
+
+class Reasoner:
+    """OWL 2 RL materialization of the store's asserted graphs into Iris.inferred_graph, with derivation records.
+
+    The closure lives in memory between calls (built on first use), so a changed document costs only its
+    consequences; explain, depth_of and consistency read the records from the store, so any process can use them.
+    """
+
+    def __init__(self, store: GraphStore, iris: Iris, settings=None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        self.store, self.iris = store, iris
+        self.max_depth = getattr(settings, "max_trace_depth", 5)
+        self.progress = progress
+        self.engine: Engine | None = None
+        self._graphs: dict[str, set[Encoded]] = {}
+        self._violations_written: set[tuple] = set()
+        self.stamp: ClosureStamp | None = None  # of the asserted triples the engine holds
+        self.first: ReasoningReport | None = None  # this reasoner's first (full) run
+        self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
+        self.explainer = Explainer(store, iris)
+
+    # --- which graphs are asserted ---------------------------------------------------------------------------
+    def is_asserted_graph(self, graph: str) -> bool:
+        i = self.iris
+        if graph in (i.ontology_graph, i.resolution_graph):
+            return True
+        return not (i.is_system_graph(graph) or graph.startswith(i.staging_graph_prefix))
+
+    def asserted_graphs(self) -> list[str]:
+        """While the fact summary is current it stands for every document graph: the reasoner reads each fact once,
+        and not the documents' provenance records (chunks, mentions, statements), which no axiom is about; the
+        summary also lists the other graphs to read, so the store's graphs (one or two per document) are not
+        listed. Else the document graphs themselves (and not the stale summary)."""
+        i = self.iris
+        included = summary.included_graphs(self.store, i)
+        if included is None:
+            graphs = [g for g in self.store.graphs() if self.is_asserted_graph(g) and not g.startswith(i.facts_graph)]
+        else:
+            graphs = [g for g in (i.ontology_graph, i.resolution_graph, i.facts_graph) if self.store.has_graph(g)]
+            graphs += [g for g in included if self.is_asserted_graph(g)]
+        if next(iter(self._quads(DEFAULT)), None) is not None:
+            graphs.append(DEFAULT)
+        return graphs
+
+    def _quads(self, graph: str) -> Iterable[Quad]:
+        raw = getattr(self.store, "raw", None)
+        if raw is not None:
+            return raw.quads_for_pattern(None, None, None, NamedNode(graph) if graph else DefaultGraph())
+        return self.store.quads(graph)  # '' is the default graph
+
+    def _read(self, graph: str, terms: TermDict) -> set[Encoded]:
+        enc = terms.encode
+        return {(enc(q.subject), enc(q.predicate), enc(q.object)) for q in self._quads(graph)}
+
+    # --- entry points ----------------------------------------------------------------------------------------
+    def materialize(self, full: bool = False) -> ReasoningReport:
+        """Bring the inferred graph up to date: from scratch when `full` or on first use, else by graph changes."""
+        with self._lock, gc_paused():
+            return self._materialize(full)
+
+    def _materialize(self, full: bool) -> ReasoningReport:
+        if full or self.engine is None:
+            return self._full(keep_records=not full)
+        stored = self._stored_stamps() if self._shared else None
+        stamp_before = self.stamp.value()
+        report = self._refresh(self._changed_by_size())
+        if stored is not None and stored != [Literal(stamp_before)] and stored != [Literal(self.stamp.value())]:
+            # another process reasoned over asserted triples that neither this closure's old state nor the graphs
+            # that changed size account for (a graph changed in place): re-read every asserted graph and
+            # maintain the closure by the difference
+            again = self._refresh(sorted(set(self.asserted_graphs()) | set(self._graphs)))
+            again.changed_graphs = sorted(set(report.changed_graphs) | set(again.changed_graphs))
+            return again
+        return report
+
+    def _changed_by_size(self) -> list[str]:
+        """Asserted graphs that appeared, went, or changed size since this closure read them."""
+        current = set(self.asserted_graphs())
+        known = set(self._graphs)
+        sizes = self.store.graph_sizes()
+        changed = (current ^ known) | {g for g in current & known
+                                       if g != DEFAULT and sizes.get(g, 0) != len(self._graphs[g])}
+        if DEFAULT in current:
+            changed.add(DEFAULT)  # the default graph is cheap to re-read and its size may hide changes
+        return sorted(changed)
+
+    def on_graph_replaced(self, graph_iri: str) -> ReasoningReport:
+        return self.refresh([graph_iri])
+
+    def on_graph_removed(self, graph_iri: str) -> ReasoningReport:
+        return self.refresh([graph_iri])
+
+    def refresh(self, changed_graphs: Iterable[str], *, facts: set | None = None) -> ReasoningReport:
+        """Re-read the given asserted graphs and maintain the closure incrementally (semi-naive add, DRed delete).
+        `facts`: when document graphs changed, the summary triples that change may have added or removed; only
+        those are looked up, instead of the whole summary (not on a shared store, where others write too)."""
+        with self._lock, gc_paused():
+            return self._refresh(changed_graphs, facts=None if self._shared else facts)
+
+    def _refresh(self, changed_graphs: Iterable[str], facts: set | None = None) -> ReasoningReport:
+        if self.engine is None:
+            return self._full(keep_records=True)
+        start = time.perf_counter()
+        e, stamp = self.engine, self.stamp
+        assert stamp is not None
+        added: list[Encoded] = []
+        removed: list[Encoded] = []
+        wanted = set(self.asserted_graphs())
+        summarized = self.iris.facts_graph in wanted
+        changed = {self.iris.facts_graph if summarized and g.startswith(self.iris.document_graph_prefix) else g
+                   for g in changed_graphs}
+        # a graph that became or stopped being an input (the summary came up to date or went out of it) is changed too
+        graphs = sorted(g for g in changed | (wanted ^ set(self._graphs)) if g in wanted or g in self._graphs)
+        for g in graphs:
+            old = self._graphs.get(g, set())
+            if g == self.iris.facts_graph and facts is not None and old and g in wanted:
+                gained, lost = self._facts_delta(old, facts, e.terms)
+                old |= gained
+                old -= lost
+                added.extend(gained)
+                removed.extend(lost)
+                continue
+            new = self._read(g, e.terms) if g in wanted else set()
+            removed.extend(old - new)
+            added.extend(new - old)
+            if new:
+                self._graphs[g] = new
+            else:
+                self._graphs.pop(g, None)
+        e.on_level = self.progress
+        retracted = e.retract(removed)
+        for t in set(removed):
+            if t not in e.support:
+                stamp.remove(t)
+        new = {t for t in added if t not in e.support}
+        touched = retracted.touched | e.add(added).touched
+        for t in new:
+            stamp.add(t)
+        reasoned = time.perf_counter()
+        if added or removed:  # else nothing to write, not even the stamp: readers keep what they remember
+            scope = getattr(self.store, "writing_facts_about", None)
+            about = summary.iris_in(e.terms.decode(t) for t in touched)
+            with scope(about) if scope and len(touched) <= BULK_THRESHOLD else nullcontext():
+                self._write_changes(touched)
+        report = self._report("incremental", start, reasoned, graphs, touched)
+        report.removed = retracted.retracted
+        return report
+
+    def _facts_delta(self, held: set[Encoded], facts: set, terms: TermDict) -> tuple[set[Encoded], set[Encoded]]:
+        """(gained, lost): which of `facts` the summary now holds and the closure's copy does not, and the reverse."""
+        present = summary.present(self.store, self.iris, facts)
+        enc = terms.encode
+        now = {(enc(s), enc(p), enc(o)): (s, p, o) in present for s, p, o in facts}
+        gained = {t for t, there in now.items() if there and t not in held}
+        return gained, {t for t, there in now.items() if not there and t in held}
+
+    def inferred_count(self) -> int:
+        return 0 if self.engine is None else self.engine.inferred_count()
+
+    def explain(self, s, p, o, max_depth: int | None = None) -> dict:
+        return self.explainer.explain(s, p, o, max_depth or self.max_depth)
+
+    def depth_of(self, triples) -> dict:
+        return self.explainer.depth_of(triples)
+
+    def consistency(self) -> list[dict]:
+        return self.explainer.violations()
+
+    # --- internals -------------------------------------------------------------------------------------------
+    def _full(self, keep_records: bool = False) -> ReasoningReport:
+        """The closure from scratch; with `keep_records`, stored records stamped with the same asserted triples
+        and rules stay as they are (a new process's first run over an unchanged store)."""
+        start = time.perf_counter()
+        terms = TermDict()
+        self._graphs = {g: self._read(g, terms) for g in self.asserted_graphs()}
+        self.stamp = stamp = ClosureStamp(terms)
+        for t in set().union(*self._graphs.values()):
+            stamp.add(t)
+        self.engine = e = Engine(terms)
+        e.on_level = self.progress
+        # in id order (≈ the store's subject order): the indexes then grow with better locality than in set order
+        e.materialize(sorted(t for triples in self._graphs.values() for t in triples))
+        reasoned = time.perf_counter()
+        kept = keep_records and self._records_current()
+        if kept:
+            self._violations_written = set(e.violations)
+        else:
+            self._write_all()
+        report = self._report("full", start, reasoned, sorted(self._graphs), set() if kept else set(e.inferred()))
+        report.records_kept = kept
+        self.first = self.first or report
+        return report
+
+    def _records_current(self) -> bool:
+        """Whether the stored records carry this closure's stamp and the inferred graph holds all of it."""
+        stamp = self.stamp
+        if self.engine is None or stamp is None:
+            return False
+        if self._stored_stamps() != [stamp.quad(self.iris).object]:
+            return False
+        stored = next(iter(self.store.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
+        return int(stored.value) == self.inferred_count()
+
+    @property
+    def _shared(self) -> bool:
+        """Whether other processes may write the store (a remote store; an embedded one is locked to this one)."""
+        return getattr(self.store, "raw", None) is None
+
+    def _stored_stamps(self) -> list:
+        """The closure stamp(s) stored with the records (one when they are complete)."""
+        raw = getattr(self.store, "raw", None)
+        mark = ClosureStamp.quad_pattern(self.iris)
+        if raw is not None:
+            return [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
+        rows = self.store.query(STORED_STAMP, substitutions={"r": mark.subject, "p": mark.predicate, "dg": mark.graph_name})
+        return [row["v"] for row in rows]
+
+    def _write_all(self) -> None:
+        e = self.engine
+        assert e is not None
+        writer = RecordWriter(e, self.iris)
+        raw = getattr(self.store, "raw", None)
+        violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
+        if raw is None:
+            quads = [*writer.all_quads(), self.stamp.quad(self.iris)]
+            for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
+                self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
+        else:
+            # a crash inside the guard leaves a marker: the next open empties both graphs (the stamp with them),
+            # and the next run re-derives them
+            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph],
+                                             finish=quad_data("INSERT DATA", [self.stamp.quad(self.iris)])):
+                for node in (writer.inferred, writer.derivations):
+                    raw.remove_graph(node)
+                with Loaders() as loaders:  # each slice's records load while the next slice's are written out
+                    for triples in _slices(e.inferred(), RECORD_SLICE):
+                        plain, with_blanks = writer.split(triples)
+                        loaders.submit(raw.bulk_load, "".join(plain).encode(), RdfFormat.N_QUADS)
+                        loaders.submit(_extend_parsed, raw, "".join(with_blanks))
+                    loaders.submit(raw.bulk_extend, violation_quads)
+        self._violations_written = set(e.violations)
+
+    def _write_changes(self, touched: set[Encoded]) -> None:
+        e = self.engine
+        assert e is not None
+        raw = getattr(self.store, "raw", None)
+        if len(touched) > BULK_THRESHOLD:
+            self._write_all()
+            return
+        if raw is None:
+            self._update_changes(touched)
+            return
+        writer = RecordWriter(e, self.iris)
+        mark = self.stamp.quad(self.iris)
+        for q in list(raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)):
+            raw.remove(q)  # until the new stamp goes in last, a crash leaves these records unstamped
+        for t in touched:
+            tr = writer.triple(t)
+            raw.remove(Quad(tr.subject, tr.predicate, tr.object, writer.inferred))
+            node = writer.derivation_node(tr)
+            for q in list(raw.quads_for_pattern(node, None, None, writer.derivations)):
+                raw.remove(q)
+        gone = self._violations_written - set(e.violations)
+        for rule, prem in gone:
+            node = violation_iri(self.iris, rule, [writer.triple(q) for q in prem])
+            for q in list(raw.quads_for_pattern(node, None, None, writer.derivations)):
+                raw.remove(q)
+        new = [q for t in touched for q in writer.inferred_quads(t)]
+        new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
+        raw.extend(new)
+        raw.add(mark)
+        self._violations_written = set(e.violations)
+
+    def _update_changes(self, touched: set[Encoded]) -> None:
+        """_write_changes for a store without a native API (remote): the same deletions and insertions, as one
+        SPARQL update, so the records change all at once for every reader."""
+        e = self.engine
+        assert e is not None
+        writer = RecordWriter(e, self.iris)
+        mark = self.stamp.quad(self.iris)
+        der = mark.graph_name
+        triples = [writer.triple(t) for t in touched]
+        if any(isinstance(term, BlankNode) for tr in triples for term in (tr.subject, tr.object)):
+            # a server gives blank nodes new identities on every write: those triples cannot be deleted one by one
+            self._write_all()
+            return
+        nodes = [writer.derivation_node(tr) for tr in triples]
+        gone = self._violations_written - set(e.violations)
+        nodes += [violation_iri(self.iris, rule, [writer.triple(q) for q in prem]) for rule, prem in gone]
+        ops = [f"DELETE WHERE {{ GRAPH {der} {{ {mark.subject} {mark.predicate} ?stamp }} }}"]
+        if triples:
+            ops.append(quad_data("DELETE DATA", [Quad(tr.subject, tr.predicate, tr.object, writer.inferred)
+                                                 for tr in triples]))
+        if nodes:
+            ops.append(f"DELETE {{ GRAPH {der} {{ ?n ?p ?o }} }} WHERE {{ VALUES ?n {{ {' '.join(map(str, nodes))} }} "
+                       f"GRAPH {der} {{ ?n ?p ?o }} }}")
+        new = [q for t in touched for q in writer.inferred_quads(t)]
+        new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
+        ops.append(quad_data("INSERT DATA", [*new, mark]))
+        self.store.update(" ;\n".join(ops))
+        self._violations_written = set(e.violations)
+
+    def _report(self, mode: str, start: float, reasoned: float, graphs: list[str], touched: set) -> ReasoningReport:
+        e = self.engine
+        assert e is not None
+        now = time.perf_counter()
+        inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0)
+        metrics.reasoning_seconds.observe(now - start)
+        metrics.inferred_triples.inc(inferred_now)
+        writer = RecordWriter(e, self.iris)
+        return ReasoningReport(
+            mode=mode, asserted=len(e.support), inferred=self.inferred_count(),
+            added=inferred_now, changed_graphs=graphs,
+            violations=[writer.violation_dict(rule, prem) for rule, prem in e.violations],
+            seconds=round(now - start, 4), reason_seconds=round(reasoned - start, 4), write_seconds=round(now - reasoned, 4),
+        )
+
+
+__all__ = ["Reasoner", "ReasoningReport", "Delta"]
+
+
+def _extend_parsed(store, nquads: str) -> None:
+    """Load N-Quads that mention blank nodes: `parse` keeps their labels, the bulk loader would not."""
+    store.bulk_extend(parse(nquads, RdfFormat.N_QUADS))
+
+
+def _slices(items: Iterable, size: int) -> Iterator[list]:
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

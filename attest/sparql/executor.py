@@ -1,0 +1,217 @@
+"""The single place SPARQL queries and updates run: the executor interface and its in-process implementation.
+
+`execute(query, dataset, accept, timeout)` evaluates a query, negotiates the format from the Accept header
+once the result kind is known, and streams the serialization. The threaded executor here answers 503 at the
+deadline and stops serializing, but cannot interrupt pyoxigraph mid-evaluation (a blocking ORDER BY or
+aggregate finishes in the background). When the app runs the deadline executor of attest/sparql/deadline.py
+(killable worker processes over store snapshots), `executor_for` wraps it in the same interface instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, Protocol
+
+from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples, Store
+
+from attest.errors import BadRequest, NotAcceptable, SparqlSyntaxError, StoreError
+from attest.ingest import summary
+from attest.sparql.formats import Format, ResultKind, negotiate
+from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
+from attest.sparql.protocol import Dataset
+from attest.sparql.streaming import ChunkPipe, Streamed, run_streamed
+from attest.vocab import Iris
+
+QueryResult = QuerySolutions | QueryBoolean | QueryTriples
+
+
+class QueryExecutor(Protocol):
+    """Runs SPARQL for the endpoint and anything else that answers users (named queries, /context)."""
+
+    async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
+                      base_iri: str | None = None) -> Streamed:
+        """Evaluate `query` over `dataset` and stream it in the format `accept` prefers; 503 past `timeout` s."""
+
+    async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
+        """Apply an update atomically (`dataset` = using-graph-uri / using-named-graph-uri)."""
+
+    def close(self) -> None: ...
+
+
+def result_kind(result: QueryResult) -> ResultKind:
+    if isinstance(result, QuerySolutions):
+        return "solutions"
+    if isinstance(result, QueryBoolean):
+        return "boolean"
+    return "graph"
+
+
+def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph: bool,
+             base_iri: str | None = None) -> QueryResult:
+    """Run a query on a pyoxigraph store with the protocol's dataset rules; errors become AttestErrors.
+
+    A dataset named by the request replaces the query's own FROM / FROM NAMED; otherwise the default graph is
+    the union of all graphs (when configured) unless the query names its own dataset.
+    """
+    kwargs: dict = {}
+    if dataset.explicit:
+        kwargs["default_graph"] = [NamedNode(g) for g in dataset.default_graphs]
+        kwargs["named_graphs"] = [NamedNode(g) for g in dataset.named_graphs]
+    elif union_default_graph and not has_dataset_clause(query):
+        kwargs["use_default_graph_as_union"] = True
+    try:
+        return store.query(query, base_iri=base_iri, **kwargs)
+    except SyntaxError as exc:
+        raise SparqlSyntaxError(f"invalid SPARQL query: {exc}") from exc
+    except (RuntimeError, ValueError) as exc:  # an evaluation error, e.g. a SERVICE that fails
+        raise BadRequest(f"query cannot run: {exc}") from exc
+    except OSError as exc:
+        raise StoreError(f"query failed: {exc}") from exc
+
+
+def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str | None = None,
+                 then: str | None = None) -> None:
+    """Run an update in one transaction: on any error nothing is written. `then`: an operation of ours run
+    after the client's in the same transaction (e.g. marking the fact summary out of date)."""
+    text = add_using_clauses(update, dataset.default_graphs, dataset.named_graphs)
+    if then:  # after, not before: Oxigraph takes no PREFIX or BASE after a ';', and the client's text may start so
+        text = f"{text.rstrip().removesuffix(';')}\n;\n{then}"
+    try:
+        store.update(text, base_iri=base_iri)
+    except SyntaxError as exc:
+        raise SparqlSyntaxError(f"invalid SPARQL update: {exc}") from exc
+    except OSError as exc:
+        raise StoreError(f"update failed, nothing was changed: {exc}") from exc
+    except (RuntimeError, ValueError) as exc:  # e.g. CREATE GRAPH of an existing graph: the transaction is undone
+        raise BadRequest(f"update cannot be applied, nothing was changed: {exc}") from exc
+
+
+def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
+    """Write a result with pyoxigraph's own serializer for `fmt` (evaluation is lazy: errors can surface here)."""
+    try:
+        result.serialize(output, fmt.native)  # type: ignore[arg-type]
+    except RuntimeError as exc:
+        raise BadRequest(f"query failed during evaluation: {exc}") from exc
+
+
+def _formats_for(accept: str | None) -> tuple[Format | None, Format | None]:
+    """(results format, graph format) the Accept header allows; 406 at once when it allows neither."""
+    chosen = []
+    for kind in ("solutions", "graph"):
+        try:
+            chosen.append(negotiate(accept, kind))  # type: ignore[arg-type]
+        except NotAcceptable:
+            chosen.append(None)
+    if chosen == [None, None]:
+        negotiate(accept, "solutions")  # raises the 406 with the list of formats
+    return chosen[0], chosen[1]
+
+
+def _written(store) -> None:
+    """Tell the store a write happened outside its own methods (the deadline executor refreshes snapshots on it)."""
+    if hasattr(store, "generation"):
+        store.generation += 1
+
+
+class ThreadedExecutor:
+    """QueryExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
+
+    def __init__(self, store, *, union_default_graph: bool, threads: int = 16, after_update: str | None = None) -> None:
+        self.store = store  # an EmbeddedStore: queries and updates use its pyoxigraph Store
+        self.union_default_graph = union_default_graph
+        self.after_update = after_update
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sparql")
+
+    async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
+                      base_iri: str | None = None) -> Streamed:
+        _formats_for(accept)
+
+        def produce(pipe: ChunkPipe) -> None:
+            result = evaluate(self.store.raw, query, dataset, union_default_graph=self.union_default_graph,
+                              base_iri=base_iri)
+            fmt = negotiate(accept, result_kind(result))
+            pipe.media_type = fmt.content_type
+            serialize(result, fmt, pipe)
+
+        return await run_streamed(self._pool, produce, timeout)
+
+    async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
+        def run() -> None:
+            try:
+                apply_update(self.store.raw, update, dataset, base_iri=base_iri, then=self.after_update)
+            finally:
+                _written(self.store)
+
+        await asyncio.get_running_loop().run_in_executor(self._pool, run)
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """The worker threads, shared with other blocking store work (Graph Store Protocol reads)."""
+        return self._pool
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class WorkerPoolExecutor:
+    """QueryExecutor over the deadline executor of attest/sparql/deadline.py (killable worker processes).
+
+    Queries run there (503 at the deadline, rows and bytes bounded); updates run in-process on the live store.
+    """
+
+    def __init__(self, deadline_executor, threaded: ThreadedExecutor) -> None:
+        self.deadline_executor = deadline_executor
+        self.threaded = threaded
+        self.union_default_graph = threaded.union_default_graph
+
+    async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
+                      base_iri: str | None = None) -> Streamed:
+        results_format, graph_format = _formats_for(accept)
+        if base_iri and has_relative_iri(query):
+            # the workers take no base IRI argument; a BASE declaration (a validated IRI) does the same
+            query = f"BASE {NamedNode(base_iri)} {query}"
+        union = self.union_default_graph and not dataset.explicit and not has_dataset_clause(query)
+
+        outcome = await self.deadline_executor.execute_async(
+            query, timeout=timeout, source="sparql", threads=self.threaded.pool,
+            default_graph=list(dataset.default_graphs) or None, named_graphs=list(dataset.named_graphs) or None,
+            union_default_graph=union,
+            solutions_format=results_format.native if results_format else None,
+            triples_format=graph_format.native if graph_format else None,
+        )
+        if outcome.kind == "boolean":
+            fmt = negotiate(accept, "boolean")
+            body = outcome.to_result().serialize(format=fmt.native)
+        else:
+            fmt = results_format if outcome.kind == "solutions" else graph_format
+            if fmt is None:
+                fmt = negotiate(accept, "solutions" if outcome.kind == "solutions" else "graph")  # raises 406
+            body = outcome.payload
+        return Streamed(fmt.content_type, body, None, truncated=outcome.truncated)
+
+    async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
+        await self.threaded.update(update, dataset, base_iri=base_iri)
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        return self.threaded.pool
+
+    def close(self) -> None:
+        self.threaded.close()
+
+
+def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
+    """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
+    # a client's update may change document graphs in ways the fact summary cannot follow
+    if hasattr(store, "post_query"):  # a remote store: the server evaluates, under the same deadline and limits
+        from attest.sparql.remote import RemoteExecutor
+
+        return RemoteExecutor(store, settings, after_update=summary.invalidation(Iris(settings.base_iri)))
+    if not hasattr(store, "raw"):
+        raise StoreError(f"no SPARQL executor for a {type(store).__name__}")
+    threaded = ThreadedExecutor(store, union_default_graph=settings.default_graph_as_union,
+                                after_update=summary.invalidation(Iris(settings.base_iri)))
+    if deadline_executor is not None:
+        return WorkerPoolExecutor(deadline_executor, threaded)
+    return threaded

@@ -1,0 +1,384 @@
+"""The embedded store: pyoxigraph on disk, with atomic graph writes and crash recovery of staged loads."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import deque
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Iterable, Iterator, Mapping
+
+from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
+
+from attest.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
+from attest.store.base import Progress, QueryResult, Term
+from attest.store.parallel import file_parts, load_file_parts
+from attest.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, quad_data
+from attest.vocab import ATT, Iris
+
+LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging IRI -> target graph
+DEFAULT_GRAPH_MARKER = ATT + "defaultGraph"
+GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
+DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+CHANGES_KEPT = 4096  # the scopes of this many writes are remembered (answers prune their memos by them)
+
+
+def _graph_node(graph: str) -> NamedNode:
+    try:
+        return NamedNode(graph)
+    except ValueError as exc:
+        raise NotFound(f"'{graph}' is not a valid graph IRI", graph=graph) from exc
+
+
+class _ProgressReader:
+    """A binary stream that reports the bytes read through it (bulk loads give no progress of their own)."""
+
+    def __init__(self, stream: IO[bytes], progress: Progress | None) -> None:
+        self._stream, self._progress = stream, progress
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        if self._progress and data:
+            self._progress(len(data))
+        return data
+
+
+def _graph_marker(graph: NamedNode | DefaultGraph) -> NamedNode:
+    return NamedNode(DEFAULT_GRAPH_MARKER) if isinstance(graph, DefaultGraph) else graph
+
+
+def _in_graph(quads: Iterable[Quad], graph: NamedNode) -> Iterable[Quad]:
+    for q in quads:
+        yield Quad(q.subject, q.predicate, q.object, graph)
+
+
+class _GenerationCounting:
+    """A pyoxigraph Store seen through a proxy that bumps its owner's write generation after each write call."""
+
+    WRITES = frozenset({"add", "extend", "bulk_extend", "remove", "remove_graph", "add_graph", "clear", "clear_graph",
+                        "load", "bulk_load", "update"})
+
+    def __init__(self, store: Store, owner: "EmbeddedStore") -> None:
+        self._store, self._owner = store, owner
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._store, name)
+        if name not in self.WRITES:
+            return attr
+
+        def write(*args, **kwargs):
+            try:
+                return attr(*args, **kwargs)
+            finally:
+                self._owner.bump_generation()
+
+        return write
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def __iter__(self):
+        return iter(self._store)
+
+    def __contains__(self, quad) -> bool:
+        return quad in self._store
+
+
+class EmbeddedStore:
+    """GraphStore over a pyoxigraph Store on disk (or in memory when `path` is None)."""
+
+    def __init__(self, path: Path | None, iris: Iris, *, read_only: bool = False) -> None:
+        self.path = path
+        self.iris = iris
+        self.read_only = read_only
+        if read_only and path is not None and not (path / "CURRENT").exists():
+            raise StoreError(f"no store at {path} yet (load or ingest something first)", path=str(path))
+        try:
+            if path is None:
+                self._store = Store()
+            elif read_only:
+                self._store = Store.read_only(str(path))
+            else:
+                path.mkdir(parents=True, exist_ok=True)
+                self._store = Store(str(path))
+        except OSError as exc:
+            hint = " (is `attest serve` running on it? use the HTTP API or stop the server)" if "lock" in str(exc).lower() else ""
+            raise StoreError(f"cannot open store at {path}: {exc}{hint}", path=str(path)) from exc
+        if not read_only:
+            self._drop_stale_staging()
+        # bumped after every write completes; the query executor's snapshots compare it (attest/sparql/deadline.py)
+        self.generation = 0
+        # the generation of the last write that may have changed the graphs answer lookups remember (attest/answer/memo.py)
+        self.facts_generation = 0
+        # ... and of the last one without a declared scope (ingestion declares its writes; they change no schema)
+        self.schema_generation = 0
+        self._facts_scope = threading.local()
+        self._bump_lock = threading.Lock()
+        # (generation, IRIs whose facts it changed, IRIs of the triples whose support (stating documents) it changed),
+        # None where a write did not declare them
+        self._changes: deque[tuple[int, frozenset[str] | None, frozenset[str] | None]] = deque()
+        self._forgotten_until = 0
+
+    def bump_generation(self) -> None:
+        about = getattr(self._facts_scope, "about", None)
+        support = getattr(self._facts_scope, "support", None)
+        with self._bump_lock:  # writers in several threads: each write gets its own generation
+            generation = self.generation + 1
+            if about is None:  # no declared scope: it may have changed classes and properties too
+                self.schema_generation = generation
+            self._changes.append((generation, about, support))  # before readers can see the generation it explains
+            if len(self._changes) > CHANGES_KEPT:
+                self._forgotten_until = self._changes.popleft()[0]
+            if about is None or about:  # not declared to change no fact
+                self.facts_generation = generation
+            self.generation = generation
+
+    @contextmanager
+    def writing_facts_about(self, iris: frozenset[str], support: frozenset[str] = frozenset()) -> Iterator[None]:
+        """Writes of this thread in this block are declared to change the facts (the fact summary, the inferred
+        graph) about these IRIs only, which documents state the triples about the `support` IRIs only, and
+        nothing else answers remember (no class or property declaration, no graph list); an empty set: none."""
+        self._facts_scope.about, self._facts_scope.support = iris, support
+        try:
+            yield
+        finally:
+            self._facts_scope.about = self._facts_scope.support = None
+
+    def facts_changed_about(self, since: int, until: int) -> set[str] | None:
+        """The IRIs whose facts the writes after generation `since` up to `until` changed; None when unknown
+        (a write without a declared scope, or one too old to be remembered)."""
+        return self._changed(since, until, 1)
+
+    def support_changed_about(self, since: int, until: int) -> set[str] | None:
+        """The IRIs of the triples whose stating documents the writes after `since` up to `until` changed; None
+        when unknown."""
+        return self._changed(since, until, 2)
+
+    def _changed(self, since: int, until: int, part: int) -> set[str] | None:
+        if since < self._forgotten_until:
+            return None
+        out: set[str] = set()
+        for change in list(self._changes):
+            if since < change[0] <= until:
+                if change[part] is None:
+                    return None
+                out |= change[part]
+        return out
+
+    @property
+    def raw(self) -> Store:
+        """The underlying pyoxigraph Store, for engines that need its native API (reasoner, bulk jobs).
+
+        Writes through it bump `generation` like the methods here do, so query snapshots see them.
+        """
+        return _GenerationCounting(self._store, self)  # type: ignore[return-value]
+
+    # queries -----------------------------------------------------------------
+
+    def query(
+        self,
+        query: str,
+        *,
+        default_graph: list[str] | None = None,
+        named_graphs: list[str] | None = None,
+        union_default_graph: bool = True,
+        substitutions: Mapping[str, Term] | None = None,
+    ) -> QueryResult:
+        try:
+            return self._store.query(
+                query,
+                use_default_graph_as_union=union_default_graph and not default_graph,
+                default_graph=[_graph_node(g) if g else DefaultGraph() for g in default_graph] if default_graph else None,
+                named_graphs=[_graph_node(g) for g in named_graphs] if named_graphs else None,
+                substitutions={Variable(k): v for k, v in substitutions.items()} if substitutions else None,
+            )
+        except SyntaxError as exc:
+            raise SparqlSyntaxError(f"invalid SPARQL query: {exc}") from exc
+        except RuntimeError as exc:  # e.g. a substituted variable missing from the projection
+            raise BadRequest(f"query cannot run: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"query failed: {exc}") from exc
+
+    def update(self, update: str) -> None:
+        try:
+            self._store.update(update)
+        except SyntaxError as exc:
+            raise SparqlSyntaxError(f"invalid SPARQL update: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"update failed: {exc}") from exc
+        finally:
+            self.bump_generation()
+
+    # graphs ------------------------------------------------------------------
+
+    def graphs(self) -> list[str]:
+        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, NamedNode) and self.has_graph(g.value))
+
+    def has_graph(self, graph: str) -> bool:
+        node = _graph_node(graph)
+        return next(iter(self._store.quads_for_pattern(None, None, None, node)), None) is not None
+
+    def graph_sizes(self) -> dict[str, int]:
+        sizes = {s["g"].value: int(s["n"].value) for s in self._store.query(GRAPH_SIZES)}
+        default = next(iter(self._store.query(DEFAULT_GRAPH_SIZE)))["n"]
+        if int(default.value):
+            sizes[""] = int(default.value)
+        return dict(sorted(sizes.items()))
+
+    def quads(self, graph: str | None = None) -> Iterable[Quad]:
+        return self._store.quads_for_pattern(None, None, None, _graph_node(graph) if graph else None)
+
+    # writes ------------------------------------------------------------------
+
+    def add(self, quads: Iterable[Quad]) -> int:
+        batch = list(quads)
+        self._write(lambda: self._store.extend(batch))
+        return len(batch)
+
+    def bulk_add(self, quads: Iterable[Quad]) -> int:
+        """Add quads with Oxigraph's bulk loader (no transaction): only inside bulk_write_guard for their graphs."""
+        batch = list(quads)
+        self._write(lambda: self._store.bulk_extend(batch))
+        return len(batch)
+
+    def replace_graph(self, graph: str, quads: Iterable[Quad]) -> int:
+        """Write the new content into a staging graph, then MOVE it over `graph` in one update."""
+        target = _graph_node(graph)
+        staging = NamedNode(self._new_staging_graph())
+        batch = list(_in_graph(quads, staging))
+        if not batch:
+            self._write(lambda: self._store.update(f"DROP SILENT GRAPH {target}"))
+            return 0
+        self._write(lambda: self._store.extend(batch))
+        self._write(lambda: self._store.update(f"MOVE SILENT GRAPH {staging} TO GRAPH {target}"))
+        return len(batch)
+
+    def drop_graph(self, graph: str) -> bool:
+        node = _graph_node(graph)
+        if not self.has_graph(graph):
+            return False
+        self._write(lambda: self._store.remove_graph(node))
+        return True
+
+    def load(self, data: bytes | str | IO[bytes], fmt: RdfFormat, *, graph: str | None = None,
+             base_iri: str | None = None, source: str | None = None) -> int:
+        quads = list(parse_quads(data, fmt, graph=graph, base_iri=base_iri, source=source))
+        return self.add(quads)
+
+    def bulk_load_file(self, path: Path, *, graph: str | None = None, base_iri: str | None = None,
+                       progress: Progress | None = None) -> int:
+        """Load a file whole or not at all; returns the number of quads it added. Progress is in bytes read.
+
+        Triples into an empty graph take Oxigraph's bulk loader under bulk_write_guard, which empties the
+        graph again on a syntax error (at once) or a crash (on the next open); a large N-Triples file without
+        blank nodes is cut at line ends and loaded by one loader per core (parallel.py). Anything else (a graph
+        that already has data, dataset formats) is parsed and written in one transaction.
+        """
+        fmt = format_for_path(path)
+        target = _graph_node(graph) if graph else DefaultGraph()
+        bulk = not fmt.supports_datasets and not self._has_quads(target)
+        before = 0 if bulk else self._size(None if fmt.supports_datasets else target)
+        parts = file_parts(path, fmt) if bulk else None
+        with open_maybe_gzip(path) as raw_stream:
+            stream = _ProgressReader(raw_stream, progress)
+            source = {"path": str(path)} if progress is None and path.suffix != ".gz" else {"input": stream}
+            try:
+                if parts:  # one bulk loader per core, each on its own lines of the file
+                    with self.bulk_write_guard([graph or ""]):
+                        self._write(lambda: load_file_parts(self._store, path, parts, fmt, to_graph=target,
+                                                            progress=progress))
+                elif bulk:
+                    with self.bulk_write_guard([graph or ""]):
+                        self._write(lambda: self._store.bulk_load(format=fmt, base_iri=base_iri, to_graph=target, **source))
+                else:
+                    self._write(lambda: self._store.load(stream, fmt, base_iri=base_iri,
+                                                         to_graph=None if fmt.supports_datasets else target))
+            except SyntaxError as exc:
+                raise located(exc, str(path)) from exc
+        return self._size(None if fmt.supports_datasets else target) - before
+
+    @contextmanager
+    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator[None]:
+        """Make non-transactional writes (bulk loads) into `graphs` all-or-nothing, even across crashes.
+
+        A durable marker names the graphs while the block runs. An exception inside the block empties
+        them at once; a crash leaves the marker behind, and the next open empties them ('' is the default
+        graph). Callers guard only graphs they are about to fill from scratch. `finish`, a SPARQL update,
+        runs in the same transaction that drops the markers (e.g. merging a guarded staging graph into a
+        shared one), so it happens exactly when the guarded writes become permanent.
+        """
+        staging = NamedNode(self.iris.staging_graph_prefix + "loads")
+        markers = [Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO),
+                        _graph_marker(_graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
+        self._write(lambda: self._store.extend(markers))
+        drop_markers = quad_data("DELETE DATA", markers)
+        try:
+            yield
+            self._store.flush()  # the bulk data is durable before the markers go
+            self._write(lambda: self._store.update(f"{finish} ;\n{drop_markers}" if finish else drop_markers))
+        except BaseException:
+            self._roll_back(markers)
+            raise
+
+    # maintenance --------------------------------------------------------------
+
+    def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: str | None = None) -> None:
+        if graph is not None:
+            self._store.dump(output, fmt, from_graph=_graph_node(graph) if graph else DefaultGraph())
+        else:
+            self._store.dump(output, fmt)
+
+    def backup(self, target: Path) -> None:
+        if target.exists():
+            raise StoreError(f"backup target {target} already exists", path=str(target))
+        self._store.flush()
+        self._store.backup(str(target))
+
+    def close(self) -> None:
+        if self.path is not None and not self.read_only:
+            self._store.flush()
+        del self._store
+
+    # internals ------------------------------------------------------------------
+
+    def _write(self, op) -> None:
+        try:
+            op()
+        except OSError as exc:
+            raise StoreError(f"write failed, nothing was changed: {exc}") from exc
+        finally:
+            self.bump_generation()
+
+    def _new_staging_graph(self) -> str:
+        return f"{self.iris.staging_graph_prefix}{uuid.uuid4().hex}"
+
+    def _size(self, graph: NamedNode | DefaultGraph | None) -> int:
+        """Quads in one graph, or in the whole store when `graph` is None."""
+        if graph is None:
+            return len(self._store)
+        if isinstance(graph, DefaultGraph):
+            rows = self._store.query(DEFAULT_GRAPH_SIZE)
+        else:
+            rows = self._store.query(GRAPH_SIZES, substitutions={Variable("g"): graph})
+        return next((int(row["n"].value) for row in rows), 0)
+
+    def _has_quads(self, graph: NamedNode | DefaultGraph) -> bool:
+        return next(iter(self._store.quads_for_pattern(None, None, None, graph)), None) is not None
+
+    def _roll_back(self, markers: list[Quad]) -> None:
+        """Empty the graphs that unfinished bulk writes name, then drop their markers."""
+        for marker in markers:
+            if marker.object.value == DEFAULT_GRAPH_MARKER:
+                self._store.clear_graph(DefaultGraph())
+            else:
+                self._store.remove_graph(marker.object)
+            self._store.remove(marker)
+
+    def _drop_stale_staging(self) -> None:
+        """A staged write or bulk load that a crash interrupted is discarded: it never completed."""
+        prefix = self.iris.staging_graph_prefix
+        self._roll_back(list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)))
+        for g in list(self._store.named_graphs()):
+            if isinstance(g, NamedNode) and g.value.startswith(prefix):
+                self._store.remove_graph(g)
