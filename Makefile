@@ -53,6 +53,7 @@ REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_
 	tests/test_sparql_w3c.py tests/test_named_queries.py tests/test_gsp.py tests/test_api_core.py tests/test_store.py
 
 test: install chromium nginx
+	$(BIN)/ruff check
 	$(BIN)/pytest -q -p no:cacheprovider
 	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
 

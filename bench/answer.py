@@ -153,7 +153,6 @@ def main() -> None:
     import logging
 
     import httpx
-    import uvicorn
 
     from attest.answer.inference import reasoner_inference
     from attest.answer.memo import forget

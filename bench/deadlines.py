@@ -29,7 +29,7 @@ from bench.common import write_section  # noqa: E402
 UB = "http://swat.cse.lehigh.edu/onto/univ-bench.owl#"
 RUNAWAY = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i"
 SMALL = [
-    f"SELECT ?p ?o WHERE {{ <http://www.Department0.University0.edu/GraduateStudent1> ?p ?o }}",
+    "SELECT ?p ?o WHERE { <http://www.Department0.University0.edu/GraduateStudent1> ?p ?o }",
     f"PREFIX ub: <{UB}> SELECT ?x WHERE {{ ?x a ub:GraduateStudent ; "
     f"ub:takesCourse <http://www.Department0.University0.edu/GraduateCourse0> }}",
     f"PREFIX ub: <{UB}> SELECT ?x ?name WHERE {{ ?x ub:worksFor <http://www.Department0.University0.edu> ; "

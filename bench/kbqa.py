@@ -18,7 +18,6 @@ Targets: path recall >= 0.95 (2-hop), >= 0.90 (3-hop); Hits@1 >= 0.90, >= 0.80; 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 import statistics
@@ -201,11 +200,10 @@ def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming,
         found = path_found(q, body["relations"], naming, names)
         if SHOW_MISSES[0] > 0 and (first not in q["answers"] or not found):
             SHOW_MISSES[0] -= 1
-            top = body["paths"][0] if body["paths"] else None
             kinds = [" > ".join(next(r["predicate"] for r in body["relations"] if r["id"] == rid) for rid in p["relations"])
                      for p in body["paths"][:3]]
             print(f"miss ({'answer' if found else 'path'}): {q['question']!r} gold {'|'.join(q['path'])}; answered {first!r} by {kinds}; "
-                  f"links {[(l['text'], l['score']) for l in body['links']]}")
+                  f"links {[(link['text'], link['score']) for link in body['links']]}")
         for key in (q["type"], "all"):
             row = per_type[key]
             row["n"] += 1
@@ -218,7 +216,7 @@ def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming,
 def report(label: str, results: dict) -> None:
     for hops, r in results.items():
         print(f"\n{label}, {hops}-hop: /context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")
-        print(f"| question type | n | path recall | answer recall | Hits@1 |\n|---|---|---|---|---|")
+        print("| question type | n | path recall | answer recall | Hits@1 |\n|---|---|---|---|---|")
         for name, row in sorted(r["types"].items(), key=lambda kv: (kv[0] == "all", kv[0])):
             n = row["n"]
             print(f"| {'**all**' if name == 'all' else name} | {n} | {row['path'] / n:.3f} | {row['answer'] / n:.3f} | {row['hits1'] / n:.3f} |")

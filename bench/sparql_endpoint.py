@@ -17,7 +17,6 @@ bench/RESULTS.md under "## SPARQL endpoint", in the subsection of the mode.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import multiprocessing
 import os

@@ -48,7 +48,7 @@ def server(seeded, live_server):
 
 
 @pytest.fixture
-def page(browser, server, tmp_path):
+def page(browser, server, tmp_path):  # noqa: F811  (browser: the imported fixture)
     page = open_page(browser, viewport=(1400, 1000))
     yield page
     close_page(page, tmp_path / "screenshot.png")

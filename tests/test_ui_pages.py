@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -88,7 +87,7 @@ def server(tmp_path_factory, fake_llm):
 
 
 @pytest.fixture
-def page(browser, server, tmp_path):
+def page(browser, server, tmp_path):  # noqa: F811  (browser: the imported fixture)
     page = open_page(browser)
     yield page
     close_page(page, tmp_path / "screenshot.png")
@@ -276,7 +275,7 @@ def test_ontology_trees_link_each_term_to_its_turtle_line(page, server):
 
 
 @pytest.mark.parametrize("path", ["/", "/ui/ask", "/ui/entity/apache-jena", "/ui/documents", "/ui/ontology"])
-def test_pages_fit_a_phone_screen(browser, server, path, tmp_path):
+def test_pages_fit_a_phone_screen(browser, server, path, tmp_path):  # noqa: F811
     page = open_page(browser, viewport=(390, 844))
     try:
         page.goto(server.url + path)

@@ -9,7 +9,7 @@ from typing import Callable
 from xml.etree import ElementTree
 
 import httpx
-from rdflib import RDF, RDFS, Graph, Namespace, URIRef
+from rdflib import RDF, RDFS, Graph, Namespace
 from rdflib.collection import Collection
 from rdflib.compare import isomorphic
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Mapping
 
 from pyoxigraph import (
-    NamedNode, QueryBoolean, QueryResultsFormat, RdfFormat, parse, parse_query_results,
+    NamedNode, QueryResultsFormat, RdfFormat, parse, parse_query_results,
 )
 
 from attest import metrics
