@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VENDOR := attest/static/vendor/yasgui.min.js attest/static/vendor/cytoscape.min.js
 
-.PHONY: install chromium virtuoso nginx demo serve test test-oxigraph test-virtuoso bench clean
+.PHONY: install chromium virtuoso nginx docs demo serve test test-oxigraph test-virtuoso bench clean
 
 install: $(STAMP) $(VENDOR)
 
@@ -40,7 +40,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test,bench]'
 	touch $(STAMP)
 
-demo: install
+# the documentation site (docs/, mkdocs.yml) into attest/static/guide/, which `attest serve` serves at /guide/
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+demo: install docs
 	$(BIN)/attest ingest demo/corpus/
 	$(BIN)/attest serve
 
@@ -54,6 +58,7 @@ REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_
 
 test: install chromium nginx
 	$(BIN)/ruff check
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 	$(BIN)/pytest -q -p no:cacheprovider
 	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
 
@@ -72,4 +77,4 @@ bench: install
 	$(BIN)/python bench/answer.py
 
 clean:
-	rm -rf $(VENV) data build *.egg-info
+	rm -rf $(VENV) data build *.egg-info attest/static/guide

@@ -1,4 +1,4 @@
-"""The compact provenance layout (README "Provenance vocabulary"): the README's provenance queries answer on a freshly
+"""The compact provenance layout (docs/reference/provenance.md): the page's provenance queries answer on a freshly
 ingested document and on a document graph written in the earlier layout; nothing the layout no longer repeats is
 written; quads per generated document stay under a bound."""
 
@@ -21,9 +21,9 @@ E = "https://w3id.org/attest/entity/"
 
 
 def readme_queries() -> list[str]:
-    """The SPARQL blocks of the README's "Provenance vocabulary" section, in order: fact, mention, chunk mentions."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Provenance vocabulary"):text.index("`graph/status/{doc_id}` holds")]
+    """The SPARQL blocks of the provenance reference page, in order: fact, mention, chunk mentions."""
+    text = (REPO / "docs" / "reference" / "provenance.md").read_text(encoding="utf-8")
+    section = text[:text.index("`graph/status/{doc_id}` holds")]
     return re.findall(r"```sparql\n(.*?)```", section, re.S)
 
 
