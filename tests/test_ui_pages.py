@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from urllib.parse import urlparse
 
 import pytest
@@ -295,6 +297,42 @@ def test_home_finds_an_entity_by_label(page, server):
     page.locator("#find-label").press("Enter")
     page.locator("#found").get_by_role("link", name="Apache Jena", exact=True).click()
     page.wait_for_url("**/ui/entity/apache-jena")
+    _clean(page)
+
+
+@pytest.fixture(scope="module")
+def built_guide(tmp_path_factory):
+    """The documentation site as `make docs` builds it (mkdocs build --strict), into a folder of the module's own."""
+    site = tmp_path_factory.mktemp("guide")
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(REPO / "mkdocs.yml"),
+                    "-d", str(site)], check=True, cwd=REPO, env={"NO_MKDOCS_2_WARNING": "1", "PATH": ""})
+    return site
+
+
+def test_home_links_the_guide_and_the_api_reference(page, server, built_guide, monkeypatch):
+    """The home page's cards lead to the built guide, whose pages load nothing from outside the server, and to the
+    OpenAPI page at /docs."""
+    monkeypatch.setattr("attest.api.ui.GUIDE_DIR", built_guide)
+    page.goto(server.url + "/")
+    assert page.locator(".cards a", has_text="HTTP API").get_attribute("href") == "/docs"
+    page.locator(".cards a", has_text="Guide").click()
+    page.wait_for_url("**/guide/")
+    assert page.title() == "Attest"
+    page.locator("a[href='tutorial/']").first.click()
+    page.wait_for_url("**/guide/tutorial/")
+    assert page.title() == "Tutorial - Attest"
+    assert page.locator("text=make demo").count() > 0
+    _clean(page)
+
+
+def test_guide_not_built_says_how_to_build_it(page, server, tmp_path, monkeypatch):
+    monkeypatch.setattr("attest.api.ui.GUIDE_DIR", tmp_path / "no-site")
+    page.goto(server.url + "/ui/ask")
+    page.get_by_role("link", name="Guide").click()
+    page.wait_for_url("**/guide/")
+    text = page.locator("main").inner_text()
+    assert "make docs" in text and "docs/" in text
+    assert page.get_by_role("link", name="/docs").get_attribute("href") == "/docs"
     _clean(page)
 
 

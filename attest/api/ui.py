@@ -1,4 +1,4 @@
-"""The browser UI: the home page at /, the pages under /ui/ (SPARQL editor, ask, entity, documents, ontology)."""
+"""The browser UI: the home page at /, the pages under /ui/ (SPARQL editor, ask, entity, documents, ontology), the guide."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 
 from attest.api.browse import ontology_source
 from attest.api.deps import IrisDep, SettingsDep
@@ -16,6 +16,16 @@ from attest.named_queries import known_prefixes
 from attest.vocab import Iris
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+GUIDE_DIR = STATIC_DIR / "guide"  # the documentation site, written there by `make docs` (mkdocs build)
+GUIDE_NOT_BUILT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Attest · Guide not built</title>
+<link rel="stylesheet" href="/static/attest.css"></head>
+<body><main class="page"><h1>The guide is not built here</h1>
+<p>The documentation site is built from the <code>docs/</code> folder of the repository by <code>make docs</code>
+(or <code>make demo</code>), and then served at this address. Until then, read the Markdown pages in
+<code>docs/</code>, or the HTTP API reference of this server at <a href="/docs">/docs</a>.</p>
+<p><a href="/">Back to the home page</a></p></main></body></html>
+"""
 CONFIG_SLOT = "__ATTEST_CONFIG__"
 EXAMPLE_QUERY = """SELECT ?class ?label ?comment WHERE {
   ?class a owl:Class ; rdfs:label ?label .
@@ -114,3 +124,24 @@ def static(path: str) -> FileResponse:
     # vendored files change only with ui/package-lock.json; ours should be revalidated on each load
     cache = "public, max-age=86400" if target.parent.name == "vendor" else "no-cache"
     return FileResponse(target, headers={"Cache-Control": cache})
+
+
+@router.get("/guide", include_in_schema=False)
+def guide_root() -> RedirectResponse:
+    return RedirectResponse("/guide/")
+
+
+@router.get("/guide/{path:path}", include_in_schema=False, response_model=None)
+def guide(path: str) -> FileResponse | HTMLResponse | RedirectResponse:
+    """The built documentation site; a page saying how to build it when it is not there."""
+    root = GUIDE_DIR.resolve()
+    if not (root / "index.html").is_file():
+        return HTMLResponse(GUIDE_NOT_BUILT, status_code=404, headers={"Cache-Control": "no-cache"})
+    target = (root / path).resolve()
+    if target.is_relative_to(root) and target.is_dir():
+        if path and not path.endswith("/"):  # the page's relative links need the folder's address
+            return RedirectResponse(f"/guide/{path}/")
+        target = target / "index.html"  # mkdocs writes each page as a folder's index.html
+    if not target.is_relative_to(root) or not target.is_file():
+        raise NotFound(f"no page '{path}' in the guide", path=path)
+    return FileResponse(target, headers={"Cache-Control": "no-cache"})
