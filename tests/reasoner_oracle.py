@@ -72,7 +72,7 @@ REFLEXIVE_SKIPPED = {RDFS_ + "subClassOf", RDFS_ + "subPropertyOf", OWL_ + "equi
 
 
 def is_documented_difference(t: Triple) -> bool:
-    """Triples where owlrl and the W3C rules as Attest applies them part ways (README "Reasoner", differences):
+    """Triples where owlrl and the W3C rules as Attest applies them part ways (docs/reference/reasoner.md, differences):
     reflexive axioms. Attest skips eq-ref (x sameAs x for every term); owlrl skips the reflexive c ⊑ c, p ⊑ p,
     c ≡ c, p ≡ p that scm-sco, scm-spo, scm-eqc1/2, scm-eqp1/2 give for a class or property not declared as one."""
     return t.subject == t.object and t.predicate.value in REFLEXIVE_SKIPPED

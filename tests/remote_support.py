@@ -238,7 +238,7 @@ class VirtuosoServer:
 
 def virtuoso_differs(reason: str):
     """Skip a test on Virtuoso only, where Virtuoso itself departs from SPARQL 1.1 or its protocols in a way Attest
-    cannot paper over (`reason` names that behaviour; the README's "Remote store" lists them)."""
+    cannot paper over (`reason` names that behaviour; docs/how-to/remote-store.md lists them)."""
     return pytest.mark.skipif(store_kind_under_test() == "virtuoso", reason=f"Virtuoso: {reason}")
 
 

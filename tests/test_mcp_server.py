@@ -51,7 +51,7 @@ def test_every_tool_on_the_demo_corpus_in_process(state):
 
 
 def test_the_readmes_worked_example_holds(state):
-    """README "MCP server": kag_query, the model's text with the markers it gave, verify_citations, explain_fact."""
+    """docs/how-to/mcp.md, the worked example: kag_query, the model's text with the markers it gave, verify_citations, explain_fact."""
     async def work():
         async with connect(state) as client:
             context = result(await client.call_tool("kag_query", {"query": "Which database does Oxigraph use?",

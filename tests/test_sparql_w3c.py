@@ -8,7 +8,7 @@ from tests.w3c_protocol import Endpoints, http_reset, run_all
 # passing now: protocol 34/34, GSP indirect 9/9, GSP direct 4/4; a regression lowers the count
 EXPECTED_PASSES = 47
 # Virtuoso's default graph is always the union of all its graphs: it has no default graph of its own for
-# PUT /store?default to replace (CLEAR DEFAULT is refused, SP031); the README's "Remote store" lists this
+# PUT /store?default to replace (CLEAR DEFAULT is refused, SP031); docs/how-to/remote-store.md lists this
 KNOWN_FAILURES = {"virtuoso": {"PUT/GET on the default graph"}}
 
 
