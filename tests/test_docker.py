@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -44,6 +45,14 @@ def test_ui_vendor_step_is_the_same_in_the_image_and_the_makefile():
     copied = re.findall(r"ui/node_modules/\S+", _dockerfile())
     assert copied and all(path in makefile for path in copied)
     assert "npm ci --prefix ui" in makefile
+
+
+def test_guide_is_built_with_the_pins_of_the_test_extra():
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    pins = [p for p in pyproject["project"]["optional-dependencies"]["test"] if p.startswith("mkdocs")]
+    text = _dockerfile()
+    assert len(pins) == 2 and all(pin in text for pin in pins)
+    assert "mkdocs build --strict" in text and "COPY --from=guide /src/guide/ attest/static/guide/" in text
 
 
 def test_cluster_profile_runs_two_replicas_over_one_oxigraph_server_behind_nginx():
