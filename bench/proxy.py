@@ -52,7 +52,7 @@ def seed(settings, turns: int) -> float:
         pipeline.ingest_path(path)
     store.close()
     ns = Namespace("bench", settings, iris)
-    memory_pipeline = ns.pipeline(rules=True)
+    memory_pipeline = ns.pipeline()
     with memory_pipeline.batched(50_000):
         previous = None
         for i in range(turns):

@@ -4,6 +4,7 @@ same namespace only, citable; conversation ids; masked secrets; stored injection
 from __future__ import annotations
 
 import re
+import time
 
 import httpx
 import pytest
@@ -255,3 +256,70 @@ def test_concurrent_turns_of_one_conversation_get_distinct_ordered_indexes(serve
     assert indexes == list(range(12))
     links = list(store.query(f"SELECT ?a WHERE {{ GRAPH ?g {{ ?a <{ATT}next> ?b }} }}"))
     assert len(links) == 11
+
+
+def _extraction_calls(fake) -> list:
+    return [r for r in fake.chat_requests if r.json.get("response_format")]
+
+
+def test_a_turn_is_recallable_while_the_llm_still_extracts_it(settings, fake_llm):
+    """The rules store the turn at once; the model's extraction (held back here) replaces it later."""
+    import threading
+
+    from tests.fakes.openai_server import Reply
+    from tests.ingest_support import chunk_of, entity, extraction, relation
+
+    release = threading.Event()
+
+    def upstream(request):
+        if request.json.get("response_format"):
+            release.wait(30)
+            found = [entity("Falcon", "Software"), entity("PostgreSQL", "Database")] if "Falcon" in chunk_of(request) else []
+            return Reply(content=extraction(found, [relation("Falcon", "uses", "PostgreSQL")] if found else []))
+        return Reply(content="Falcon uses PostgreSQL <<entity:falcon>>.")
+
+    fake_llm.respond_with(upstream)
+    with serve(proxy_settings(settings, fake_llm, proxy_memory_extractor="auto"), seed=False) as server:
+        try:
+            client(server, **{"X-KGProxy-Namespace": "quick", "X-KGProxy-Conversation": "first"}).chat.completions.create(
+                model="test-model", messages=[{"role": "user", "content": FACT}])
+            deadline = time.monotonic() + 30
+            while not _extraction_calls(fake_llm) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _extraction_calls(fake_llm), "the LLM enrichment never started"
+            assert turns_in_store(server, "quick") == 2  # written by the rules while the model is still busy
+            client(server, **{"X-KGProxy-Namespace": "quick", "X-KGProxy-Conversation": "second"}).chat.completions.create(
+                model="test-model", messages=[{"role": "user", "content": "What does Falcon use?"}])
+            chats = [r for r in fake_llm.chat_requests if not r.json.get("response_format")]
+            assert "<<entity:postgresql>>" in memory_block(system_message(chats[-1]))
+        finally:
+            release.set()
+        settle(server)
+        store = export(server, "quick")
+    agents = {r["label"].value for r in store.query(
+        "SELECT ?label WHERE { GRAPH ?g { ?run <http://www.w3.org/ns/prov#wasAssociatedWith> ?a . "
+        "?a <http://www.w3.org/2000/01/rdf-schema#label> ?label } }")}
+    assert "llm:test-model" in agents  # the first turn's document now holds the model's extraction
+    assert store.query("ASK { GRAPH ?g { <https://w3id.org/attest/entity/falcon> "
+                       "<https://w3id.org/attest/ontology#uses> <https://w3id.org/attest/entity/postgresql> } }")
+
+
+def test_a_model_that_keeps_failing_to_extract_is_not_retried_on_every_turn(settings, fake_llm):
+    from tests.fakes.openai_server import Reply
+
+    fake_llm.respond_with(lambda request: Reply(content="not json at all" if request.json.get("response_format") else "Noted."))
+    overrides = {"proxy_memory_extractor": "auto", "llm_max_retries": 1, "proxy_breaker_failures": 2,
+                 "proxy_breaker_cooloff_s": 600.0}
+    with serve(proxy_settings(settings, fake_llm, **overrides), seed=False) as server:
+        c = client(server, **{"X-KGProxy-Namespace": "flaky", "X-KGProxy-Conversation": "one"})
+        for i in range(4):
+            c.chat.completions.create(model="test-model", messages=[{"role": "user", "content": f"Falcon uses Kafka {i}."}])
+            settle(server)
+        assert turns_in(server, "flaky") == 8  # every turn kept, by the rules
+    # two failed turns (two attempts each) open the breaker; the later turns make no extraction call
+    assert len(_extraction_calls(fake_llm)) == 2 * 2
+
+
+def turns_in_store(server, namespace: str) -> int:
+    response = httpx.get(server.url + "/admin/namespaces")
+    return next((ns["turns"] for ns in response.json()["namespaces"] if ns["name"] == namespace), 0)

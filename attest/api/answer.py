@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, field_validator
 
 from attest.answer.inference import reasoner_inference
+from attest.answer.limits import MAX_HINTS, MAX_HOPS, MAX_LIMIT, MAX_QUESTION_BYTES, MAX_VERIFY_CHARS
 from attest.answer.models import ContextResponse, VerifyReport
 from attest.answer.retrieve import ContextQuery
 from attest.answer.service import AnswerService
@@ -15,11 +16,6 @@ from attest.api.heavy import Heavy
 from attest.sparql.deadline import live_store
 from attest.vocab import is_valid_id
 
-MAX_QUESTION_BYTES = 10 * 1024
-MAX_HINTS = 50
-MAX_HOPS = 3
-MAX_LIMIT = 100
-MAX_VERIFY_CHARS = 200_000
 
 router = APIRouter(tags=["answers"])
 

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from attest.answer.inference import reasoner_inference
-from attest.answer.models import VerifyReport
-from attest.answer.service import AnswerService
-from attest.api.answer import MAX_HOPS, MAX_LIMIT, MAX_QUESTION_BYTES, MAX_VERIFY_CHARS
+from attest.answer.limits import MAX_HOPS, MAX_LIMIT, MAX_QUESTION_BYTES, MAX_VERIFY_CHARS
 from attest.cli.base import cli, settings_of
-from attest.store import open_store
-from attest.vocab import Iris
+
+if TYPE_CHECKING:
+    from attest.answer.models import VerifyReport
 
 MODES = ("auto", "llm", "extractive")
 
 
 def _service_run(ctx: typer.Context, work):
+    from attest.answer.inference import reasoner_inference  # spaCy and the OpenAI client: imported when used
+    from attest.answer.service import AnswerService
+    from attest.store import open_store
+    from attest.vocab import Iris
+
     settings = settings_of(ctx)
     store = open_store(settings, read_only=True)
     try:

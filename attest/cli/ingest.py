@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from tqdm import tqdm
@@ -13,14 +13,11 @@ from tqdm import tqdm
 from attest.cli.base import cli, settings_of
 from attest.errors import NotFound
 from attest.ingest.load import collect_files
-from attest.ingest.pipeline import DocumentReport, IngestPipeline
-from attest.ingest.session import make_reasoner, open_session
-from attest.ingest.unmerge import unmerge
-from attest.ingest.validate_store import validate_store
-from attest.ingest.status import StatusRegistry
-from attest.ontology import load_ontology
 from attest.store import open_store
 from attest.vocab import ONT, Iris
+
+if TYPE_CHECKING:
+    from attest.ingest.pipeline import DocumentReport
 
 entities_cli = typer.Typer(help="Inspect and correct entity resolution.", no_args_is_help=True)
 cli.add_typer(entities_cli, name="entities")
@@ -34,6 +31,9 @@ def ingest(
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Retry the failed chunks of failed documents")] = False,
 ) -> None:
     """Ingest documents: chunk, extract, validate, resolve, map to RDF, SHACL-gate, commit one graph per document."""
+    from attest.ingest.session import open_session  # the pipeline's extractors and SHACL: imported when used
+    from attest.ontology import load_ontology
+
     if not paths and not retry_failed:
         raise typer.BadParameter("give files or folders to ingest, or --retry-failed", param_hint="PATHS")
     settings = settings_of(ctx)
@@ -115,6 +115,8 @@ def status(
     offset: Annotated[int, typer.Option(min=0, help="Documents skipped before the list starts")] = 0,
 ) -> None:
     """Status of the ingested documents and their chunks (pending, done, failed, quarantined), a page at a time."""
+    from attest.ingest.status import StatusRegistry
+
     settings = settings_of(ctx)
     store = open_store(settings, read_only=True)
     try:
@@ -138,6 +140,8 @@ def status(
 @cli.command()
 def validate(ctx: typer.Context) -> None:
     """Run the SHACL shapes over every document graph in the store; exit 1 when any violates them."""
+    from attest.ingest.validate_store import validate_store
+
     settings = settings_of(ctx)
     store = open_store(settings, read_only=True)
     try:
@@ -160,6 +164,10 @@ def entities_unmerge(
     label: Annotated[Optional[str], typer.Argument(help="The merged spelling to split off (default: every merged spelling)")] = None,
 ) -> None:
     """Undo a merge: the spelling becomes its own entity in every document, and is never merged into this one again."""
+    from attest.ingest.pipeline import IngestPipeline
+    from attest.ingest.session import make_reasoner
+    from attest.ingest.unmerge import unmerge
+
     settings = settings_of(ctx)
     store = open_store(settings)
     try:

@@ -12,7 +12,6 @@ from tqdm import tqdm
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
 from attest.store.embedded import EmbeddedStore
-from attest.store.remote import RemoteStore, chunks
 from attest.vocab import Iris
 
 
@@ -40,6 +39,8 @@ def migrate(
     """Copy every graph of the embedded store (data_dir) into a remote store; the embedded store is left as it is.
 
     A cut copy leaves load markers behind: the next Attest process to open the target empties those graphs."""
+    from attest.store.remote import RemoteStore, chunks  # httpx: imported when used
+
     settings = settings_of(ctx)
     iris = Iris(settings.base_iri)
     source = EmbeddedStore(settings.store_path, iris, read_only=True)

@@ -116,15 +116,19 @@ class IngestPipeline:
             return DocumentReport(source, "rejected", message=exc.message)
 
     def ingest_bytes(self, data: bytes, *, source: str, media_type: str | None = None,
-                     extra_quads: Sequence[Quad] = ()) -> DocumentReport:
+                     extra_quads: Sequence[Quad] = (), replace_other_extraction: bool = False) -> DocumentReport:
         """Load and ingest; bad input raises (the API turns it into a 4xx), nothing is stored."""
         start = time.perf_counter()
         loaded = load_bytes(data, source=source, media_type=media_type, max_bytes=self.settings.max_file_bytes)
-        return self.ingest(loaded, load_s=time.perf_counter() - start, extra_quads=extra_quads)
+        return self.ingest(loaded, load_s=time.perf_counter() - start, extra_quads=extra_quads,
+                           replace_other_extraction=replace_other_extraction)
 
-    def ingest(self, doc: LoadedDocument, *, load_s: float = 0.0, extra_quads: Sequence[Quad] = ()) -> DocumentReport:
+    def ingest(self, doc: LoadedDocument, *, load_s: float = 0.0, extra_quads: Sequence[Quad] = (),
+               replace_other_extraction: bool = False) -> DocumentReport:
         """`extra_quads`: the caller's own records about the document (the chat proxy's episode), written into its
-        graph in the same transaction, after the SHACL gate; a rebuild from stored chunks does not keep them."""
+        graph in the same transaction, after the SHACL gate; a rebuild from stored chunks does not keep them.
+        `replace_other_extraction`: the same text stored from another extractor is not 'unchanged' but extracted
+        again by this pipeline's extractor (the chat proxy's LLM enrichment of a turn first stored by the rules)."""
         doc_id = document_id(doc.source)
         chash = content_hash(doc.text)
         timings = dict.fromkeys(STAGES, 0.0)
@@ -133,7 +137,8 @@ class IngestPipeline:
             if self._batch is not None and doc_id in self._batch:
                 self._settle()  # the same document twice in one batch: the second run must see the first
             prior = self.registry.get(doc_id)
-            if prior is not None and prior.state == "done" and prior.content_hash == chash:
+            if prior is not None and prior.state == "done" and prior.content_hash == chash and \
+                    not (replace_other_extraction and prior.extractor != self.extractor_name):
                 return DocumentReport(doc.source, "unchanged", doc_id, "done", chunks=len(prior.chunks),
                                       extractor=prior.extractor, timings=timings)
             t = time.perf_counter()
@@ -185,6 +190,16 @@ class IngestPipeline:
             self._index = None  # entities only this document named are gone
             self._reason(graphs[0], facts)
             return True
+
+    @contextmanager
+    def extracting_with(self, extractor: Extractor) -> Iterator[None]:
+        """Run this pipeline's ingests with another extractor until the block ends (no other ingest meanwhile)."""
+        with self._lock:
+            saved, self.extractor = self.extractor, extractor
+            try:
+                yield
+            finally:
+                self.extractor = saved
 
     # the pipeline proper -----------------------------------------------------------------
 

@@ -9,7 +9,8 @@ from pyoxigraph import RdfFormat
 
 from attest.answer.llm_answer import answer_messages
 from attest.answer.retrieve import ContextQuery
-from attest.api.answer import MAX_QUESTION_BYTES, answer_service
+from attest.answer.limits import MAX_QUESTION_BYTES
+from attest.api.answer import answer_service
 from attest.errors import BadRequest, NotFound
 from attest.mcp.named import named_tools
 

@@ -8,7 +8,8 @@ from typing import Any, Awaitable, Callable
 from pydantic import BaseModel, Field
 
 from attest.answer.retrieve import ContextQuery
-from attest.api.answer import MAX_VERIFY_CHARS, AnswerRequest, KagQuery, answer_service
+from attest.answer.limits import MAX_VERIFY_CHARS
+from attest.api.answer import AnswerRequest, KagQuery, answer_service
 from attest.api.entities import entity_card
 from attest.api.heavy import heavy
 from attest.api.paging import DEFAULT_LIMIT, MAX_LIMIT

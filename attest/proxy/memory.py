@@ -9,7 +9,7 @@ import shutil
 import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterator
@@ -18,9 +18,11 @@ from urllib.parse import quote
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, serialize
 
 from attest.errors import AttestError
+from attest.extract.llm import LlmExtractor, llm_available
 from attest.ingest.pipeline import IngestPipeline, document_id
 from attest.ingest.session import open_session
 from attest.ontology import load_ontology
+from attest.proxy.enrich import Enricher, Precomputed
 from attest.proxy.secrets import mask_secrets
 from attest.settings import Settings
 from attest.store import EmbeddedStore, fulltext
@@ -38,6 +40,15 @@ ORDER BY DESC(?i) LIMIT 1"""
 COUNTS = f"""SELECT (COUNT(DISTINCT ?e) AS ?turns) (COUNT(DISTINCT ?c) AS ?conversations) WHERE {{
   GRAPH ?g {{ ?e a <{ATT}Episode> ; <{ATT}conversation> ?c }} }}"""
 ENTITY_COUNT = f"""SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ GRAPH ?g {{ ?m <{ATT}denotes> ?x }} }}"""
+
+
+@dataclass(frozen=True)
+class StoredTurn:
+    """A turn as stored: its document source, masked text and episode record (kept for its enrichment)."""
+
+    source: str
+    data: bytes
+    episode: list[Quad]
 
 
 @dataclass(frozen=True)
@@ -96,7 +107,7 @@ class Namespace:
         load_ontology(self.store, settings.ontology_dir, iris)  # types, labels and shapes read the class hierarchy
         self.lock = _SharedLock()
         self._pipeline: IngestPipeline | None = None
-        self._rules_pipeline: IngestPipeline | None = None
+        self._enricher: Enricher | None = None
 
     @contextmanager
     def reading(self) -> Iterator[EmbeddedStore | None]:
@@ -104,24 +115,36 @@ class Namespace:
         with self.lock.shared():
             yield self.store
 
-    def pipeline(self, *, rules: bool = False) -> IngestPipeline:
-        offline = rules or self.settings.proxy_memory_extractor == "rules"
-        if offline:
-            if self._rules_pipeline is None:
-                self._rules_pipeline = open_session(self.store, self.settings, offline=True, reason=False).pipeline
-            return self._rules_pipeline
-        if self._pipeline is None:
-            self._pipeline = open_session(self.store, self.settings, offline=False, reason=False).pipeline
+    def open_writer(self) -> None:
+        """The rule pipeline that stores turns and, when the LLM answers and the setting allows, the enricher
+        (the first request of a namespace opens them, so its first turn does not wait for them)."""
+        with self.reading() as store:
+            if store is not None:
+                self._open_writer(store)
+
+    def _open_writer(self, store: EmbeddedStore) -> None:
+        if self._pipeline is not None:
+            return
+        self._pipeline = open_session(store, self.settings, offline=True, reason=False).pipeline
+        if self.settings.proxy_memory_extractor == "auto" and llm_available(self.settings):
+            self._enricher = Enricher(LlmExtractor(self.settings, self._pipeline.terms), self.settings)
+
+    def pipeline(self) -> IngestPipeline:
+        """The pipeline that stores turns (with the rule extractor)."""
+        self.open_writer()
+        assert self._pipeline is not None, "the namespace was purged"
         return self._pipeline
 
     # writing ----------------------------------------------------------------------------
 
-    def store_turns(self, conversation: str, turns: list[Turn]) -> list[str]:
-        """Each turn (secrets masked) as a document with its episode record; returns their document ids."""
-        written: list[str] = []
+    def store_turns(self, conversation: str, turns: list[Turn]) -> list[StoredTurn]:
+        """Each turn (secrets masked) as a document with its episode record, extracted by the offline rules so that
+        it is recallable at once; returns what was stored, for the LLM enrichment that may follow."""
+        written: list[StoredTurn] = []
         with self.reading() as store:
             if store is None:
                 return written
+            self._open_writer(store)
             index, previous = self._last_turn(store, conversation)
             for turn in turns:
                 text, _ = mask_secrets(turn.text)
@@ -130,25 +153,41 @@ class Namespace:
                 index += 1
                 source = f"{conversation}-{index}-{turn.role}"
                 doc_id = document_id(source)
-                extra = episode_quads(self.iris, self.name, conversation, doc_id, index, turn, text, previous)
-                report = self._ingest(text, source, extra)
-                if report is not None:
-                    written.append(doc_id)
+                stored = StoredTurn(source, text.encode("utf-8"),
+                                    episode_quads(self.iris, self.name, conversation, doc_id, index, turn, text, previous))
+                if self._ingest(stored) is not None:
+                    written.append(stored)
                     previous = doc_id
         return written
 
-    def _ingest(self, text: str, source: str, extra: list[Quad]):
-        data = text.encode("utf-8")
+    def _ingest(self, turn: StoredTurn, extractor: Precomputed | None = None):
+        assert self._pipeline is not None
         try:
-            report = self.pipeline().ingest_bytes(data, source=source, media_type="text/plain", extra_quads=extra)
-            if report.status == "failed":  # the LLM extractor failed: the offline rules still keep the turn
-                log.warning("memory: extraction of %s failed (%s); stored with the offline rules", source, report.message)
-                report = self.pipeline(rules=True).ingest_bytes(data, source=source, media_type="text/plain",
-                                                                extra_quads=extra)
-            return report
+            with self._pipeline.extracting_with(extractor) if extractor is not None else nullcontext():
+                return self._pipeline.ingest_bytes(turn.data, source=turn.source, media_type="text/plain",
+                                                   extra_quads=turn.episode, replace_other_extraction=True)
         except AttestError as exc:  # an empty or unreadable turn: nothing to remember
-            log.warning("memory: turn %s not stored: %s", source, exc.message)
+            log.warning("memory: turn %s not stored: %s", turn.source, exc.message)
             return None
+
+    @property
+    def enriches(self) -> bool:
+        return self._enricher is not None
+
+    def extract_with_llm(self, turn: StoredTurn) -> Precomputed | None:
+        """The LLM's extraction of a stored turn (no store access: runs beside the writer)."""
+        return self._enricher.extract(turn.data, turn.source) if self._enricher is not None else None
+
+    def enrich(self, turn: StoredTurn, extraction: Precomputed) -> None:
+        """Replace the turn's rule extraction with the LLM's, in one commit; the rules again if that fails."""
+        with self.reading() as store:
+            if store is None:
+                return
+            report = self._ingest(turn, extraction)
+            if report is not None and report.status == "failed":
+                log.warning("memory: the LLM extraction of %s was not stored (%s); it keeps the rules'", turn.source,
+                            report.message)
+                self._ingest(turn)
 
     def _last_turn(self, store: EmbeddedStore, conversation: str) -> tuple[int, str | None]:
         rows = list(store.query(LAST_TURN, substitutions={"c": NamedNode(conversation_iri(self.iris, conversation))}))
@@ -226,6 +265,7 @@ class Memory:
         self._open: dict[str, Namespace] = {}
         self._lock = threading.Lock()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgproxy-memory")
+        self._llm_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgproxy-enrich")  # LLM calls only
         self._pending = 0
         self._pending_lock = threading.Lock()
 
@@ -241,23 +281,51 @@ class Memory:
             ns = self._open.get(name)
             if ns is None:
                 ns = self._open[name] = Namespace(name, self.settings, self.iris)
+                self._writer.submit(ns.open_writer)
             return ns
 
     def remember(self, namespace: str, conversation: str, turns: list[Turn]) -> Future:
-        """Store the turns in the background (after the reply has gone); `pending` counts what is not written yet."""
-        with self._pending_lock:
-            self._pending += 1
+        """Store the turns in the background (after the reply has gone), then have the LLM enrich them beside the
+        writer; `pending` counts what is not written or not enriched yet."""
+        self._count(+1)
         return self._writer.submit(self._write, namespace, conversation, turns)
 
-    def _write(self, namespace: str, conversation: str, turns: list[Turn]) -> list[str]:
+    def _write(self, namespace: str, conversation: str, turns: list[Turn]) -> list[StoredTurn]:
         try:
-            return self.namespace(namespace).store_turns(conversation, turns)
+            ns = self.namespace(namespace)
+            stored = ns.store_turns(conversation, turns)
+            if ns.enriches:
+                for turn in stored:
+                    self._count(+1)
+                    self._llm_worker.submit(self._extract, ns, turn)
+            return stored
         except Exception:  # a background job has no caller to tell: log it whole, keep the writer alive
             log.exception("memory: turns of conversation %s in namespace %s were not stored", conversation, namespace)
             return []
         finally:
-            with self._pending_lock:
-                self._pending -= 1
+            self._count(-1)
+
+    def _extract(self, ns: Namespace, turn: StoredTurn) -> None:
+        try:
+            if (extraction := ns.extract_with_llm(turn)) is not None:
+                self._count(+1)
+                self._writer.submit(self._replace, ns, turn, extraction)
+        except Exception:
+            log.exception("memory: the LLM extraction of turn %s failed", turn.source)
+        finally:
+            self._count(-1)
+
+    def _replace(self, ns: Namespace, turn: StoredTurn, extraction: Precomputed) -> None:
+        try:
+            ns.enrich(turn, extraction)
+        except Exception:
+            log.exception("memory: the LLM extraction of turn %s was not stored", turn.source)
+        finally:
+            self._count(-1)
+
+    def _count(self, delta: int) -> None:
+        with self._pending_lock:
+            self._pending += delta
 
     @property
     def pending(self) -> int:
@@ -265,7 +333,7 @@ class Memory:
             return self._pending
 
     def drain(self) -> None:
-        """Wait until every turn submitted so far is written."""
+        """Wait until every turn submitted so far is written (its enrichment may still follow)."""
         self._writer.submit(lambda: None).result()
 
     def purge(self, name: str) -> bool:
@@ -287,6 +355,7 @@ class Memory:
         return True
 
     def close(self) -> None:
+        self._llm_worker.shutdown(wait=True, cancel_futures=True)
         self._writer.shutdown(wait=True)
         with self._lock:
             for ns in self._open.values():
@@ -302,5 +371,5 @@ def valid_conversation(value: str) -> bool:
     return bool(CONVERSATION.match(value))
 
 
-__all__ = ["EXPORT_FORMATS", "Memory", "Namespace", "Turn", "conversation_iri", "episode_quads", "valid_conversation",
+__all__ = ["EXPORT_FORMATS", "Memory", "Namespace", "StoredTurn", "Turn", "conversation_iri", "episode_quads", "valid_conversation",
            "valid_namespace"]
