@@ -188,3 +188,18 @@ def test_a_file_that_cleans_to_nothing_is_refused_by_name(tmp_path):
     assert "documents: 1 new, 0 changed, 0 unchanged, 2 failed" in proc.stdout
     status = attest(tmp_path, "status").stdout
     assert "ok.txt" in status and "blank.txt" not in status and "markup.md" not in status  # nothing stored for them
+
+
+def test_a_bulk_ingest_leaves_the_store_compacted(tmp_path):
+    """Its writes are not left in level-0 files: a further full compaction finds nothing to merge."""
+    from pyoxigraph import Store
+
+    write_corpus(tmp_path / "in", 20)
+    result = attest(tmp_path, "ingest", str(tmp_path / "in"))
+    assert result.returncode == 0, result.stderr
+    folder = tmp_path / "data" / "store"
+    after_ingest = sorted(p.name for p in folder.glob("*.sst"))
+    store = Store(str(folder))
+    store.optimize()
+    del store
+    assert len(after_ingest) == len(list(folder.glob("*.sst"))), after_ingest

@@ -74,6 +74,8 @@ def ingest(
             typer.echo(f"reasoner: came up over {reasoner.first.asserted} asserted triples ({kept}), then derived "
                        f"each write's consequences; {reasoner.inferred_count()} inferred triples now")
         typer.echo(summary(reports, distinct_counts(store, iris)))
+        if any(r.outcome in ("new", "changed", "retried") for r in reports):
+            store.compact()
     finally:
         store.close()
     if any(r.outcome in ("failed", "rejected") for r in reports):

@@ -68,4 +68,7 @@ class GraphStore(Protocol):
 
     def backup(self, target: Path) -> None: ...
 
+    def compact(self) -> None:
+        """Rewrite the store's files compactly after a bulk write (a server store compacts its own: nothing)."""
+
     def close(self) -> None: ...

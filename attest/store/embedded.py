@@ -335,6 +335,11 @@ class EmbeddedStore:
         self._store.flush()
         self._store.backup(str(target))
 
+    def compact(self) -> None:
+        if self.path is not None and not self.read_only:
+            self._store.flush()  # the memtables to files, so that the write-ahead log can go
+            self._store.optimize()  # a full RocksDB compaction: a bulk ingest leaves its writes in level-0 files
+
     def close(self) -> None:
         if self.path is not None and not self.read_only:
             self._store.flush()

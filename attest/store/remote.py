@@ -634,6 +634,9 @@ class RemoteStore:
         with (target / "dataset.nq").open("wb") as out:
             self.dump(out, RdfFormat.N_QUADS)
 
+    def compact(self) -> None:
+        pass  # the server manages its own files
+
     def close(self) -> None:
         self._client.close()
 
