@@ -100,3 +100,48 @@ def test_a_worker_that_does_not_start_in_time_leaves_the_stage_to_the_server(sto
     assert report.status == "done" and report.triples and report.extractor == RuleExtractor.name
     assert "did not start within" in caplog.text
     assert list(store.quads(iris.document_graph(report.doc_id)))
+
+
+def test_files_gated_in_the_worker_while_the_next_is_extracted_give_the_graphs_of_one_at_a_time(
+        tmp_path_factory, llm_settings, iris, fake_llm):
+    """IngestPipeline.ingest_paths: the same documents, reports and quarantine as ingest_path file by file, also
+    with a rejected file, a fact the shapes quarantine and the same file twice in the stream."""
+    from attest.store import open_store
+    from tests.fakes.openai_server import Reply
+    from tests.ingest_support import chunk_of
+
+    def extract(request):
+        text = chunk_of(request)
+        found = [entity(name, kind) for name, kind in (("Oxigraph", "TripleStore"), ("RocksDB", "Database"),
+                                                        ("Tim Berners-Lee", "Person")) if name in text]
+        rels = [relation("Oxigraph", "uses", other) for other in ("RocksDB", "Tim Berners-Lee")
+                if "Oxigraph" in text and other in text]  # uses -> Person: quarantined
+        return Reply(content=extraction(found, rels))
+
+    fake_llm.respond_with(extract)
+    folder = tmp_path_factory.mktemp("files")
+    texts = ["Oxigraph uses RocksDB.", "Oxigraph uses Tim Berners-Lee.", "RocksDB is fast.", OXIGRAPH_V1]
+    for i, text in enumerate(texts):
+        (folder / f"d{i}.txt").write_text(text, encoding="utf-8")
+    (folder / "empty.txt").write_text("", encoding="utf-8")
+    files = [(folder / n, n) for n in ["d0.txt", "empty.txt", "d1.txt", "d2.txt", "d1.txt", "d3.txt"]]
+    runs = []
+    for streamed in (False, True):
+        store = open_store(llm_settings.model_copy(update={"data_dir": tmp_path_factory.mktemp("stream")}))
+        pipeline = llm_pipeline(store, llm_settings)
+        worker = offload(pipeline) if streamed else None
+        try:
+            if streamed:
+                reports = list(pipeline.ingest_paths(files, pipeline.gate.gate_later))
+            else:
+                reports = [pipeline.ingest_path(path, source) for path, source in files]
+            outcomes = [(r.source, r.outcome, r.triples, len(r.quarantined)) for r in reports]
+            graphs = {r.doc_id: _document_graph(store, iris, r.doc_id) for r in reports if r.doc_id}
+            runs.append((outcomes, graphs, len(list(store.quads(iris.quarantine_graph)))))
+        finally:
+            if worker is not None:
+                worker.close()
+            store.close()
+    assert [o[1] for o in runs[0][0]] == ["new", "rejected", "new", "new", "unchanged", "new"]
+    assert runs[0][0][2][3] == 1 and runs[0][2]  # the shapes quarantined the fact about a Person
+    assert runs[0] == runs[1]
