@@ -187,3 +187,51 @@ def test_checks_read_the_parsed_query_not_its_spelling():
     assert own.steps[-1].detail == "its own LIMIT 5 kept"
     values = check_query("SELECT ?s WHERE { ?s ?p ?o } VALUES ?s { <http://a.example/b> }", known, 100)
     assert values.query.index("LIMIT") < values.query.index("VALUES")  # the grammar's order
+
+
+# --- attest ask-sparql ----------------------------------------------------------------------------------------
+
+def _reasoned_store(settings, iris) -> None:
+    from attest.ontology import load_ontology
+    from attest.store import open_store
+
+    store = open_store(settings)
+    try:
+        load_ontology(store, settings.ontology_dir, iris)
+        load_graph(store, iris)
+        reason(store, iris, settings)
+    finally:
+        store.close()
+
+
+def _attest(tmp_path, llm_url: str, *args):
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_LLM_BASE_URL": llm_url,
+           "ATTEST_LLM_MODEL": "test-model", "ATTEST_LLM_MAX_RETRIES": "0"}
+    return subprocess.run([sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data"), *args],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+
+
+def test_ask_sparql_runs_the_models_checked_query(tmp_path, settings, iris, fake_llm):
+    _reasoned_store(settings, iris)
+    fake_llm.reply(draft(uses_query(iris)))
+    proc = _attest(tmp_path, fake_llm.url, "ask-sparql", "What does Oxigraph use?")
+    assert proc.returncode == 0, proc.stderr
+    assert "source: model" in proc.stdout and "ok   iris_exist" in proc.stdout and "RocksDB (rocksdb)" in proc.stdout
+    assert "  1.00  The query's answers: RocksDB [1]." in proc.stdout
+
+
+def test_ask_sparql_without_a_model_and_its_bad_input(tmp_path, settings, iris):
+    _reasoned_store(settings, iris)
+    nobody = f"http://127.0.0.1:{free_port()}/v1"
+    proc = _attest(tmp_path, nobody, "ask-sparql", "What does Oxigraph use?", "--json")
+    assert proc.returncode == 0, proc.stderr
+    body = json.loads(proc.stdout)
+    assert body["source"] == "path" and "rocksdb" in {r["answer"]["id"] for r in body["rows"]}
+    big = _attest(tmp_path, nobody, "ask-sparql", "x" * (10 * 1024 + 1))
+    assert big.returncode == 2 and "10 KB" in big.stderr
+    assert _attest(tmp_path, nobody, "ask-sparql", "q", "--mode", "write").returncode == 2
