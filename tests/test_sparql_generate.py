@@ -205,22 +205,22 @@ def _reasoned_store(settings, iris) -> None:
 
 
 def _attest(tmp_path, llm_url: str, *args):
-    import subprocess
-    import sys
+    """The CLI in-process (typer's runner), configured through ATTEST_* variables as a user's shell would."""
+    from typer.testing import CliRunner
 
+    from attest.cli.base import cli
     from tests.conftest import REPO
 
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_LLM_BASE_URL": llm_url,
+    env = {"ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_LLM_BASE_URL": llm_url,
            "ATTEST_LLM_MODEL": "test-model", "ATTEST_LLM_MAX_RETRIES": "0"}
-    return subprocess.run([sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data"), *args],
-                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    return CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "data"), *args], env=env)
 
 
 def test_ask_sparql_runs_the_models_checked_query(tmp_path, settings, iris, fake_llm):
     _reasoned_store(settings, iris)
     fake_llm.reply(draft(uses_query(iris)))
     proc = _attest(tmp_path, fake_llm.url, "ask-sparql", "What does Oxigraph use?")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.output
     assert "source: model" in proc.stdout and "ok   iris_exist" in proc.stdout and "RocksDB (rocksdb)" in proc.stdout
     assert "  1.00  The query's answers: RocksDB [1]." in proc.stdout
 
@@ -229,9 +229,9 @@ def test_ask_sparql_without_a_model_and_its_bad_input(tmp_path, settings, iris):
     _reasoned_store(settings, iris)
     nobody = f"http://127.0.0.1:{free_port()}/v1"
     proc = _attest(tmp_path, nobody, "ask-sparql", "What does Oxigraph use?", "--json")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.exit_code == 0, proc.output
     body = json.loads(proc.stdout)
     assert body["source"] == "path" and "rocksdb" in {r["answer"]["id"] for r in body["rows"]}
     big = _attest(tmp_path, nobody, "ask-sparql", "x" * (10 * 1024 + 1))
-    assert big.returncode == 2 and "10 KB" in big.stderr
-    assert _attest(tmp_path, nobody, "ask-sparql", "q", "--mode", "write").returncode == 2
+    assert big.exit_code == 2 and "10 KB" in big.output
+    assert _attest(tmp_path, nobody, "ask-sparql", "q", "--mode", "write").exit_code == 2

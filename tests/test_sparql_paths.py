@@ -3,6 +3,7 @@ and on a graph loaded under its own prefixes; /answer returns the query whose ro
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -49,7 +50,8 @@ def movies(tmp_path_factory):
                       f"queries_dir: {REPO / 'queries'}\nprefixes:\n  movie: https://example.org/movies/\n  rel: https://example.org/rel/\n",
                       encoding="utf-8")
     subprocess.run([sys.executable, "-m", "attest.cli", "--config", str(config), "load", str(tmp / "movies.ttl")],
-                   check=True, capture_output=True, cwd=tmp, timeout=300)
+                   check=True, capture_output=True, cwd=tmp, timeout=300,
+                   env={**os.environ, "PYTHONPATH": str(REPO)})  # this checkout's package, whatever the cwd
     from attest.settings import load_settings
 
     with TestClient(create_app(load_settings(config)), base_url="http://localhost") as client:
