@@ -70,7 +70,7 @@ class SparqlGenerator:
                 query, (columns, solutions) = rows
                 return self._answer(question, "model", query, attempts, columns, solutions, notes, context=None)
             failed = attempts[-1].steps[-1]
-            notes.append(f"the model's query failed twice (last: {failed.check}: {failed.detail}); "
+            notes.append(f"the model wrote no query that passed the checks (last: {failed.check}: {failed.detail}); "
                          "answered from /context retrieval, and `query` is the path-derived query")
             source = "fallback"
         else:
@@ -207,20 +207,16 @@ class SparqlGenerator:
 
     @staticmethod
     def _rows_text(columns: list[str], rows: list[dict[str, ResultTerm]]) -> str:
-        """One sentence naming the result values, each entity with its citation marker."""
+        """One sentence naming the result values, each entity with its citation marker (a `?xLabel` column beside
+        `?x` only names x, which its entity's label already does)."""
+        shown = [c for c in columns if not (c.endswith("Label") and c[:-len("Label")] in columns)]
         named: list[str] = []
         for row in rows:
-            for var in columns:
+            for var in shown:
                 term = row.get(var)
-                if term is None or term.type == "bnode" or (term.type == "literal" and f"{var}Label" not in columns
-                                                            and var.endswith("Label")):
+                if term is None or term.type in ("bnode", "triple") or (term.type == "uri" and not term.id):
                     continue
-                if term.type == "uri" and term.id:
-                    item = f"{_flat(term.label or term.id)} {entity_marker(term.id)}"
-                elif term.type == "literal" and not var.endswith("Label"):
-                    item = _flat(term.value)
-                else:
-                    continue
+                item = f"{_flat(term.label or term.id)} {entity_marker(term.id)}" if term.type == "uri" else _flat(term.value)
                 if item not in named:
                     named.append(item)
         if not named:
