@@ -72,7 +72,9 @@ def test_a_correct_query_is_run_and_its_answer_verifies(api, fake_llm):
     assert body["answer"]["confidence"] == 1.0 and body["answer"]["claims"][0]["citations"][0]["status"] == "found"
     prompt = fake_llm.chat_requests[-1].messages_text()
     # the ontology slice (the linked property with its label, domain and range), the linked entity and the layout
-    assert f"<{ONT}uses>" in prompt and f"<{iris.entity('oxigraph')}>" in prompt and "graph/inferred" in prompt
+    assert f'<{ONT}uses> "uses": <{ONT}Entity> -> <{ONT}Topic>' in prompt and f'<{ONT}Topic> "topic"' in prompt
+    assert "owl#Thing" not in prompt  # the schema as written, not the superclasses inference adds
+    assert f'<{iris.entity("oxigraph")}> "Oxigraph" a <{ONT}TripleStore>' in prompt and "graph/inferred" in prompt
     assert "What does Oxigraph use?" in prompt and len(fake_llm.chat_requests) == 1
 
 

@@ -113,3 +113,17 @@ def test_the_query_text_holds_iris_only_as_validated_terms():
         with pytest.raises(ValueError):
             path_sparql("https://example.org/a", [(bad, True)])
     assert walks_sparql([("https://x.org/a", [("https://x.org/p", True)])] * 2).count("UNION") == 0
+
+
+def test_the_prompt_slice_of_a_graph_under_its_own_prefixes(movies):
+    from attest.answer.retrieve import ContextQuery
+    from attest.api.sparql_generate import generator_of
+
+    generator = generator_of(movies.app.state)
+    question = "which films were directed by the director of Kismet"
+    context = generator.service.context(ContextQuery(query=question))
+    prompt = "\n".join(m["content"] for m in generator.messages(question, context)[0])
+    # the vocabulary was loaded into the store's default graph: its labels, domains and ranges are read there
+    assert ('<https://example.org/rel/directed_by> "directed by": <https://example.org/rel/Film> -> '
+            '<https://example.org/rel/Person>') in prompt
+    assert '<https://example.org/rel/Film> "film"' in prompt and '<https://example.org/movies/Kismet> "Kismet"' in prompt

@@ -34,12 +34,16 @@ MAX_NAMED = 10  # result values the composed answer names
 MAX_PROPERTIES = 40  # declared properties shown when retrieval linked none
 MAX_RUNS = 3  # queries one request may run: the model's two, then the path-derived one
 
-# Labels, domains and ranges of the IRIs of the VALUES block, from any graph (the ontology's included).
+# Labels, domains and ranges of the IRIs of the VALUES block as written: in any named graph but the inferred one
+# (which adds every superclass, owl:Thing included) or in the store's default graph (a vocabulary loaded there).
+# Run with the union default graph off.
 SCHEMA_FACTS = PREFIXES + """
 SELECT ?x ?k ?v WHERE {
   VALUES ?x { %(iris)s }
   VALUES ?k { rdfs:label rdfs:domain rdfs:range }
-  ?x ?k ?v
+  VALUES ?inferred { %(inferred)s }
+  { GRAPH ?g { ?x ?k ?v } } UNION { ?x ?k ?v }
+  FILTER(!BOUND(?g) || ?g != ?inferred)
 }"""
 
 
@@ -149,11 +153,14 @@ class SparqlGenerator:
         out: dict[str, dict[str, list[str]]] = {iri: {} for iri in iris}
         for i in range(0, len(iris), 200):
             rows = [(NamedNode(x),) for x in iris[i:i + 200]]
-            for row in self.lookup.store.query(with_values(SCHEMA_FACTS, iris=rows)):
+            text = with_values(SCHEMA_FACTS, iris=rows, inferred=[(NamedNode(self.lookup.iris.inferred_graph),)])
+            for row in self.lookup.store.query(text, union_default_graph=False):
                 key = row["k"].value.rsplit("#", 1)[-1]
                 value = row["v"]
-                if (key == "label") == isinstance(value, RdfLiteral):  # labels are literals, domains and ranges IRIs
-                    out[row["x"].value].setdefault(key, []).append(value.value)
+                found = out[row["x"].value].setdefault(key, [])
+                # labels are literals, domains and ranges IRIs; a triple in several graphs comes once per graph
+                if (key == "label") == isinstance(value, RdfLiteral) and value.value not in found:
+                    found.append(value.value)
         return out
 
     # checking and running ------------------------------------------------------------------------------------
