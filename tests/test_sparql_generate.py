@@ -247,3 +247,11 @@ def test_ask_sparql_without_a_model_and_its_bad_input(tmp_path, settings, iris):
     big = _attest(tmp_path, nobody, "ask-sparql", "x" * (10 * 1024 + 1))
     assert big.exit_code == 2 and "10 KB" in big.output
     assert _attest(tmp_path, nobody, "ask-sparql", "q", "--mode", "write").exit_code == 2
+
+
+def test_a_query_nested_past_the_parsers_depth_is_refused_not_a_crash():
+    deep = "SELECT ?x WHERE { ?x ?p ?o FILTER(" + "(" * 200 + "?o" + ")" * 200 + ") }"
+    failure = check_query(deep, lambda iris: set(iris), 100).failure
+    assert failure.check == "parse" and "nested too deeply" in failure.detail
+    long = "SELECT ?x WHERE { ?x ?p ?o FILTER(" + " || ".join(f'?o = "v{i}"' for i in range(1000)) + ") }"
+    assert check_query(long, lambda iris: set(iris), 100).failure.detail == "the query is over 8000 characters"

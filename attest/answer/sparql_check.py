@@ -27,7 +27,8 @@ from attest.vocab import XSD
 # Datatypes of casts and literals name no resource: they need not be in the store.
 ALWAYS_KNOWN = (XSD,)
 UPDATE_WORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY", "WITH", "USING"})
-MAX_SHOWN = 5  # unknown IRIs named in a step's detail
+MAX_SHOWN = 5
+MAX_QUERY_CHARS = 8000  # a question's query is short; the parser's time grows fast with long boolean chains  # unknown IRIs named in a step's detail
 
 # Which of the IRIs of the VALUES block the store holds: in a triple of any graph (union default graph), or as a
 # graph's name. EXISTS stops at the first match, so a predicate on millions of triples costs one lookup.
@@ -75,8 +76,14 @@ def known_iris_in(store) -> Callable[[list[str]], set[str]]:
 def check_query(text: str, known: Callable[[list[str]], set[str]], max_rows: int) -> Checked:
     """Run the checks in order and stop at the first that fails."""
     out = Checked()
+    if len(text) > MAX_QUERY_CHARS:
+        out.steps.append(Step("parse", False, f"the query is over {MAX_QUERY_CHARS} characters"))
+        return out
     try:
         parsed = parseQuery(text)
+    except RecursionError:
+        out.steps.append(Step("parse", False, "the query is nested too deeply for the checks to read it"))
+        return out
     except ParseException as exc:
         if _parses_as_update(text):
             out.steps.append(Step("parse", True, "parses as a SPARQL update"))
@@ -105,7 +112,11 @@ def check_query(text: str, known: Callable[[list[str]], set[str]], max_rows: int
     out.steps.append(Step("read_only", True, "a SELECT query; it runs on the query evaluator only"))
 
     iris, names = set(), set()
-    _walk(algebra, iris, names)
+    try:
+        _walk(algebra, iris, names)
+    except RecursionError:
+        out.steps.append(Step("no_service", False, "the query is nested too deeply for the checks to read it"))
+        return out
     if "ServiceGraphPattern" in names or "SERVICE" in words:
         out.steps.append(Step("no_service", False, "SERVICE (a call to another endpoint) is refused"))
         return out
@@ -146,7 +157,7 @@ def _with_limit(text: str, max_rows: int) -> tuple[str, int]:
 def _parses_as_update(text: str) -> bool:
     try:
         parseUpdate(text)
-    except ParseException:
+    except (ParseException, RecursionError):
         return False
     return True
 
