@@ -81,8 +81,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timeout", type=float, default=2.0, help="query deadline in seconds (query_timeout_s)")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="attest-sparqlgen-"))
-    with FakeOpenAI() as fake, FakeOpenAI() as target:  # `target`: a server that records any SERVICE / LOAD call
+    with tempfile.TemporaryDirectory(prefix="attest-sparqlgen-") as tmp, FakeOpenAI() as fake, FakeOpenAI() as target:
+        work = Path(tmp)  # `target`: a server that records any SERVICE / LOAD call
         config = work / "attest.yaml"
         config.write_text(f"data_dir: {work / 'data'}\nllm_base_url: {fake.url}\nllm_model: test-model\n"
                           f"llm_max_retries: 0\nllm_timeout_s: 5\nquery_timeout_s: {args.timeout}\n", encoding="utf-8")
@@ -111,7 +111,7 @@ def main() -> None:
                 if fake.pending():  # a reply the service never asked for: the script and the service disagree
                     raise SystemExit(f"unused scripted reply in case {question!r}")
             after = _quads(client)
-        print(f"\n| case kind | n | ran first query | ran corrected query | fell back | refused by check |")
+        print("\n| case kind | n | ran first query | ran corrected query | fell back | refused by check |")
         print("|---|---|---|---|---|---|")
         for kind, counts in outcomes.items():
             checks = ", ".join(f"{c} {n}" for c, n in sorted(refused[kind].items())) or "-"
