@@ -1,6 +1,6 @@
 """Benchmark: multi-hop retrieval and extractive answers on MetaQA (a 134k-triple movie KB), over HTTP.
 
-    python bench/kbqa.py [--questions 1000] [--seed 7] [--minted] [--data-dir DIR] [--hops 2 3]
+    python bench/kbqa.py [--questions 1000] [--seed 7] [--minted] [--data-dir DIR] [--hops 2 3] [--no-path-queries]
 
 kb.txt from ../shared/data/kbqa/metaqa is loaded with `attest load` as N-Triples under its own IRIs (entities
 `movie:`, relations `rel:`, both declared in the `prefixes` setting), each entity with an rdfs:label; the
@@ -11,6 +11,12 @@ brackets stripped, goes to POST /context (max_hops = the hop count, limit 20) an
 - path recall: a whole gold relation path from the topic entity to a gold answer is among /context's relations;
 - answer recall: a gold answer is among /context's entities (or, for a value such as a year, its attributes);
 - Hits@1: the first answer /answer names is gold;
+- path-end recall: a gold answer is the end of one of /context's paths;
+- path-query recall: a gold answer is among the rows of one of the paths' SPARQL queries (`paths[].sparql`, run on
+  POST /sparql): a path query returns every end its walk reaches, so it holds the path's own end and maybe more;
+- agree: the questions whose path recall and path-query recall are both hits or both misses; agree (ends): the
+  same against path-end recall (a path whose end is gold but that is not the gold relation path counts there);
+- answer-query recall: a gold answer is among the rows of the query /answer returns (`sparql`);
 - /context latency p50 / p95 (ms).
 Targets: path recall >= 0.95 (2-hop), >= 0.90 (3-hop); Hits@1 >= 0.90, >= 0.80; /context p95 < 100 ms.
 """
@@ -67,6 +73,7 @@ CLASSES = {
 DOMAIN_RANGE = {"directed_by": ("Movie", "Person"), "written_by": ("Movie", "Person"), "starred_actors": ("Movie", "Person"),
                 "in_language": ("Movie", "Language"), "has_genre": ("Movie", "Genre"), "has_tags": ("Movie", "Tag")}
 SHOW_MISSES = [0]
+PATH_QUERIES = [True]
 
 
 class Naming:
@@ -198,6 +205,9 @@ def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming,
         labels = {e["label"] for e in body["entities"]} | {r["value"] for r in body["relations"] if r["value"]}
         first = answered["answers"][0]["label"] if answered.get("answers") else None
         found = path_found(q, body["relations"], naming, names)
+        by_query = bool(PATH_QUERIES[0]) and any(query_ends(client, p["sparql"], names) & q["answers"] for p in body["paths"])
+        by_answer = bool(PATH_QUERIES[0]) and bool(answered.get("sparql")) and bool(
+            query_ends(client, answered["sparql"], names) & q["answers"])
         if SHOW_MISSES[0] > 0 and (first not in q["answers"] or not found):
             SHOW_MISSES[0] -= 1
             kinds = [" > ".join(next(r["predicate"] for r in body["relations"] if r["id"] == rid) for rid in p["relations"])
@@ -210,16 +220,33 @@ def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming,
             row["path"] += found
             row["answer"] += bool(labels & q["answers"])
             row["hits1"] += first in q["answers"]
+            row["path_end"] += any((p["label"] if p["end"] else p["value"]) in q["answers"] for p in body["paths"])
+            row["path_query"] += by_query
+            row["agree"] += by_query == found
+            row["agree_ends"] += by_query == any((p["label"] if p["end"] else p["value"]) in q["answers"] for p in body["paths"])
+            row["answer_query"] += by_answer
     return {"types": per_type, "p50": statistics.median(latencies), "p95": pct(latencies, 0.95)}
+
+
+def query_ends(client: httpx.Client, query: str, names: dict[str, str]) -> set[str]:
+    """The ?answer column of a query run on /sparql, as KB names (entities) or lexical forms (values)."""
+    response = client.post("/sparql", data={"query": query}, headers={"Accept": "application/sparql-results+json"})
+    response.raise_for_status()
+    return {names.get(b["answer"]["value"]) if b["answer"]["type"] == "uri" else b["answer"]["value"]
+            for b in response.json()["results"]["bindings"] if "answer" in b}
 
 
 def report(label: str, results: dict) -> None:
     for hops, r in results.items():
         print(f"\n{label}, {hops}-hop: /context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")
-        print("| question type | n | path recall | answer recall | Hits@1 |\n|---|---|---|---|---|")
+        extra = (" path-end recall | path-query recall | agree | agree (ends) | answer-query recall |"
+                 if PATH_QUERIES[0] else "")
+        print(f"| question type | n | path recall | answer recall | Hits@1 |{extra}\n|---|---|---|---|---|"
+              + "---|---|---|---|---|" * bool(extra))
         for name, row in sorted(r["types"].items(), key=lambda kv: (kv[0] == "all", kv[0])):
             n = row["n"]
-            print(f"| {'**all**' if name == 'all' else name} | {n} | {row['path'] / n:.3f} | {row['answer'] / n:.3f} | {row['hits1'] / n:.3f} |")
+            more = "".join(f" {row[k] / n:.3f} |" for k in ("path_end", "path_query", "agree", "agree_ends", "answer_query")) if extra else ""
+            print(f"| {'**all**' if name == 'all' else name} | {n} | {row['path'] / n:.3f} | {row['answer'] / n:.3f} | {row['hits1'] / n:.3f} |{more}")
 
 
 def main() -> None:
@@ -230,8 +257,10 @@ def main() -> None:
     parser.add_argument("--minted", action="store_true", help="also run with the KB minted under Attest's base")
     parser.add_argument("--data-dir", help="keep the loaded stores here (reused when present)")
     parser.add_argument("--show-misses", type=int, default=0, help="print this many questions whose first answer is wrong")
+    parser.add_argument("--no-path-queries", action="store_true", help="skip running the paths' SPARQL on /sparql")
     args = parser.parse_args()
     SHOW_MISSES[0] = args.show_misses
+    PATH_QUERIES[0] = not args.no_path_queries
     if not KBQA.is_dir():
         raise SystemExit(f"MetaQA not found at {KBQA} (../shared/data/kbqa/metaqa beside the repository)")
     print(f"MetaQA from {KBQA.relative_to(REPO.parent)}; {args.questions} questions per hop count, seed {args.seed}")

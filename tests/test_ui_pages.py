@@ -143,8 +143,24 @@ def test_ask_shows_chips_by_band_and_opens_a_proof_down_to_asserted_premises(pag
     evidence.locator(".entity-card h2", has_text="Apache Jena").wait_for()
     evidence.locator(".passage mark").first.wait_for()
 
-    # "show the SPARQL": the editor opens with a query for the cited facts and runs it
+    # "Show the SPARQL": the editor opens with exactly the query /answer returned (the walks of the answer's paths)
+    # and runs it; its rows hold the ends of those paths
+    report = answered.value.json()
+    assert report["sparql"] and report["sparql"].startswith("SELECT DISTINCT ?answer")
     page.locator("#show-sparql").click()
+    page.wait_for_url(lambda url: urlparse(url).path == "/ui/sparql")
+    rows = page.locator(".yasr table.dataTable tbody tr")
+    rows.first.wait_for()
+    assert page.evaluate("() => window.attestYasgui.getTab().getYasqe().getValue()") == report["sparql"]
+    ends = json.loads(page.request.post(server.url + "/context", data=json.dumps(
+        {"query": "Where do Apache Jena and Xerox Research Centre Europe live?"}),
+        headers={"Content-Type": "application/json"}).text())["paths"][0]["end"]
+    assert any(ends in text for text in rows.all_inner_texts())
+
+    # "Show the cited facts": the editor opens with a query for the cited facts and runs it
+    page.go_back()
+    page.locator("#show-cited-facts").wait_for()
+    page.locator("#show-cited-facts").click()
     page.wait_for_url(lambda url: urlparse(url).path == "/ui/sparql")
     rows = page.locator(".yasr table.dataTable tbody tr")
     rows.first.wait_for()

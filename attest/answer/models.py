@@ -59,6 +59,7 @@ class VerifyReport(BaseModel):
     context: str | None = Field(None, description="The context the answer was built from (for /answer)")
     answers: list[AnswerItem] = Field(default_factory=list, description="The answers an extractive answer names, in order")
     notes: list[str] = Field(default_factory=list, description="What the service did that the caller should know (fallbacks, neutralized input)")
+    sparql: str | None = Field(None, description="For /answer: the SPARQL SELECT (on /sparql) whose ?answer rows hold the answers, the walks of the paths the answer names; null when no path was found")
 
 
 class AnswerItem(BaseModel):
@@ -109,6 +110,7 @@ class ContextPath(BaseModel):
     value: str | None = Field(None, description="The value it ends at, for an attribute")
     label: str = Field(description="Label of its end (or the value)")
     score: float = Field(description="Path score: link x predicate relevance per hop x hub dampening x coverage of the question")
+    sparql: str | None = Field(None, description="SPARQL SELECT that walks this path's predicates from its start entity over the union default graph; its ?answer rows are every end the walk reaches, this one included")
 
 
 class ContextLink(BaseModel):

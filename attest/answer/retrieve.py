@@ -15,6 +15,7 @@ from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher
 from attest.answer.lookup import SUPPORT_CAP, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
 from attest.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
+from attest.answer.path_query import path_sparql
 from attest.answer.paths import Path, PathSearch
 from attest.answer.predicates import CAMEL, focus_stems, question_terms
 from attest.extract.sanitize import sanitize
@@ -155,7 +156,8 @@ class Retriever:
         value = literal_value(end) if is_literal(end) else None
         return ContextPath(relations=[relation_id(self.ids, h.triple) for h in path.hops], start=self.ids.of(path.seed),
                            end=None if value is not None else self.ids.of(end), value=value,
-                           label=value if value is not None else _label(details, end), score=round(path.score, 6))
+                           label=value if value is not None else _label(details, end), score=round(path.score, 6),
+                           sparql=path_sparql(path.seed, path.signature))
 
     def _sources(self, question: str, document: str | None) -> list[ContextSource]:
         index = fulltext.for_store(self.lookup.store)

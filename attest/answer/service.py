@@ -9,7 +9,8 @@ from attest.answer.ids import Ids, declared_prefixes
 from attest.answer.inference import Inference
 from attest.answer.llm_answer import llm_answer
 from attest.answer.lookup import GraphLookup
-from attest.answer.models import VerifyReport
+from attest.answer.models import AnswerItem, ContextResponse, VerifyReport
+from attest.answer.path_query import context_walk, walks_sparql
 from attest.answer.retrieve import ContextQuery, Retriever
 from attest.answer.verify import Verifier
 from attest.errors import ConfigError, ExtractionError, LlmUnavailable
@@ -57,7 +58,22 @@ class AnswerService:
         if text is None:
             text, answers = compose_extractive(context)
         report = self.verifier.verify(text)
-        return report.model_copy(update={"mode": used, "context": context.context, "notes": notes, "answers": answers})
+        return report.model_copy(update={"mode": used, "context": context.context, "notes": notes, "answers": answers,
+                                         "sparql": self.answer_sparql(context, answers)})
+
+    def answer_sparql(self, context: ContextResponse, answers: list[AnswerItem]) -> str | None:
+        """The query whose rows hold the answers: the walks of the paths that end at them (an LLM's answer, which
+        names no answers here, is read from the same best paths an extractive answer would name)."""
+        if not answers:
+            answers = compose_extractive(context)[1]
+        walks = []
+        relations = {r.id: r for r in context.relations}
+        for item in answers:
+            path = next((p for p in context.paths if (p.end, p.value) == (item.id, item.value)), None)
+            seed = self.lookup.ids.iri(path.start) if path is not None else None
+            if seed is not None:
+                walks.append(context_walk(path, relations, seed))
+        return walks_sparql(walks) if walks else None
 
     def _llm(self) -> LlmClient:
         if self._client is None:

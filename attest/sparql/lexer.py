@@ -142,3 +142,9 @@ def with_page(query: str, limit: int, offset: int, *, probe: bool = False) -> tu
             raise BadRequest("a query with a VALUES clause after its LIMIT cannot be paged")
     room = limit if "LIMIT" not in own else max(0, min(limit, own["LIMIT"] - offset))
     return f"{query[:cut].rstrip()}\nLIMIT {room + probe} OFFSET {own.get('OFFSET', 0) + offset}", room
+
+
+def bare_words(text: str) -> set[str]:
+    """Every bare word of the text at any depth (keywords and function names), upper-cased; words inside strings,
+    IRIs, comments, variables and prefixed names are not bare words."""
+    return {m.group().upper() for m in _TOKEN.finditer(text) if m.lastgroup == "word"}

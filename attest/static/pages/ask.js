@@ -96,9 +96,14 @@
       at = claim.end;
     });
     body.append(report.original.slice(at));
-    const query = citedFactsQuery(report);
+    // the query whose rows hold the answers (the walks of the paths they end), and one for the cited facts' graphs
+    const cited = citedFactsQuery(report);
     const links = el("p", { class: "answer-links" },
-      query ? el("a", { id: "show-sparql", href: sparqlEditorHref(query) }, "Show the SPARQL") : null);
+      report.sparql ? el("a", { id: "show-sparql", href: sparqlEditorHref(report.sparql),
+                                title: "the query that walks the answer's paths: its rows are the answers" },
+                         "Show the SPARQL") : null,
+      report.sparql && cited ? " · " : null,
+      cited ? el("a", { id: "show-cited-facts", href: sparqlEditorHref(cited) }, "Show the cited facts") : null);
     const notes = report.notes.length ? el("ul", { class: "notes muted" }, report.notes.map((n) => el("li", {}, n))) : null;
     box.replaceChildren(summary, body, links, notes || "");
   }
