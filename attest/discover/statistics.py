@@ -1,0 +1,199 @@
+"""What the data graphs say about their schema, read through bounded queries: predicate shapes, types, clusters."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Callable
+
+from attest.discover.sparql import DataQueries
+from attest.vocab import ATT, OWL, RDF, RDFS, SH, SKOS, XSD
+
+SAMPLE = 2000  # pairs, subjects or objects the per-predicate queries read (the LIMIT in queries/*.rq)
+SCHEMA_NAMESPACES = (RDF, RDFS, OWL, SKOS, SH, XSD, ATT)  # predicates already defined elsewhere: never proposed
+LINK_SHARE = 0.5  # two predicates describe one kind of subject when most subjects of each carry the other
+MIN_CLUSTER = 3  # untyped subjects a cluster needs before it is proposed as a class
+MAX_SIGNATURE = 50  # predicates of one subject considered for clustering (the most common ones)
+
+Progress = Callable[[str], None]
+
+
+def is_schema(iri: str) -> bool:
+    return iri.startswith(SCHEMA_NAMESPACES)
+
+
+@dataclass
+class PredicateStats:
+    """One predicate's evidence; every count but `triples` comes from a bounded sample."""
+
+    iri: str
+    triples: int
+    subjects: int = 0  # distinct subjects sampled
+    single_valued: int = 0  # of those, subjects with exactly one value
+    pairs: int = 0  # (subject, object) pairs sampled
+    mirrors: dict[str, int] = field(default_factory=dict)  # predicate -> sampled pairs it holds reversed
+    shared: dict[str, int] = field(default_factory=dict)  # other predicate -> sampled pairs it holds too
+    subject_types: dict[str, int] = field(default_factory=dict)  # class -> sampled subjects of that type
+    untyped_subjects: int = 0  # sampled subjects with no type, placed in clusters below
+    subject_clusters: dict[int, int] = field(default_factory=dict)  # cluster index -> untyped subjects in it
+    objects: int = 0  # distinct objects sampled
+    iri_objects: int = 0
+    untyped_objects: int = 0
+    object_types: dict[str, int] = field(default_factory=dict)
+    datatypes: dict[str, int] = field(default_factory=dict)  # literal objects by datatype
+
+    @property
+    def literal_objects(self) -> int:
+        return sum(self.datatypes.values())
+
+
+@dataclass
+class Cluster:
+    """Untyped subjects that share predicates: a class the data implies but does not name."""
+
+    index: int
+    predicates: dict[str, float]  # predicate -> share of the members that carry it
+    members: int  # of the sampled untyped subjects
+    sampled: int  # untyped subjects sampled in all
+
+
+@dataclass
+class GraphStats:
+    graphs: list[str]
+    total_triples: int
+    predicates_seen: int  # distinct predicates outside the schema vocabularies
+    predicates: list[PredicateStats]  # the ones analysed, most used first
+    classes: dict[str, int]  # class named by rdf:type -> subjects
+    clusters: list[Cluster]
+    sampled: list[str] = field(default_factory=list)  # what was left out or sampled, in words
+    queries: int = 0
+    seconds: float = 0.0
+
+
+def read_statistics(queries: DataQueries, *, max_predicates: int, deadline: float, progress: Progress) -> GraphStats:
+    """Read the statistics; stops analysing predicates at `deadline` (time.monotonic()) and says so in `sampled`."""
+    started = time.monotonic()
+    counts = [(row["p"], int(row["n"])) for row in queries.rows("predicate-counts")]
+    total = sum(n for _, n in counts)
+    data = [(p, n) for p, n in counts if not is_schema(p)]
+    progress(f"{total:,} triples, {len(data):,} predicates outside the schema vocabularies")
+    sampled: list[str] = []
+    if len(data) > max_predicates:
+        sampled.append(f"analysed the {max_predicates:,} most used of {len(data):,} predicates; the other "
+                       f"{len(data) - max_predicates:,} are not proposed")
+    classes = {row["c"]: int(row["n"]) for row in queries.rows("type-counts")}
+    clusters, signature_of = _clusters(queries)
+    progress(f"{len(classes):,} classes in use, {len(clusters)} clusters of untyped subjects")
+    analysed: list[PredicateStats] = []
+    chosen = data[:max_predicates]
+    for number, (iri, n) in enumerate(chosen, start=1):
+        if time.monotonic() > deadline:
+            sampled.append(f"deadline reached: analysed {len(analysed):,} of {len(chosen):,} predicates (the most "
+                           f"used first); the other {len(chosen) - len(analysed):,} are not proposed")
+            break
+        analysed.append(_predicate(queries, iri, n, clusters, signature_of))
+        if number % 50 == 0 or number == len(chosen):
+            progress(f"predicates analysed: {number:,}/{len(chosen):,}")
+    if any(p.triples > SAMPLE for p in analysed):
+        sampled.append(f"per predicate, the shares come from its first {SAMPLE:,} subjects, objects and pairs")
+    return GraphStats(queries.graphs, total, len(data), analysed, classes, clusters, sampled, queries.count,
+                      time.monotonic() - started)
+
+
+def _predicate(queries: DataQueries, iri: str, triples: int, clusters: list[Cluster],
+               signature_of: Callable[[frozenset[str]], int | None]) -> PredicateStats:
+    stats = PredicateStats(iri, triples, pairs=min(triples, SAMPLE))
+    row = queries.rows("subject-values", iri)[0]
+    stats.subjects, stats.single_valued = int(row["subjects"] or 0), int(row["single"] or 0)
+    stats.mirrors = {r["q"]: int(r["n"]) for r in queries.rows("mirrors", iri)}
+    stats.shared = {r["q"]: int(r["n"]) for r in queries.rows("shared-pairs", iri) if not is_schema(r["q"])}
+    stats.subject_types = {r["c"]: int(r["n"]) for r in queries.rows("subject-types", iri)}
+    if clusters:
+        members: dict[str, set[str]] = defaultdict(set)
+        for r in queries.rows("subject-predicates", iri):
+            if not is_schema(r["q"]):
+                members[r["s"]].add(r["q"])
+        stats.untyped_subjects = len(members)
+        placed = Counter(signature_of(frozenset(predicates)) for predicates in members.values())
+        stats.subject_clusters = {index: n for index, n in placed.items() if index is not None}
+    forms: dict[str, tuple[str, str | None]] = {}
+    object_types: Counter[str] = Counter()
+    typed: set[str] = set()
+    for r in queries.rows("object-kinds", iri):
+        forms[r["o"]] = (r["form"], r["datatype"])
+        if r["type"] is not None:
+            object_types[r["type"]] += 1
+            typed.add(r["o"])
+    for value, (form, datatype) in forms.items():
+        if form == "literal":
+            stats.datatypes[datatype or XSD + "string"] = stats.datatypes.get(datatype or XSD + "string", 0) + 1
+        elif form == "iri":
+            stats.iri_objects += 1
+            stats.untyped_objects += value not in typed
+    stats.object_types = dict(object_types)
+    stats.objects = stats.iri_objects + stats.literal_objects
+    return stats
+
+
+def _clusters(queries: DataQueries) -> tuple[list[Cluster], Callable[[frozenset[str]], int | None]]:
+    """Cluster a sample of untyped subjects by the predicates they share: two predicates are linked when most
+    subjects of each carry the other, a cluster is a connected group of linked predicates, and a subject joins the
+    cluster that holds most of its predicates."""
+    predicates_of: dict[str, set[str]] = defaultdict(set)
+    for r in queries.rows("untyped-subjects"):
+        if not is_schema(r["q"]):
+            predicates_of[r["s"]].add(r["q"])
+    signatures = Counter(frozenset(p) for p in predicates_of.values() if p)
+    having: Counter[str] = Counter()
+    for signature, n in signatures.items():
+        for p in signature:
+            having[p] += n
+    together: Counter[tuple[str, str]] = Counter()
+    for signature, n in signatures.items():
+        kept = sorted(signature, key=lambda p: (-having[p], p))[:MAX_SIGNATURE]
+        for a in kept:
+            for b in kept:
+                if a < b:
+                    together[(a, b)] += n
+    parent = {p: p for p in having}
+
+    def root(p: str) -> str:
+        while parent[p] != p:
+            parent[p] = parent[parent[p]]
+            p = parent[p]
+        return p
+
+    for (a, b), n in together.items():
+        if n > LINK_SHARE * having[a] and n > LINK_SHARE * having[b]:
+            parent[root(a)] = root(b)
+    groups: dict[str, set[str]] = defaultdict(set)
+    for p in having:
+        groups[root(p)].add(p)
+    group_list = sorted(groups.values(), key=lambda g: (-max(having[p] for p in g), min(g)))
+
+    def place(signature: frozenset[str]) -> int | None:
+        best = max(range(len(group_list)), key=lambda i: (len(signature & group_list[i]), -i), default=None)
+        return best if best is not None and signature & group_list[best] else None
+
+    members: dict[int, list[frozenset[str]]] = defaultdict(list)
+    for signature, n in signatures.items():
+        index = place(signature)
+        if index is not None:
+            members[index].extend([signature] * n)
+    sampled = len(predicates_of)
+    clusters: list[Cluster] = []
+    kept_index: dict[int, int] = {}
+    for index, group in enumerate(group_list):
+        found = members.get(index, [])
+        if len(found) < MIN_CLUSTER:
+            continue
+        shares = {p: sum(p in s for s in found) / len(found) for p in sorted(group)}
+        kept_index[index] = len(clusters)
+        clusters.append(Cluster(len(clusters), shares, len(found), sampled))
+
+    def signature_of(signature: frozenset[str]) -> int | None:
+        index = place(signature)
+        return kept_index.get(index) if index is not None else None
+
+    return clusters, signature_of
