@@ -37,6 +37,7 @@ ROUTER_MODULES = (
     "attest.api.documents",
     "attest.api.entities",
     "attest.api.browse",
+    "attest.api.discover",
     "attest.api.sparql",
     "attest.api.gsp",
     "attest.api.reasoning",

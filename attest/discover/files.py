@@ -9,7 +9,7 @@ from pathlib import Path
 from pyoxigraph import RdfFormat
 
 from attest import folders
-from attest.errors import BadRequest, ConfigError, NotFound, OntologyError, RdfSyntaxError
+from attest.errors import BadRequest, NotFound, OntologyError, RdfSyntaxError
 from attest.store.rdfio import parse_quads
 
 PROPOSED = "proposed"  # the folder under the ontology folder; ontology_files() reads *.ttl of the top level only
@@ -23,7 +23,7 @@ def proposed_dir(ontology_dir: Path) -> Path:
 def writable_ontology_dir(ontology_dir: Path) -> Path:
     """The ontology folder, refused when it is the copy packaged with Attest (not the user's to edit)."""
     if Path(ontology_dir) == folders.packaged("ontology_dir"):
-        raise ConfigError("no ontology folder here (the packaged default is in use): run `attest init DIR` for an "
+        raise BadRequest("no ontology folder here (the packaged default is in use): run `attest init DIR` for an "
                           "editable copy, or set ontology_dir, before discovering an ontology")
     return Path(ontology_dir)
 

@@ -68,12 +68,14 @@ def propose(stats: GraphStats, known: set[str], base: str) -> Proposal:
         if cls not in known:
             terms.append(_typed_class(cls, n))
     for cluster in stats.clusters:
-        terms.append(_cluster_class(cluster, cluster_iris[cluster.index]))
+        if cluster_iris[cluster.index] not in known:  # accepted from an earlier discovery
+            terms.append(_cluster_class(cluster, cluster_iris[cluster.index]))
     by_iri = {p.iri: p for p in stats.predicates}
     for p in stats.predicates:
         if p.iri not in known:
             terms.append(_property(p, by_iri, cluster_iris))
-    skipped = sum(1 for c in stats.classes if c in known) + sum(1 for p in stats.predicates if p.iri in known)
+    skipped = (sum(1 for c in stats.classes if c in known) + sum(1 for p in stats.predicates if p.iri in known)
+               + sum(1 for iri in cluster_iris.values() if iri in known))
     return Proposal(terms, stats, skipped, list(stats.sampled))
 
 
