@@ -231,3 +231,78 @@ def test_a_bad_review_reply_changes_nothing(loaded, disco_settings, llm_settings
     assert "reviewed" not in _body(found.path) and "evil" not in _body(found.path)
     assert any("review left unchanged" in note for note in found.proposal.notes)
     assert "review by test-model: 0 of" in reviewed
+
+
+# --- the HTTP routes ----------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def api(disco_settings):
+    from fastapi.testclient import TestClient
+
+    from attest.main import create_app
+
+    with TestClient(create_app(disco_settings), base_url="http://localhost") as client:
+        client.app.state.store.load(known_graph(), RdfFormat.TURTLE)
+        yield client
+
+
+def test_discover_accept_and_reload_over_http(api, disco_settings):
+    proposed = api.post("/ontology/discover", json={})
+    assert proposed.status_code == 200, proposed.text
+    body = proposed.json()
+    assert body["status"] == "proposed" and body["terms"] >= 10 and body["reviewed"] is False
+    listed = api.get("/ontology/proposals").json()["proposals"]
+    assert [p["file"] for p in listed] == [body["file"]]
+    works = next(t for t in listed[0]["terms"] if t["iri"] == str(EX.worksFor))
+    assert works["kind"] == "object property" and works["label"] == "works for"
+    assert works["domain"] == [str(EX.Person)] and works["inverse_of"] == [str(EX.employs)]
+    assert works["confidence"] > 0.5 and any("sampled pairs hold reversed" in e for e in works["evidence"])
+    assert "# works for" in api.get(f"/ontology/proposals/{body['file']}").text
+    terms = {t["iri"] for t in api.get("/ontology/terms").json()["properties"]}
+    assert str(EX.worksFor) not in terms  # proposed, not accepted
+    assert api.post(f"/ontology/proposals/{body['file']}/accept").json() == {"status": "accepted", "file": body["file"]}
+    assert api.post("/ontology/reload").status_code == 200
+    accepted = {t["iri"]: t for t in api.get("/ontology/terms").json()["properties"]}
+    assert accepted[str(EX.worksFor)]["domain"] == [str(EX.Person)]
+    assert accepted[str(EX.worksFor)]["file"] == body["file"]  # the UI links the term to its line in the accepted file
+    assert api.get("/ontology/proposals").json() == {"proposals": []}
+
+
+def test_discovery_routes_refuse_bad_input(api, disco_settings):
+    before = sorted(p.name for p in disco_settings.ontology_dir.rglob("*"))
+    for bad in [{"max_predicates": 0}, {"deadline_s": -1}, {"deadline_s": 10_000}, {"review": "yes please"},
+                {"sparql": "DROP ALL"}]:
+        assert api.post("/ontology/discover", json=bad).status_code == 422, bad
+    assert api.post("/ontology/proposals/..%2Fcore.ttl/accept").status_code in (400, 404)
+    assert api.post("/ontology/proposals/core.ttl/accept").status_code == 404
+    assert api.post("/ontology/proposals/notes.txt/reject").status_code == 400
+    assert api.get("/ontology/proposals/missing.ttl").status_code == 404
+    assert sorted(p.name for p in disco_settings.ontology_dir.rglob("*")) == before
+
+
+def test_the_review_is_asked_for_over_http(api, disco_settings, fake_llm):
+    api.app.state.settings = disco_settings.model_copy(update={"llm_base_url": fake_llm.url, "llm_max_retries": 0})
+    fake_llm.respond_with(lambda request: _labels(request))
+    body = api.post("/ontology/discover", json={"review": True}).json()
+    assert body["reviewed"] is True and any("review by" in note for note in body["notes"])
+    listed = api.get("/ontology/proposals").json()["proposals"][0]["terms"]
+    assert next(t for t in listed if t["iri"] == str(EX.worksFor))["label"] == "reviewed works for"
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_predicates_are_sampled_within_the_deadline(loaded, disco_settings):
+    import time
+
+    many = [Quad(NamedNode(f"https://example.org/s{i % 1000}"), NamedNode(f"https://example.org/pred/{i}"),
+                 Literal(str(i))) for i in range(100_000)]
+    loaded.bulk_add(many)
+    started = time.monotonic()
+    found = discover(loaded, disco_settings, deadline_s=10)
+    elapsed = time.monotonic() - started
+    summary = found.summary()
+    assert summary["sampled"] is True and summary["predicates"] >= 100_000
+    assert any("of 100,0" in note and "predicates" in note for note in summary["notes"])  # says it sampled, and how
+    assert summary["predicates_analysed"] < summary["predicates"]
+    assert elapsed < 60, elapsed  # the deadline bounds the analysis; the counting scan and the writing are quick
+    text = found.path.read_text(encoding="utf-8")
+    assert "deadline reached" in text or "most used of" in text

@@ -14,7 +14,7 @@ SAMPLE = 2000  # pairs, subjects or objects the per-predicate queries read (the 
 SCHEMA_NAMESPACES = (RDF, RDFS, OWL, SKOS, SH, XSD, ATT)  # predicates already defined elsewhere: never proposed
 LINK_SHARE = 0.5  # two predicates describe one kind of subject when most subjects of each carry the other
 MIN_CLUSTER = 3  # untyped subjects a cluster needs before it is proposed as a class
-MAX_SIGNATURE = 50  # predicates of one subject considered for clustering (the most common ones)
+MAX_SIGNATURE = 20  # predicates of one subject considered for clustering (its most common ones): bounds the pair count
 
 Progress = Callable[[str], None]
 
@@ -74,7 +74,7 @@ class GraphStats:
 def read_statistics(queries: DataQueries, *, max_predicates: int, deadline: float, progress: Progress) -> GraphStats:
     """Read the statistics; stops analysing predicates at `deadline` (time.monotonic()) and says so in `sampled`."""
     started = time.monotonic()
-    counts = [(row["p"], int(row["n"])) for row in queries.rows("predicate-counts")]
+    counts = sorted(((row["p"], int(row["n"])) for row in queries.rows("predicate-counts")), key=lambda pn: (-pn[1], pn[0]))
     total = sum(n for _, n in counts)
     data = [(p, n) for p, n in counts if not is_schema(p)]
     progress(f"{total:,} triples, {len(data):,} predicates outside the schema vocabularies")
@@ -82,8 +82,12 @@ def read_statistics(queries: DataQueries, *, max_predicates: int, deadline: floa
     if len(data) > max_predicates:
         sampled.append(f"analysed the {max_predicates:,} most used of {len(data):,} predicates; the other "
                        f"{len(data) - max_predicates:,} are not proposed")
-    classes = {row["c"]: int(row["n"]) for row in queries.rows("type-counts")}
-    clusters, signature_of = _clusters(queries)
+    classes = dict(sorted(((row["c"], int(row["n"])) for row in queries.rows("type-counts")), key=lambda cn: (-cn[1], cn[0])))
+    if time.monotonic() < deadline:
+        clusters, signature_of = _clusters(queries)
+    else:
+        clusters, signature_of = [], lambda signature: None
+        sampled.append("deadline reached before untyped subjects were clustered")
     progress(f"{len(classes):,} classes in use, {len(clusters)} clusters of untyped subjects")
     analysed: list[PredicateStats] = []
     chosen = data[:max_predicates]
@@ -172,9 +176,11 @@ def _clusters(queries: DataQueries) -> tuple[list[Cluster], Callable[[frozenset[
         groups[root(p)].add(p)
     group_list = sorted(groups.values(), key=lambda g: (-max(having[p] for p in g), min(g)))
 
+    group_of = {p: i for i, group in enumerate(group_list) for p in group}
+
     def place(signature: frozenset[str]) -> int | None:
-        best = max(range(len(group_list)), key=lambda i: (len(signature & group_list[i]), -i), default=None)
-        return best if best is not None and signature & group_list[best] else None
+        votes = Counter(group_of[p] for p in signature if p in group_of)
+        return min(votes, key=lambda i: (-votes[i], i)) if votes else None
 
     members: dict[int, list[frozenset[str]]] = defaultdict(list)
     for signature, n in signatures.items():

@@ -49,15 +49,18 @@ def _block_notes(text: str) -> dict[str, tuple[float, list[str]]]:
     """IRI -> (confidence, evidence lines) from the comments the writer puts above each block's subject line."""
     out: dict[str, tuple[float, list[str]]] = {}
     pending: tuple[float, list[str]] | None = None
+    current: list[str] | None = None  # the evidence of the block being read, for its statements' comments
     for line in text.splitlines():
         header = _HEADER.match(line)
         if header:
-            pending = (float(header.group(1)), [])
+            pending, current = (float(header.group(1)), []), None
         elif pending is not None and line.startswith("# "):
             pending[1].append(line[2:])
         elif pending is not None and (subject := _IRI_LINE.match(line)):
             out[subject.group(1)] = pending
-            pending = None
-        elif line.strip():
-            pending = None
+            pending, current = None, pending[1]
+        elif current is not None and line.startswith("    # "):
+            current.append(line[6:])
+        elif not line.strip():
+            pending = current = None
     return out
