@@ -142,16 +142,17 @@ def _property(p: PredicateStats, by_iri: dict[str, PredicateStats], cluster_iris
 def _domain(p: PredicateStats, cluster_iris: dict[int, str]) -> list[Statement]:
     if not p.subjects:
         return []
-    candidates = [(n, cls, f"{n:,} of {p.subjects:,} sampled subjects are typed {_short(cls)}")
+    candidates = [(n / p.subjects, p.subjects, cls, f"{n:,} of {p.subjects:,} sampled subjects are typed {_short(cls)}")
                   for cls, n in p.subject_types.items()]
-    candidates += [(n, cluster_iris[i], f"{n:,} of {p.subjects:,} sampled subjects are untyped and fall in the "
-                                        f"cluster {_short(cluster_iris[i])}") for i, n in p.subject_clusters.items()]
+    candidates += [(n / p.placed_subjects, p.placed_subjects, cluster_iris[i],
+                    f"{n:,} of {p.placed_subjects:,} sampled subjects are untyped and fall in the cluster "
+                    f"{_short(cluster_iris[i])}") for i, n in p.subject_clusters.items()]
     if not candidates:
         return []
-    n, cls, why = max(candidates)
-    if n / p.subjects <= MOST:
+    share, n, cls, why = max(candidates)
+    if share <= MOST:
         return []
-    return [Statement(RDFS + "domain", NamedNode(cls), confidence(n / p.subjects, p.subjects), why)]
+    return [Statement(RDFS + "domain", NamedNode(cls), confidence(share, n), why)]
 
 
 def _range(p: PredicateStats, literal: bool) -> list[Statement]:

@@ -10,6 +10,7 @@ from typing import Callable
 from attest.discover.sparql import DataQueries
 from attest.vocab import ATT, OWL, RDF, RDFS, SH, SKOS, XSD
 
+RDF_TYPE = RDF + "type"
 SAMPLE = 2000  # pairs, subjects or objects the per-predicate queries read (the LIMIT in queries/*.rq)
 SCHEMA_NAMESPACES = (RDF, RDFS, OWL, SKOS, SH, XSD, ATT)  # predicates already defined elsewhere: never proposed
 LINK_SHARE = 0.5  # two predicates describe one kind of subject when most subjects of each carry the other
@@ -35,7 +36,8 @@ class PredicateStats:
     mirrors: dict[str, int] = field(default_factory=dict)  # predicate -> sampled pairs it holds reversed
     shared: dict[str, int] = field(default_factory=dict)  # other predicate -> sampled pairs it holds too
     subject_types: dict[str, int] = field(default_factory=dict)  # class -> sampled subjects of that type
-    untyped_subjects: int = 0  # sampled subjects with no type, placed in clusters below
+    placed_subjects: int = 0  # subjects sampled (a smaller sample) to place the untyped ones in clusters
+    untyped_subjects: int = 0  # of those, the ones with no type
     subject_clusters: dict[int, int] = field(default_factory=dict)  # cluster index -> untyped subjects in it
     objects: int = 0  # distinct objects sampled
     iri_objects: int = 0
@@ -116,10 +118,12 @@ def _predicate(queries: DataQueries, iri: str, triples: int, clusters: list[Clus
     if clusters:
         members: dict[str, set[str]] = defaultdict(set)
         for r in queries.rows("subject-predicates", iri):
-            if not is_schema(r["q"]):
-                members[r["s"]].add(r["q"])
-        stats.untyped_subjects = len(members)
-        placed = Counter(signature_of(frozenset(predicates)) for predicates in members.values())
+            members[r["s"]].add(r["q"])
+        stats.placed_subjects = len(members)
+        untyped = [frozenset(q for q in predicates if not is_schema(q)) for predicates in members.values()
+                   if RDF_TYPE not in predicates]
+        stats.untyped_subjects = len(untyped)
+        placed = Counter(signature_of(signature) for signature in untyped)
         stats.subject_clusters = {index: n for index, n in placed.items() if index is not None}
     forms: dict[str, tuple[str, str | None]] = {}
     object_types: Counter[str] = Counter()
