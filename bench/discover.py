@@ -26,9 +26,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from attest.discover import discover  # noqa: E402
-from attest.settings import load_settings  # noqa: E402
-from attest.store import open_store  # noqa: E402
+from attest.discover import discover
+from attest.settings import load_settings
+from attest.store import open_store
 
 EX = "https://example.org/gen/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -78,8 +78,7 @@ def generated(path: Path, triples: int, seed: int = 7) -> int:
 def many_predicates(path: Path, predicates: int) -> int:
     with open(path, "w", encoding="utf-8") as f:
         for i in range(predicates):
-            for k in range(2):
-                f.write(f"<{EX}s{(i + k) % 5000}> <{EX}p/{i}> \"{i}\" .\n")
+            f.writelines(f"<{EX}s{(i + k) % 5000}> <{EX}p/{i}> \"{i}\" .\n" for k in range(2))
     return 2 * predicates
 
 

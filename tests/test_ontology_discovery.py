@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
-from rdflib import Graph, Literal as RLiteral, Namespace, URIRef
+from rdflib import Graph, Namespace, URIRef
+from rdflib import Literal as RLiteral
 from rdflib.namespace import OWL, RDF, RDFS, SKOS
 
 from attest.discover import accept_proposal, discover, list_proposals, reject_proposal

@@ -8,7 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attest.api.deps import SettingsDep, StoreDep, Writer
 from attest.api.heavy import Heavy
-from attest.discover import accept_proposal, discover, list_proposals, proposal_path, reject_proposal
+from attest.discover import (
+    accept_proposal,
+    discover,
+    list_proposals,
+    proposal_path,
+    reject_proposal,
+)
 from attest.discover.run import DEADLINE_S, MAX_PREDICATES
 from attest.discover.summary import read_proposal
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -18,7 +16,7 @@ from attest.store import open_store
 @ontology_cli.command("discover")
 def ontology_discover(
     ctx: typer.Context,
-    review: Annotated[Optional[bool], typer.Option("--review/--no-review", help="Have the configured LLM write labels, altLabels and comments (default: when one answers)")] = None,
+    review: Annotated[bool | None, typer.Option("--review/--no-review", help="Have the configured LLM write labels, altLabels and comments (default: when one answers)")] = None,
     max_predicates: Annotated[int, typer.Option(min=1, help="Analyse at most this many predicates, the most used first")] = MAX_PREDICATES,
     deadline: Annotated[float, typer.Option(min=1, help="Seconds for the per-predicate analysis; what is left is reported")] = DEADLINE_S,
 ) -> None:

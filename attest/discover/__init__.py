@@ -6,7 +6,12 @@
     Reviewer(settings).review(proposal)                  # optional: an LLM writes labels, altLabels and comments
 """
 
-from attest.discover.files import accept_proposal, list_proposals, proposal_path, reject_proposal
+from attest.discover.files import (
+    accept_proposal,
+    list_proposals,
+    proposal_path,
+    reject_proposal,
+)
 from attest.discover.run import Discovery, discover
 
 __all__ = ["Discovery", "accept_proposal", "discover", "list_proposals", "proposal_path", "reject_proposal"]

@@ -145,8 +145,8 @@ def _domain(p: PredicateStats, cluster_iris: dict[int, str]) -> list[Statement]:
     candidates = [(n / p.subjects, p.subjects, cls, f"{n:,} of {p.subjects:,} sampled subjects are typed {_short(cls)}")
                   for cls, n in p.subject_types.items()]
     candidates += [(n / p.placed_subjects, p.placed_subjects, cluster_iris[i],
-                    f"{n:,} of {p.placed_subjects:,} sampled subjects are untyped and fall in the cluster "
-                    f"{_short(cluster_iris[i])}") for i, n in p.subject_clusters.items()]
+                    (f"{n:,} of {p.placed_subjects:,} sampled subjects are untyped and fall in the cluster "
+                     f"{_short(cluster_iris[i])}")) for i, n in p.subject_clusters.items()]
     if not candidates:
         return []
     share, n, cls, why = max(candidates)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
-from attest.discover.files import write_proposal, writable_ontology_dir
+from attest.discover.files import writable_ontology_dir, write_proposal
 from attest.discover.proposals import Proposal, propose
 from attest.discover.sparql import DataQueries, data_graphs
 from attest.discover.statistics import read_statistics
@@ -63,7 +63,7 @@ def discover(store: GraphStore, settings: Settings, *, review: Callable[[Proposa
     progress(f"{len(proposal.terms)} terms proposed")
     if review is not None:
         review(proposal)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     text = write_turtle(proposal, created=now.strftime("%Y-%m-%dT%H:%M:%SZ"), command="attest ontology discover")
     path = write_proposal(settings.ontology_dir, f"discovered-{now:%Y%m%d-%H%M%S-%f}.ttl", text) if write else None
     return Discovery(path, proposal, review is not None, time.monotonic() - started)

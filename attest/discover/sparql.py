@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from pyoxigraph import NamedNode
@@ -15,7 +15,7 @@ from attest.vocab import Iris
 QUERIES_DIR = Path(__file__).resolve().parent / "queries"
 
 
-@lru_cache(maxsize=None)
+@cache
 def query_text(name: str) -> str:
     return (QUERIES_DIR / f"{name}.rq").read_text(encoding="utf-8")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from attest.discover.sparql import DataQueries
 from attest.vocab import ATT, OWL, RDF, RDFS, SH, SKOS, XSD
