@@ -99,7 +99,7 @@ def read_statistics(queries: DataQueries, *, max_predicates: int, deadline: floa
                            f"used first); the other {len(chosen) - len(analysed):,} are not proposed")
             break
         analysed.append(_predicate(queries, iri, n, clusters, signature_of))
-        if number % 50 == 0 or number == len(chosen):
+        if number % max(1, min(50, len(chosen) // 10)) == 0 or number == len(chosen):
             progress(f"predicates analysed: {number:,}/{len(chosen):,}")
     if any(p.triples > SAMPLE for p in analysed):
         sampled.append(f"per predicate, the shares come from its first {SAMPLE:,} subjects, objects and pairs")
