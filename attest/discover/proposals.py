@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pyoxigraph import Literal, NamedNode
 
 from attest.discover.names import camel, fallback_name, words_of
-from attest.discover.statistics import Cluster, GraphStats, PredicateStats
+from attest.discover.statistics import Cluster, GraphStats, PredicateStats, is_schema
 from attest.vocab import OWL, RDF, RDFS, SKOS, XSD
 
 MOST = 0.5  # a domain or range is the class of most (more than half) of the sampled subjects or objects
@@ -65,7 +65,7 @@ def propose(stats: GraphStats, known: set[str], base: str) -> Proposal:
     terms: list[ProposedTerm] = []
     cluster_iris = _cluster_iris(stats.clusters, base)
     for cls, n in stats.classes.items():
-        if cls not in known:
+        if cls not in known and not is_schema(cls):  # owl:Thing, skos:Concept: defined by their vocabularies
             terms.append(_typed_class(cls, n))
     for cluster in stats.clusters:
         if cluster_iris[cluster.index] not in known:  # accepted from an earlier discovery

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pyoxigraph import Literal
 
 from attest.discover.proposals import Proposal, ProposedTerm
-from attest.errors import ExtractionError
+from attest.errors import ExtractionError, LlmUnavailable
 from attest.extract.llm_client import LlmClient, render_prompt
 from attest.extract.validate import text_problem
 from attest.settings import Settings
@@ -81,6 +81,9 @@ class Reviewer:
                         {"role": "user", "content": render_prompt("discover_review_user", nonce=nonce, terms=payload)}]
             try:
                 reply = self.client.structured(messages, Review, schema_name="OntologyReview")
+            except LlmUnavailable as exc:  # no server: the other batches would fail the same way
+                refused.append(f"terms {start + 1}-{len(proposal.terms)}: {exc.message}")
+                break
             except ExtractionError as exc:
                 refused.append(f"terms {start + 1}-{start + len(batch)}: {exc.message}")
                 continue
