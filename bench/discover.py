@@ -15,6 +15,7 @@ found.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import sys
@@ -92,14 +93,15 @@ def measure(name: str, source: Path, work: Path, **limits) -> None:
         t = time.perf_counter()
         loaded = store.bulk_load_file(source)
         print(f"{name}: {loaded:,} triples loaded in {time.perf_counter() - t:.1f} s", flush=True)
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         found = discover(store, settings, progress=lambda m: print(f"  {time.perf_counter() - t:7.1f} s  {m}", flush=True),
                          **limits)
-        seconds = time.perf_counter() - t
+        seconds, cpu = time.perf_counter() - t, time.process_time() - cpu
     finally:
         store.close()
     summary = found.summary()
-    print(f"{name}: discovery {seconds:.1f} s, {summary['queries']} queries; {summary['terms']} terms {summary['kinds']}; "
+    load = os.getloadavg()[0]
+    print(f"{name}: discovery {seconds:.1f} s wall, {cpu:.1f} s CPU (load average {load:.1f}), {summary['queries']} queries; {summary['terms']} terms {summary['kinds']}; "
           f"{summary['predicates_analysed']:,} of {summary['predicates']:,} predicates analysed")
     for note in summary["notes"]:
         print(f"  note: {note}")
