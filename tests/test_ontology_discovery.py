@@ -307,3 +307,22 @@ def test_a_hundred_thousand_predicates_are_sampled_within_the_deadline(loaded, d
     assert elapsed < 60, elapsed  # the deadline bounds the analysis; the counting scan and the writing are quick
     text = found.path.read_text(encoding="utf-8")
     assert "deadline reached" in text or "most used of" in text
+
+
+@pytest.mark.parametrize("iri, words", [
+    ("https://example.org/metaqa/relation/directed_by", "directed by"),
+    ("http://schema.org/birthDate", "birth date"),
+    ("http://example.org/hasIMDBRating", "has IMDB rating"),
+    ("http://example.org/vocab#release-year", "release year"),
+    ("http://example.org/%C3%A9t%C3%A9_date", "été date"),
+    ("http://example.org/onto/worksFor/", "works for"),
+    ("urn:example:memberOf", "member of"),
+    ("http://example.org/p/123", ""),
+    ("urn:uuid:6f1c2f0e-1b2a-4c3d-9e8f-0a1b2c3d4e5f", ""),
+    ("http://example.org/p/x1", ""),
+    ("http://example.org/a%0Ab", "a b"),
+])
+def test_words_of_local_names(iri, words):
+    from attest.discover.names import words_of
+
+    assert words_of(iri) == words

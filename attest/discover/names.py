@@ -21,7 +21,9 @@ def words_of(iri: str) -> str:
     """"directed_by" -> "directed by", "hasImdbRating" -> "has imdb rating"; "" when the local name has
     fewer than two letters."""
     parts = [w for w in SPLIT.split(local_name(iri)) if w]
-    words = [w.lower() if not w.isupper() or len(w) == 1 else w for w in parts if any(c.isalpha() for c in w)]
+    # a word has more letters than digits: "mp3" is a word, the groups of a UUID or a hash ("6f1c2f0e") are not
+    words = [w.lower() if not w.isupper() or len(w) == 1 else w for w in parts
+             if sum(c.isalpha() for c in w) > sum(c.isdigit() for c in w)]
     if sum(c.isalpha() for w in words for c in w) < 2:
         return ""  # "p1", "123", a uuid: nothing a person would call it
     return " ".join(words[:MAX_WORDS])
