@@ -108,6 +108,8 @@ def test_known_structure_is_proposed_with_its_evidence(loaded, disco_settings):
     cluster = g.value(EX.title, RDFS.domain)
     assert cluster is not None and (cluster, RDF.type, OWL.Class) in g and g.value(EX.isbn, RDFS.domain) == cluster
     assert "4 of 4 sampled untyped subjects share predicates" in block(path, str(cluster))
+    assert g.value(cluster, RDFS.label) is None  # its predicates' words would read as an answer type: left to name
+    assert "title" in str(g.value(cluster, RDFS.comment))
     # an IRI without a usable local name still gets a proposal, and says why its name is what it is
     label = g.value(URIRef(NO_NAME), RDFS.label)
     assert (URIRef(NO_NAME), RDF.type, OWL.ObjectProperty) in g and str(label).startswith("property ")
@@ -187,8 +189,9 @@ def _asked(request) -> list[dict]:
 
 
 def _labels(request, extra: list[dict] | None = None, label_of=None) -> Reply:
+    asked = [{**t, "name": t["name"] or "unnamed class"} for t in _asked(request)]  # a cluster comes unnamed
     terms = [{"iri": t["iri"], "label": (label_of or (lambda t: "reviewed " + t["name"]))(t),
-              "alt_labels": ["also " + t["name"]], "comment": f"What {t['name']} means."} for t in _asked(request)]
+              "alt_labels": ["also " + t["name"]], "comment": f"What {t['name']} means."} for t in asked]
     return Reply(content=json.dumps({"terms": terms + (extra or [])}))
 
 
@@ -206,6 +209,9 @@ def test_the_review_labels_every_term(loaded, disco_settings, llm_settings, fake
     assert (EX.worksFor, SKOS.altLabel, RLiteral("also works for", lang="en")) in g
     assert (EX.worksFor, RDFS.comment, RLiteral("What works for means.", lang="en")) in g
     assert (EX.Person, RDFS.label, RLiteral("reviewed person", lang="en")) in g
+    cluster = g.value(EX.title, RDFS.domain)
+    assert g.value(cluster, RDFS.label) is not None  # the class the statistics could not name gets a name
+    assert len(list(g.objects(cluster, RDFS.comment))) == 1  # the review's comment replaces the statistics' one
     assert "(the statistics named it 'works for')" in block(path, str(EX.worksFor))
     assert (EX.worksFor, OWL.inverseOf, EX.employs) in g  # the review names terms; it does not change the axioms
     sent = fake_llm.requests[-1].messages_text()

@@ -108,15 +108,19 @@ def _typed_class(iri: str, subjects: int) -> ProposedTerm:
 
 
 def _cluster_class(cluster: Cluster, iri: str) -> ProposedTerm:
+    """A class for untyped subjects that share predicates. It gets no rdfs:label: the only words at hand are its
+    predicates' ("release year"), and a class called by them would read as what questions about those predicates
+    ask for ("what year ..." typed as this class). A comment says what it holds; the review or a person names it."""
     ranked = sorted(cluster.predicates.items(), key=lambda kv: (-kv[1], kv[0]))
     names = [words_of(p) or fallback_name(p, "property") for p, _ in ranked]
-    label = "thing with " + names[0]
     shares = ", ".join(f"{name} {share:.0%}" for name, (_, share) in zip(names, ranked))
-    evidence = [f"{cluster.members:,} of {cluster.sampled:,} sampled untyped subjects share predicates: {shares}"]
+    evidence = [f"{cluster.members:,} of {cluster.sampled:,} sampled untyped subjects share predicates: {shares}",
+                "no label: name it (the review does); its predicates' words would read as an answer type"]
     cohesion = sum(share for _, share in ranked) / len(ranked)
-    return ProposedTerm(iri, OWL + "Class", label, "cluster predicates", confidence(cohesion, cluster.members), evidence,
-                        [Statement(RDFS + "label", Literal(label, language="en"), 0.3,
-                                   "named after its most shared predicate; a person or the review should rename it")])
+    comment = "Untyped subjects that share the predicates " + ", ".join(names[:6]) + "."
+    return ProposedTerm(iri, OWL + "Class", "", "none", confidence(cohesion, cluster.members), evidence,
+                        [Statement(RDFS + "comment", Literal(comment, language="en"), confidence(cohesion, cluster.members),
+                                   "the predicates its members share, most shared first")])
 
 
 def _property(p: PredicateStats, by_iri: dict[str, PredicateStats], cluster_iris: dict[int, str]) -> ProposedTerm:

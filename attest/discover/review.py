@@ -15,7 +15,7 @@ import unicodedata
 from pydantic import BaseModel, ConfigDict, Field
 from pyoxigraph import Literal
 
-from attest.discover.proposals import Proposal, ProposedTerm
+from attest.discover.proposals import Proposal, ProposedTerm, Statement
 from attest.errors import ExtractionError, LlmUnavailable
 from attest.extract.llm_client import LlmClient, render_prompt
 from attest.extract.validate import text_problem
@@ -98,7 +98,7 @@ class Reviewer:
 
 
 def _term_for_review(term: ProposedTerm) -> dict[str, object]:
-    return {"iri": term.iri, "kind": "class" if term.is_class else "property", "name": term.label,
+    return {"iri": term.iri, "kind": "class" if term.is_class else "property", "name": term.label or None,
             "evidence": term.evidence + [s.evidence for s in term.statements if s.predicate != RDFS + "label"]}
 
 
@@ -106,11 +106,12 @@ def _apply(term: ProposedTerm, item: ReviewedTerm, model: str) -> None:
     label = " ".join(item.label.split())
     before = term.label
     term.label, term.label_source = label, "review"
-    for statement in term.statements:
-        if statement.predicate == RDFS + "label":
-            statement.value = Literal(label, language="en")
-            statement.confidence = max(statement.confidence, 0.8)
-            statement.evidence = f"from the review by {model} (the statistics named it {before!r})"
+    why = f"from the review by {model}" + (f" (the statistics named it {before!r})" if before else "")
+    labelled = [s for s in term.statements if s.predicate == RDFS + "label"]
+    for statement in labelled:
+        statement.value, statement.confidence, statement.evidence = Literal(label, language="en"), 0.8, why
+    if not labelled:  # a cluster class has no label of its own
+        term.statements.insert(0, Statement(RDFS + "label", Literal(label, language="en"), 0.8, why))
     seen = {label.casefold()}
     term.alt_labels = []
     for alt in item.alt_labels:

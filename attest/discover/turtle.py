@@ -51,12 +51,13 @@ def write_turtle(proposal: Proposal, *, created: str, command: str) -> str:
 
 
 def _block(term: ProposedTerm) -> list[str]:
-    lines = [comment(f"{term.label} — confidence {term.confidence:.2f}")]
+    lines = [comment(f"{term.label or _local(term.iri)} — confidence {term.confidence:.2f}")]
     lines += [comment(e) for e in term.evidence]
     body = [(RDF + "type", NamedNode(term.kind), None)]
     body += [(s.predicate, s.value, f"{s.confidence:.2f}: {s.evidence}") for s in term.statements]
     body += [(SKOS + "altLabel", Literal(a, language="en"), "from the review") for a in term.alt_labels]
     if term.comment:
+        body = [b for b in body if b[0] != RDFS + "comment"]  # the review's comment replaces the statistics' one
         body.append((RDFS + "comment", Literal(term.comment, language="en"), "from the review"))
     lines.append(term_text(term.iri))
     for i, (predicate, value, why) in enumerate(body):
@@ -65,3 +66,7 @@ def _block(term: ProposedTerm) -> list[str]:
         end = " ." if i == len(body) - 1 else " ;"
         lines.append(f"    {term_text(predicate) if predicate != RDF + 'type' else 'a'} {term_text(value)}{end}")
     return lines
+
+
+def _local(iri: str) -> str:
+    return iri.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
