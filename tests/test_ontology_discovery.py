@@ -30,7 +30,8 @@ ORGS = ["o1", "o2", "o3"]
 
 def known_graph() -> str:
     """Typed people and organisations; worksFor/employs mirror each other; birthYear has one value each; knows is
-    symmetric and closeFriendOf lies within it; untyped books share title and isbn; one predicate has no name."""
+    symmetric and closeFriendOf lies within it; untyped books share title and isbn and point at untyped publishers;
+    one predicate has no name."""
     lines = ["@prefix ex: <https://example.org/> .", "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> ."]
     lines += [f"ex:{p} a ex:Person ; ex:birthYear \"19{70 + i}\"^^xsd:gYear ." for i, p in enumerate(PEOPLE)]
     lines += [f"ex:{o} a ex:Organisation ." for o in ORGS]
@@ -39,8 +40,9 @@ def known_graph() -> str:
     for a, b in [("p1", "p2"), ("p3", "p4"), ("p5", "p6"), ("p1", "p3")]:
         lines.append(f"ex:{a} ex:knows ex:{b} . ex:{b} ex:knows ex:{a} .")
     lines += ["ex:p1 ex:closeFriendOf ex:p2 .", "ex:p3 ex:closeFriendOf ex:p4 .", "ex:p6 ex:closeFriendOf ex:p5 ."]
-    for i in range(1, 5):
-        lines.append(f'ex:b{i} ex:title "Book {i}" ; ex:isbn "isbn-{i}" ; <{NO_NAME}> ex:p{i} .')
+    for i in range(1, 5):  # publishers: untyped IRIs with nothing of their own, known only as values of publisher
+        lines.append(f'ex:b{i} ex:title "Book {i}" ; ex:isbn "isbn-{i}" ; <{NO_NAME}> ex:p{i} ; '
+                     f'ex:publisher ex:pub{i % 3} .')
     return "\n".join(lines) + "\n"
 
 
@@ -110,6 +112,11 @@ def test_known_structure_is_proposed_with_its_evidence(loaded, disco_settings):
     assert "4 of 4 sampled untyped subjects share predicates" in block(path, str(cluster))
     assert g.value(cluster, RDFS.label) is None  # its predicates' words would read as an answer type: left to name
     assert "title" in str(g.value(cluster, RDFS.comment))
+    # untyped objects with nothing of their own: a class of the values, the range of the predicate leading to them
+    publishers = g.value(EX.publisher, RDFS.range)
+    assert publishers is not None and publishers != cluster and (publishers, RDF.type, OWL.Class) in g
+    assert "3 of 3 sampled IRI objects are untyped and fall in the cluster" in block(path, str(EX.publisher))
+    assert "are values of: publisher 100%" in block(path, str(publishers))
     # an IRI without a usable local name still gets a proposal, and says why its name is what it is
     label = g.value(URIRef(NO_NAME), RDFS.label)
     assert (URIRef(NO_NAME), RDF.type, OWL.ObjectProperty) in g and str(label).startswith("property ")

@@ -83,7 +83,7 @@ def _cluster_iris(clusters: list[Cluster], base: str) -> dict[int, str]:
     out, used = {}, set()
     for cluster in clusters:
         top = max(cluster.predicates, key=lambda p: (cluster.predicates[p], p))
-        name = "With" + camel(words_of(top) or fallback_name(top, "property"))
+        name = ("With" if cluster.side == "subjects" else "ValueOf") + camel(words_of(top) or fallback_name(top, "property"))
         candidate, k = name, 2
         while candidate in used:
             candidate, k = f"{name}{k}", k + 1
@@ -114,10 +114,15 @@ def _cluster_class(cluster: Cluster, iri: str) -> ProposedTerm:
     ranked = sorted(cluster.predicates.items(), key=lambda kv: (-kv[1], kv[0]))
     names = [words_of(p) or fallback_name(p, "property") for p, _ in ranked]
     shares = ", ".join(f"{name} {share:.0%}" for name, (_, share) in zip(names, ranked))
-    evidence = [f"{cluster.members:,} of {cluster.sampled:,} sampled untyped subjects share predicates: {shares}",
-                "no label: name it (the review does); its predicates' words would read as an answer type"]
+    if cluster.side == "subjects":
+        found = f"{cluster.members:,} of {cluster.sampled:,} sampled untyped subjects share predicates: {shares}"
+        comment = "Untyped subjects that share the predicates " + ", ".join(names[:6]) + "."
+    else:
+        found = (f"{cluster.members:,} of {cluster.sampled:,} sampled untyped objects with no predicates of their own "
+                 f"are values of: {shares}")
+        comment = "Untyped values of the predicates " + ", ".join(names[:6]) + "."
+    evidence = [found, "no label: name it (the review does); its predicates' words would read as an answer type"]
     cohesion = sum(share for _, share in ranked) / len(ranked)
-    comment = "Untyped subjects that share the predicates " + ", ".join(names[:6]) + "."
     return ProposedTerm(iri, OWL + "Class", "", "none", confidence(cohesion, cluster.members), evidence,
                         [Statement(RDFS + "comment", Literal(comment, language="en"), confidence(cohesion, cluster.members),
                                    "the predicates its members share, most shared first")])
@@ -132,7 +137,7 @@ def _property(p: PredicateStats, by_iri: dict[str, PredicateStats], cluster_iris
     statements = [Statement(RDFS + "label", Literal(label, language="en"), 1.0 if source == "local name" else 0.3,
                             f"from the {source}")]
     statements += _domain(p, cluster_iris)
-    statements += _range(p, literal)
+    statements += _range(p, literal, cluster_iris)
     if p.subjects and p.single_valued == p.subjects:
         statements.append(Statement(RDF + "type", NamedNode(OWL + "FunctionalProperty"), confidence(1.0, p.subjects),
                                     f"each of {p.subjects:,} sampled subjects has exactly one value"))
@@ -159,7 +164,7 @@ def _domain(p: PredicateStats, cluster_iris: dict[int, str]) -> list[Statement]:
     return [Statement(RDFS + "domain", NamedNode(cls), confidence(share, n), why)]
 
 
-def _range(p: PredicateStats, literal: bool) -> list[Statement]:
+def _range(p: PredicateStats, literal: bool, cluster_iris: dict[int, str]) -> list[Statement]:
     if literal:
         total = p.literal_objects
         datatype, n = max(p.datatypes.items(), key=lambda kv: (kv[1], kv[0]))
@@ -167,13 +172,17 @@ def _range(p: PredicateStats, literal: bool) -> list[Statement]:
         if n / total <= MOST:
             return []
         return [Statement(RDFS + "range", NamedNode(datatype), confidence(n / total, total), why)]
-    if not p.object_types or not p.iri_objects:
+    candidates = [(n / p.iri_objects, p.iri_objects, cls, f"{n:,} of {p.iri_objects:,} sampled IRI objects are typed {_short(cls)}")
+                  for cls, n in p.object_types.items() if p.iri_objects]
+    candidates += [(n / p.placed_objects, p.placed_objects, cluster_iris[i],
+                    (f"{n:,} of {p.placed_objects:,} sampled IRI objects are untyped and fall in the cluster "
+                     f"{_short(cluster_iris[i])}")) for i, n in p.object_clusters.items()]
+    if not candidates:
         return []
-    cls, n = max(p.object_types.items(), key=lambda kv: (kv[1], kv[0]))
-    if n / p.iri_objects <= MOST:
+    share, n, cls, why = max(candidates)
+    if share <= MOST:
         return []
-    return [Statement(RDFS + "range", NamedNode(cls), confidence(n / p.iri_objects, p.iri_objects),
-                      f"{n:,} of {p.iri_objects:,} sampled IRI objects are typed {_short(cls)}")]
+    return [Statement(RDFS + "range", NamedNode(cls), confidence(share, n), why)]
 
 
 def _mirrors(p: PredicateStats, by_iri: dict[str, PredicateStats]) -> list[Statement]:

@@ -39,6 +39,8 @@ class PredicateStats:
     placed_subjects: int = 0  # subjects sampled (a smaller sample) to place the untyped ones in clusters
     untyped_subjects: int = 0  # of those, the ones with no type
     subject_clusters: dict[int, int] = field(default_factory=dict)  # cluster index -> untyped subjects in it
+    placed_objects: int = 0  # IRI objects sampled (a smaller sample) to place the untyped ones in clusters
+    object_clusters: dict[int, int] = field(default_factory=dict)  # cluster index -> untyped objects in it
     objects: int = 0  # distinct objects sampled
     iri_objects: int = 0
     untyped_objects: int = 0
@@ -55,9 +57,10 @@ class Cluster:
     """Untyped subjects that share predicates: a class the data implies but does not name."""
 
     index: int
-    predicates: dict[str, float]  # predicate -> share of the members that carry it
-    members: int  # of the sampled untyped subjects
-    sampled: int  # untyped subjects sampled in all
+    predicates: dict[str, float]  # predicate -> share of the members that carry it (or are values of it)
+    members: int  # of the sampled untyped subjects (or objects)
+    sampled: int  # untyped subjects (or objects) sampled in all
+    side: str = "subjects"  # "objects": IRIs with no predicates of their own, clustered by what leads to them
 
 
 @dataclass
@@ -86,11 +89,12 @@ def read_statistics(queries: DataQueries, *, max_predicates: int, deadline: floa
                        f"{len(data) - max_predicates:,} are not proposed")
     classes = dict(sorted(((row["c"], int(row["n"])) for row in queries.rows("type-counts")), key=lambda cn: (-cn[1], cn[0])))
     if time.monotonic() < deadline:
-        clusters, signature_of = _clusters(queries)
+        places = _subject_and_object_clusters(queries)
     else:
-        clusters, signature_of = [], lambda signature: None
+        places = Places([], lambda signature: None, lambda signature: None)
         sampled.append("deadline reached before untyped subjects were clustered")
-    progress(f"{len(classes):,} classes in use, {len(clusters)} clusters of untyped subjects")
+    clusters = places.clusters
+    progress(f"{len(classes):,} classes in use, {len(clusters)} clusters of untyped subjects and objects")
     analysed: list[PredicateStats] = []
     chosen = data[:max_predicates]
     for number, (iri, n) in enumerate(chosen, start=1):
@@ -98,7 +102,7 @@ def read_statistics(queries: DataQueries, *, max_predicates: int, deadline: floa
             sampled.append(f"deadline reached: analysed {len(analysed):,} of {len(chosen):,} predicates (the most "
                            f"used first); the other {len(chosen) - len(analysed):,} are not proposed")
             break
-        analysed.append(_predicate(queries, iri, n, clusters, signature_of))
+        analysed.append(_predicate(queries, iri, n, places))
         if number % max(1, min(50, len(chosen) // 10)) == 0 or number == len(chosen):
             progress(f"predicates analysed: {number:,}/{len(chosen):,}")
     if any(p.triples > SAMPLE for p in analysed):
@@ -107,15 +111,14 @@ def read_statistics(queries: DataQueries, *, max_predicates: int, deadline: floa
                       time.monotonic() - started)
 
 
-def _predicate(queries: DataQueries, iri: str, triples: int, clusters: list[Cluster],
-               signature_of: Callable[[frozenset[str]], int | None]) -> PredicateStats:
+def _predicate(queries: DataQueries, iri: str, triples: int, places: Places) -> PredicateStats:
     stats = PredicateStats(iri, triples, pairs=min(triples, SAMPLE))
     row = queries.rows("subject-values", iri)[0]
     stats.subjects, stats.single_valued = int(row["subjects"] or 0), int(row["single"] or 0)
     stats.mirrors = {r["q"]: int(r["n"]) for r in queries.rows("mirrors", iri)}
     stats.shared = {r["q"]: int(r["n"]) for r in queries.rows("shared-pairs", iri) if not is_schema(r["q"])}
     stats.subject_types = {r["c"]: int(r["n"]) for r in queries.rows("subject-types", iri)}
-    if clusters:
+    if places.clusters:
         members: dict[str, set[str]] = defaultdict(set)
         for r in queries.rows("subject-predicates", iri):
             members[r["s"]].add(r["q"])
@@ -123,8 +126,10 @@ def _predicate(queries: DataQueries, iri: str, triples: int, clusters: list[Clus
         untyped = [frozenset(q for q in predicates if not is_schema(q)) for predicates in members.values()
                    if RDF_TYPE not in predicates]
         stats.untyped_subjects = len(untyped)
-        placed = Counter(signature_of(signature) for signature in untyped)
+        placed = Counter(places.subject(signature) for signature in untyped)
         stats.subject_clusters = {index: n for index, n in placed.items() if index is not None}
+    if places.clusters:
+        _place_objects(queries, iri, stats, places)
     forms: dict[str, tuple[str, str | None]] = {}
     object_types: Counter[str] = Counter()
     typed: set[str] = set()
@@ -144,14 +149,55 @@ def _predicate(queries: DataQueries, iri: str, triples: int, clusters: list[Clus
     return stats
 
 
-def _clusters(queries: DataQueries) -> tuple[list[Cluster], Callable[[frozenset[str]], int | None]]:
-    """Cluster a sample of untyped subjects by the predicates they share: two predicates are linked when most
-    subjects of each carry the other, a cluster is a connected group of linked predicates, and a subject joins the
-    cluster that holds most of its predicates."""
-    predicates_of: dict[str, set[str]] = defaultdict(set)
+@dataclass
+class Places:
+    """The clusters found, and where a subject (by its predicates) or an object (by the predicates that lead to it)
+    belongs: a cluster index, or None."""
+
+    clusters: list[Cluster]
+    subject: Callable[[frozenset[str]], int | None]
+    object: Callable[[frozenset[str]], int | None]
+
+
+def _subject_and_object_clusters(queries: DataQueries) -> Places:
+    subjects: dict[str, set[str]] = defaultdict(set)
     for r in queries.rows("untyped-subjects"):
         if not is_schema(r["q"]):
-            predicates_of[r["s"]].add(r["q"])
+            subjects[r["s"]].add(r["q"])
+    own: set[str] = {r["o"] for r in queries.rows("untyped-object-own") if not is_schema(r["q"])}
+    objects: dict[str, set[str]] = defaultdict(set)
+    for r in queries.rows("untyped-objects"):
+        if r["o"] not in own and not is_schema(r["q"]):
+            objects[r["o"]].add(r["q"])
+    subject_clusters, place_subject = _clusters(subjects, "subjects", 0)
+    object_clusters, place_object = _clusters(objects, "objects", len(subject_clusters))
+    return Places(subject_clusters + object_clusters, place_subject, place_object)
+
+
+def _place_objects(queries: DataQueries, iri: str, stats: PredicateStats, places: Places) -> None:
+    """Place the untyped ones among the predicate's first 500 IRI objects: with the subjects when they have
+    predicates of their own, else by the predicates that lead to them."""
+    leading: dict[str, set[str]] = defaultdict(set)
+    for r in queries.rows("object-predicates", iri):
+        leading[r["o"]].add(r["q"])
+    own: dict[str, set[str]] = defaultdict(set)
+    for r in queries.rows("object-own", iri):
+        own[r["o"]].add(r["q"])
+    stats.placed_objects = len(leading)
+    placed: Counter[int | None] = Counter()
+    for value, into in leading.items():
+        mine = own.get(value, set())
+        if RDF_TYPE in mine:
+            continue
+        outgoing = frozenset(q for q in mine if not is_schema(q))
+        placed[places.subject(outgoing) if outgoing else places.object(frozenset(q for q in into if not is_schema(q)))] += 1
+    stats.object_clusters = {index: n for index, n in placed.items() if index is not None}
+
+
+def _clusters(predicates_of: dict[str, set[str]], side: str, first: int) -> tuple[list[Cluster], Callable[[frozenset[str]], int | None]]:
+    """Cluster a sample of untyped IRIs by the predicates they share (their own, or the ones leading to them): two
+    predicates are linked when most IRIs of each carry the other, a cluster is a connected group of linked
+    predicates, and an IRI joins the cluster that holds most of its predicates. Indexes start at `first`."""
     signatures = Counter(frozenset(p) for p in predicates_of.values() if p)
     having: Counter[str] = Counter()
     for signature, n in signatures.items():
@@ -199,8 +245,8 @@ def _clusters(queries: DataQueries) -> tuple[list[Cluster], Callable[[frozenset[
         if len(found) < MIN_CLUSTER:
             continue
         shares = {p: sum(p in s for s in found) / len(found) for p in sorted(group)}
-        kept_index[index] = len(clusters)
-        clusters.append(Cluster(len(clusters), shares, len(found), sampled))
+        kept_index[index] = first + len(clusters)
+        clusters.append(Cluster(first + len(clusters), shares, len(found), sampled, side))
 
     def signature_of(signature: frozenset[str]) -> int | None:
         index = place(signature)
