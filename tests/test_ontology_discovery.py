@@ -339,3 +339,39 @@ def test_words_of_local_names(iri, words):
     from attest.discover.names import words_of
 
     assert words_of(iri) == words
+
+
+# --- the commands, as a user runs them ------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_discover_accept_reload_and_reject_on_the_command_line(tmp_path, ontology_dir):
+    import subprocess
+    import sys
+
+    def attest(*args, ok=True):
+        cmd = [sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data"), *map(str, args)]
+        env = {"PATH": "/usr/bin:/bin", "ATTEST_ONTOLOGY_DIR": str(ontology_dir), "PYTHONPATH": str(REPO),
+               "ATTEST_LLM_BASE_URL": "http://127.0.0.1:9/v1"}  # no model answers there: statistics only
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+        assert (proc.returncode == 0) == ok, proc.stderr
+        return proc
+
+    data = tmp_path / "known.ttl"
+    data.write_text(known_graph(), encoding="utf-8")
+    attest("load", data)
+    found = attest("ontology", "discover")
+    assert "LLM review: off" in found.stderr and "predicates analysed" in found.stderr  # says why, shows progress
+    name = re.search(r"(discovered-[\w.-]+\.ttl)", found.stdout).group(1)
+    assert attest("ontology", "proposals").stdout.split() == [name]
+    assert "is not a proposal" in attest("ontology", "accept", "../core.ttl", ok=False).stderr
+    attest("ontology", "accept", name)
+    reloaded = attest("ontology", "reload").stdout
+    assert "ontology reloaded: 3 files" in reloaded
+    label = attest("query", f"ASK {{ GRAPH ?g {{ <{EX.worksFor}> <{RDFS.label}> \"works for\"@en }} }}").stdout
+    assert "true" in label
+    # a second proposal, rejected: the ontology files stay as they were
+    again = attest("ontology", "discover", "--no-review").stdout
+    second = re.search(r"(discovered-[\w.-]+\.ttl)", again).group(1)
+    before = sorted(p.name for p in ontology_dir.glob("*.ttl"))
+    attest("ontology", "reject", second)
+    assert sorted(p.name for p in ontology_dir.glob("*.ttl")) == before and not (ontology_dir / "proposed" / second).exists()
