@@ -19,6 +19,7 @@ from attest.errors import BadRequest, NotFound
 from attest.ontology import load_ontology
 from attest.vocab import Iris
 from tests.fakes.openai_server import Reply
+from tests.ui_support import browser, close_page, open_page, require_vendor  # noqa: F401  (browser: a fixture)
 
 REPO = Path(__file__).resolve().parent.parent
 EX = Namespace("https://example.org/")
@@ -375,3 +376,33 @@ def test_discover_accept_reload_and_reject_on_the_command_line(tmp_path, ontolog
     before = sorted(p.name for p in ontology_dir.glob("*.ttl"))
     attest("ontology", "reject", second)
     assert sorted(p.name for p in ontology_dir.glob("*.ttl")) == before and not (ontology_dir / "proposed" / second).exists()
+
+
+@pytest.mark.slow
+def test_the_ontology_page_lists_proposals_beside_the_accepted_terms(browser, disco_settings, tmp_path):  # noqa: F811
+    from attest.store import open_store
+    from tests.conftest import LiveServer
+
+    require_vendor()
+    store = open_store(disco_settings)
+    try:
+        load_ontology(store, disco_settings.ontology_dir, Iris(disco_settings.base_iri))
+        store.load(known_graph(), RdfFormat.TURTLE)
+        path = discover(store, disco_settings).path
+    finally:
+        store.close()
+    with LiveServer(disco_settings) as server:
+        page = open_page(browser)
+        try:
+            page.goto(server.url + "/ui/ontology")
+            proposals = page.locator("#proposal-list")
+            proposals.locator("summary", has_text=path.name).click()
+            works = proposals.locator(f"li[data-iri='{EX.worksFor}']")
+            assert "works for" in works.inner_text() and "inverse of" in works.inner_text()
+            works.locator("summary", has_text="evidence").click()
+            assert "sampled pairs hold reversed" in works.inner_text()
+            assert page.locator("#class-tree li[data-iri='https://w3id.org/attest/ontology#Person']").count() >= 1
+            assert page.locator(f"#property-tree li[data-iri='{EX.worksFor}']").count() == 0  # not accepted
+            assert not page.page_errors and not page.outside_requests
+        finally:
+            close_page(page, tmp_path / "screenshot.png")
