@@ -32,7 +32,7 @@ class ProposedTerm:
     iri: str
     kind: str  # owl:Class, owl:ObjectProperty or owl:DatatypeProperty
     label: str
-    label_source: str  # "local name", "IRI digest", "class use" or "review"
+    label_source: str  # "local name", "IRI digest", "none" (a cluster class) or "review"
     confidence: float  # of the term as a whole
     evidence: list[str] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
@@ -50,9 +50,6 @@ class Proposal:
     stats: GraphStats
     skipped_known: int  # terms the accepted ontology already declares
     notes: list[str] = field(default_factory=list)  # sampling, review outcome
-
-    def term(self, iri: str) -> ProposedTerm | None:
-        return next((t for t in self.terms if t.iri == iri), None)
 
 
 def confidence(share: float, n: int) -> float:
@@ -108,7 +105,7 @@ def _typed_class(iri: str, subjects: int) -> ProposedTerm:
 
 
 def _cluster_class(cluster: Cluster, iri: str) -> ProposedTerm:
-    """A class for untyped subjects that share predicates. It gets no rdfs:label: the only words at hand are its
+    """A class for a cluster of untyped subjects (or of values). It gets no rdfs:label: the only words at hand are its
     predicates' ("release year"), and a class called by them would read as what questions about those predicates
     ask for ("what year ..." typed as this class). A comment says what it holds; the review or a person names it."""
     ranked = sorted(cluster.predicates.items(), key=lambda kv: (-kv[1], kv[0]))
