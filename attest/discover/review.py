@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, ConfigDict, Field
 from pyoxigraph import Literal
@@ -47,9 +48,13 @@ class Review(BaseModel):
 
 def reply_problem(review: Review, asked: set[str]) -> str | None:
     """Why a parsed reply is refused, or None."""
+    named: set[str] = set()
     for item in review.terms:
         if item.iri not in asked:
             return f"the reply names a term that was not asked about: {item.iri[:120]!r}"
+        if item.iri in named:
+            return f"the reply names {item.iri} twice"
+        named.add(item.iri)
         for what, text, limit in [("label", item.label, MAX_LABEL), ("comment", item.comment, MAX_COMMENT),
                                   *[("altLabel", a, MAX_LABEL) for a in item.alt_labels]]:
             if problem := text_problem(what, text, limit):
@@ -67,34 +72,48 @@ class Reviewer:
     def __init__(self, settings: Settings, *, client: LlmClient | None = None) -> None:
         self.client = client or LlmClient(settings)
         self.model = settings.llm_model
+        self.concurrency = settings.llm_concurrency
         self._system = render_prompt("discover_review_system", nonce="$nonce",
                                      schema=json.dumps(Review.model_json_schema(), separators=(",", ":")))
 
     def review(self, proposal: Proposal) -> None:
-        applied, refused = 0, []
-        for start in range(0, len(proposal.terms), BATCH):
-            batch = proposal.terms[start:start + BATCH]
+        """Relabel the proposal's terms in place, `llm_concurrency` batches at a time; what was refused is noted."""
+        batches = [proposal.terms[i:i + BATCH] for i in range(0, len(proposal.terms), BATCH)]
+        self._unavailable: str | None = None
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            outcomes = list(pool.map(self._review_batch, batches))
+        applied, refused, first = 0, [], 1
+        for batch, (items, problem) in zip(batches, outcomes):
+            where = f"terms {first}-{first + len(batch) - 1}"
+            first += len(batch)
+            if problem:
+                refused.append(f"{where}: {problem}")
+                continue
             asked = {t.iri: t for t in batch}
-            payload = json.dumps([_term_for_review(t) for t in batch], ensure_ascii=False, indent=1)
-            nonce = hashlib.sha256(payload.encode()).hexdigest()[:12]
-            messages = [{"role": "system", "content": self._system.replace("$nonce", nonce)},
-                        {"role": "user", "content": render_prompt("discover_review_user", nonce=nonce, terms=payload)}]
-            try:
-                reply = self.client.structured(messages, Review, schema_name="OntologyReview")
-            except LlmUnavailable as exc:  # no server: the other batches would fail the same way
-                refused.append(f"terms {start + 1}-{len(proposal.terms)}: {exc.message}")
-                break
-            except ExtractionError as exc:
-                refused.append(f"terms {start + 1}-{start + len(batch)}: {exc.message}")
-                continue
-            if problem := reply_problem(reply, set(asked)):
-                refused.append(f"terms {start + 1}-{start + len(batch)}: reply refused, {problem}")
-                continue
-            for item in reply.terms:
+            for item in items:
                 _apply(asked[item.iri], item, self.model)
                 applied += 1
         proposal.notes.append(f"review by {self.model}: {applied} of {len(proposal.terms)} terms relabelled")
         proposal.notes += [f"review left unchanged {r}" for r in refused]
+
+    def _review_batch(self, batch: list[ProposedTerm]) -> tuple[list[ReviewedTerm], str | None]:
+        """The batch's validated reply items, or why there are none."""
+        if self._unavailable:  # no server: the other batches would fail the same way, slowly
+            return [], self._unavailable
+        payload = json.dumps([_term_for_review(t) for t in batch], ensure_ascii=False, indent=1)
+        nonce = hashlib.sha256(payload.encode()).hexdigest()[:12]
+        messages = [{"role": "system", "content": self._system.replace("$nonce", nonce)},
+                    {"role": "user", "content": render_prompt("discover_review_user", nonce=nonce, terms=payload)}]
+        try:
+            reply = self.client.structured(messages, Review, schema_name="OntologyReview")
+        except LlmUnavailable as exc:
+            self._unavailable = exc.message
+            return [], exc.message
+        except ExtractionError as exc:
+            return [], exc.message
+        if problem := reply_problem(reply, {t.iri for t in batch}):
+            return [], f"reply refused, {problem}"
+        return reply.terms, None
 
 
 def _term_for_review(term: ProposedTerm) -> dict[str, object]:
