@@ -162,7 +162,7 @@ def test_a_rejected_proposal_leaves_the_ontology_unchanged(loaded, disco_setting
 def test_accept_and_reject_take_only_proposals(loaded, disco_settings):
     folder = disco_settings.ontology_dir
     path = discover(loaded, disco_settings).path
-    for name in ["../core.ttl", str(folder / "core.ttl"), "../../etc/passwd", "notes.txt"]:
+    for name in ["../core.ttl", str(folder / "core.ttl"), "../../etc/passwd", "notes.txt", "a\x00b.ttl", "x" * 5000]:
         with pytest.raises(BadRequest):
             accept_proposal(folder, name)
     with pytest.raises(NotFound):
@@ -314,6 +314,8 @@ def test_discovery_routes_refuse_bad_input(api, disco_settings):
     assert api.post("/ontology/proposals/core.ttl/accept").status_code == 404
     assert api.post("/ontology/proposals/notes.txt/reject").status_code == 400
     assert api.get("/ontology/proposals/missing.ttl").status_code == 404
+    assert api.get("/ontology/proposals/a%00b.ttl").status_code == 400
+    assert api.get("/ontology/proposals/" + "x" * 300 + ".ttl").status_code == 400
     assert sorted(p.name for p in disco_settings.ontology_dir.rglob("*")) == before
 
 

@@ -49,10 +49,14 @@ def list_proposals(ontology_dir: Path) -> list[Path]:
 def proposal_path(ontology_dir: Path, name: str) -> Path:
     """A proposal by file name or path; only files directly inside ontology/proposed/ are proposals."""
     folder = proposed_dir(ontology_dir).resolve()
+    refused = BadRequest(f"{name[:200]!r} is not a proposal: proposals are .ttl files directly inside {folder}",
+                         file=name[:200])
+    if "\x00" in name or len(name) > 4096 or not NAME.match(Path(name).name):
+        raise refused  # checked before the name reaches the file system
     candidate = Path(name)
     path = (candidate if candidate.is_absolute() or candidate.parent != Path(".") else folder / candidate.name).resolve()
     if path.parent != folder or not NAME.match(path.name):
-        raise BadRequest(f"{name} is not a proposal: proposals are .ttl files directly inside {folder}", file=str(name))
+        raise refused
     if not path.is_file():
         raise NotFound(f"no proposal {path.name} in {folder}", file=path.name)
     return path
