@@ -8,8 +8,8 @@ structure: typed people and organisations, worksFor/employs mirroring each other
 symmetric knows with closeFriendOf inside it, untyped documents with a title and an author, and 40 filler
 predicates, scaled to --triples. --many-predicates adds a third graph with that many distinct predicates (two
 triples each), discovered under a 60 s deadline, to show it sampling. Each run times `discover()` (the same
-function `attest ontology discover` and POST /ontology/discover call) with its default limits, and prints what it
-found.
+function `attest ontology discover` and POST /ontology/discover call) with its default limits, wall and CPU time
+(the queries run in this process; on a shared machine the CPU time says more), and prints what it found.
 """
 
 from __future__ import annotations
