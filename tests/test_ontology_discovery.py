@@ -297,11 +297,17 @@ def test_discover_accept_and_reload_over_http(api, disco_settings):
     assert "# works for" in api.get(f"/ontology/proposals/{body['file']}").text
     terms = {t["iri"] for t in api.get("/ontology/terms").json()["properties"]}
     assert str(EX.worksFor) not in terms  # proposed, not accepted
+    from attest.answer.lookup import GraphLookup
+
+    store, iris = api.app.state.store, Iris(disco_settings.base_iri)
+    assert GraphLookup(store, iris).property_texts([str(EX.worksFor)])[str(EX.worksFor)].label == ""  # remembered
     assert api.post(f"/ontology/proposals/{body['file']}/accept").json() == {"status": "accepted", "file": body["file"]}
     assert api.post("/ontology/reload").status_code == 200
     accepted = {t["iri"]: t for t in api.get("/ontology/terms").json()["properties"]}
     assert accepted[str(EX.worksFor)]["domain"] == [str(EX.Person)]
     assert accepted[str(EX.worksFor)]["file"] == body["file"]  # the UI links the term to its line in the accepted file
+    # the running service reads the accepted words at once: what it remembered about the property is gone
+    assert GraphLookup(store, iris).property_texts([str(EX.worksFor)])[str(EX.worksFor)].label == "works for"
     assert api.get("/ontology/proposals").json() == {"proposals": []}
 
 
