@@ -38,6 +38,7 @@ ROUTER_MODULES = (
     "attest.api.entities",
     "attest.api.browse",
     "attest.api.sparql_generate",
+    "attest.api.discover",
     "attest.api.sparql",
     "attest.api.gsp",
     "attest.api.reasoning",

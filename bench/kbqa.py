@@ -1,6 +1,7 @@
 """Benchmark: multi-hop retrieval and extractive answers on MetaQA (a 134k-triple movie KB), over HTTP.
 
-    python bench/kbqa.py [--questions 1000] [--seed 7] [--minted] [--data-dir DIR] [--hops 2 3] [--no-path-queries]
+    python bench/kbqa.py [--questions 1000] [--seed 7] [--minted] [--discovered] [--data-dir DIR] [--hops 2 3]
+                         [--no-path-queries]
 
 kb.txt from ../shared/data/kbqa/metaqa is loaded with `attest load` as N-Triples under its own IRIs (entities
 `movie:`, relations `rel:`, both declared in the `prefixes` setting), each entity with an rdfs:label; the
@@ -19,6 +20,8 @@ brackets stripped, goes to POST /context (max_hops = the hop count, limit 20) an
 - answer-query recall: a gold answer is among the rows of the query /answer returns (`sparql`);
 - /context latency p50 / p95 (ms).
 Targets: path recall >= 0.95 (2-hop), >= 0.90 (3-hop); Hits@1 >= 0.90, >= 0.80; /context p95 < 100 ms.
+With --discovered, also the KB as it is (no VOCABULARY) plus the ontology `attest ontology discover` proposes
+for it (no LLM review), accepted whole and reloaded: what a user gets without writing any vocabulary.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -191,6 +195,35 @@ def run(args: argparse.Namespace, minted: bool) -> dict:
                 for hops in args.hops}
 
 
+def run_discovered(args: argparse.Namespace) -> dict:
+    """The KB without the hand vocabulary, plus the discovered ontology accepted whole (issue 27)."""
+    naming = Naming(False)
+    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-kbqa-")) / "discovered"
+    work.mkdir(parents=True, exist_ok=True)
+    config = work / "attest.yaml"
+    if not (work / "ontology").exists():
+        shutil.copytree(REPO / "ontology", work / "ontology")
+    config.write_text(f"data_dir: {work / 'data'}\nontology_dir: {work / 'ontology'}\nprefixes:\n  movie: {ENTITY_NS}\n"
+                      f"  rel: {RELATION_NS}\n", encoding="utf-8")
+    write_kb(naming, work)
+    if not (work / "data").exists():
+        attest("load", str(work / "kb.nt"), config=config)
+        t = time.perf_counter()
+        found = attest("ontology", "discover", "--no-review", config=config).stdout
+        proposal = re.search(r"(discovered-[\w.-]+\.ttl)", found).group(1)
+        attest("ontology", "accept", proposal, config=config)
+        attest("ontology", "reload", config=config)
+        print(f"discovered ontology ({proposal}) proposed, accepted and reloaded in {time.perf_counter() - t:.1f} s")
+    names = {}
+    for line in open(KBQA / "kb.txt", encoding="utf-8"):
+        for name in (line.split("|")[0], line.rstrip("\n").split("|")[-1]):
+            names[naming.entity(name)] = name
+    with serving(config) as url, httpx.Client(base_url=url, timeout=60) as client:
+        client.post("/context", json={"query": "warm up Kismet", "max_hops": 1})
+        return {hops: measure(client, questions(hops, args.questions, args.seed), hops, naming, names)
+                for hops in args.hops}
+
+
 def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming, names: dict[str, str]) -> dict:
     per_type = defaultdict(lambda: defaultdict(int))
     latencies = []
@@ -255,6 +288,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--hops", type=int, nargs="+", default=[2, 3])
     parser.add_argument("--minted", action="store_true", help="also run with the KB minted under Attest's base")
+    parser.add_argument("--discovered", action="store_true",
+                        help="also run with no vocabulary but the discovered ontology accepted whole")
     parser.add_argument("--data-dir", help="keep the loaded stores here (reused when present)")
     parser.add_argument("--show-misses", type=int, default=0, help="print this many questions whose first answer is wrong")
     parser.add_argument("--no-path-queries", action="store_true", help="skip running the paths' SPARQL on /sparql")
@@ -267,6 +302,8 @@ def main() -> None:
     report("own IRIs", run(args, minted=False))
     if args.minted:
         report("minted under Attest's base", run(args, minted=True))
+    if args.discovered:
+        report("as is + discovered ontology", run_discovered(args))
 
 
 if __name__ == "__main__":

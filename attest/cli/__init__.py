@@ -18,6 +18,7 @@ from attest.cli import index  # noqa: E402,F401  (registers index rebuild)
 from attest.cli import mcp_stdio  # noqa: E402,F401  (registers mcp)
 from attest.cli import migrate  # noqa: E402,F401  (registers migrate)
 from attest.cli import ask_sparql  # noqa: E402,F401  (registers ask-sparql)
+from attest.cli import discover  # noqa: E402,F401  (registers ontology discover, proposals, accept, reject)
 
 
 def main() -> None:

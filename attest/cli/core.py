@@ -22,7 +22,7 @@ from attest.vocab import Iris
 
 EXPORT_FORMATS = {"nquads": "nq", "trig": "trig"}
 
-ontology_cli = typer.Typer(help="Check or reload the ontology (ontology/*.ttl).", no_args_is_help=True)
+ontology_cli = typer.Typer(help="Check, reload or discover the ontology (ontology/*.ttl; proposals in ontology/proposed/).", no_args_is_help=True)
 cli.add_typer(ontology_cli, name="ontology")
 
 

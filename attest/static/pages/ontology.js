@@ -63,4 +63,29 @@
       termList(t.domain, "domain"), termList(t.range, "range"), termList(t.inverse_of, "inverse of")]));
     propertyTree.setAttribute("aria-busy", "false");
   }).catch((error) => showError(`The ontology could not be read: ${error.message}`));
+
+  // proposals beside the accepted terms: one list per file, each term with its confidence and evidence
+  function proposedTerm(term) {
+    const badges = [term.kind, ...term.characteristics.map((c) => c.replace("Property", ""))]
+      .map((b) => el("span", { class: "badge" }, b));
+    const confidence = term.confidence === null ? null : el("span", { class: "muted small" }, ` confidence ${term.confidence.toFixed(2)}`);
+    const evidence = term.evidence.length ? el("details", {}, el("summary", { class: "small muted" }, "evidence"),
+      el("ul", { class: "small" }, term.evidence.map((line) => el("li", {}, line)))) : null;
+    return el("li", { "data-iri": term.iri },
+      el("div", { class: "term" }, el("span", { class: "term-name mono" }, curie(term.iri)),
+        term.label ? el("span", { class: "term-label" }, ` ${term.label}`) : null, " ", ...badges, confidence,
+        termList(term.domain, "domain"), termList(term.range, "range"), termList(term.inverse_of, "inverse of"),
+        termList(term.parents, "within"), term.alt_labels.length ? termList(term.alt_labels.map((a) => `"${a}"`), "also") : null),
+      term.comment ? el("p", { class: "term-comment muted small" }, term.comment) : null, evidence);
+  }
+
+  getJson("/ontology/proposals").then((body) => {
+    const list = document.getElementById("proposal-list");
+    document.getElementById("proposal-count").textContent = `(${body.proposals.length})`;
+    list.replaceChildren(...(body.proposals.length ? body.proposals.map((file) => el("details", { class: "proposal" },
+      el("summary", {}, el("span", { class: "mono" }, file.file), el("span", { class: "muted small" }, ` ${file.terms.length} terms`)),
+      file.error ? el("p", { class: "error small" }, file.error) : el("ul", { class: "tree" }, file.terms.map(proposedTerm))))
+      : [el("p", { class: "muted small" }, "No proposals waiting.")]));
+    list.setAttribute("aria-busy", "false");
+  }).catch((error) => showError(`The proposals could not be read: ${error.message}`));
 })();
