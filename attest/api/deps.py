@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from attest.api.guard import refuse_unproven_form
 from attest.errors import Forbidden, Unauthorized
 from attest.settings import Settings
 from attest.store import GraphStore
@@ -34,7 +35,9 @@ def _is_loopback(host: str | None) -> bool:
 
 
 def require_writer(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> None:
-    """Writes need the configured bearer token; with none configured, only loopback clients may write."""
+    """Writes need the configured bearer token; with none configured, only loopback clients may write, and a write
+    in a form's content type must carry X-Requested-With (a page of another site can post a form to loopback; a
+    form cannot set that header, nor Authorization). The Host and Origin checks are attest/api/guard.py's."""
     token = settings.token.get_secret_value() if settings.token else None
     header = request.headers.get("authorization", "")
     if token:
@@ -45,6 +48,7 @@ def require_writer(request: Request, settings: Annotated[Settings, Depends(get_s
     client = request.client.host if request.client else None
     if not _is_loopback(client):
         raise Forbidden("writes are refused from non-local clients when no token is configured (set ATTEST_TOKEN)")
+    refuse_unproven_form(request)
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
