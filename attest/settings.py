@@ -128,8 +128,8 @@ class Settings(BaseSettings):
     @field_validator("allowed_hosts", "cors_origins", "federation_allowlist")
     @classmethod
     def _security_lists(cls, value: list[str], info: ValidationInfo) -> list[str]:
-        # the same parsers the app uses when it starts (attest/api/guard.py, attest/sparql/outbound.py)
-        from attest.api.guard import allowed_host_names, origin_matcher
+        # the same parsers the app uses when it starts (attest/api/origins.py, attest/sparql/outbound.py)
+        from attest.api.origins import allowed_host_names, origin_matcher
         from attest.sparql.outbound import federation_prefixes
 
         parse = {"allowed_hosts": allowed_host_names, "cors_origins": origin_matcher,

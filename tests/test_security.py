@@ -30,7 +30,6 @@ from attest.errors import ConfigError
 from attest.main import create_app
 from attest.settings import load_settings
 from tests.conftest import REPO, LiveServer
-from tests.fakes.openai_server import FakeOpenAI
 
 EVIL = "https://evil.example"
 MARK = "<urn:attack:s> <urn:attack:p> \"pwned\""
@@ -403,6 +402,12 @@ def test_the_remote_stores_pass_through_sends_nothing(settings, listener, oxigra
                                headers={"Content-Type": "application/sparql-update"})
         assert response.status_code == 400
     assert listener.requests == []
+    # allowed, the server runs the SERVICE; the error page it relays is not echoed either
+    listener.fail = 500
+    with in_process(remote, federation_allowlist=[f"{listener.url}/"]) as client:
+        response = client.get("/sparql", params={"query": f"SELECT * {{ SERVICE <{listener.url}/sparql> {{ ?s ?p ?o }} }}"})
+        assert response.status_code == 502 and Listener.SECRET not in response.text, response.text
+    assert len(listener.requests) == 1
 
 
 # an allowed federation target -----------------------------------------------------------------------------------
@@ -422,18 +427,19 @@ def test_an_allowed_service_target_answers(settings, listener):
 
 def test_an_allowed_target_that_fails_is_told_by_status_and_host(settings, listener):
     listener.fail = 500
-    with in_process(settings, federation_allowlist=[f"{listener.url}/"]) as client:
-        query = service_queries(listener.url)[1].replace("SILENT ", "")
-        for mode in (False, True):
-            client.app.state.settings = client.app.state.settings.model_copy(update={"sparql_in_process": mode})
-            client.app.state.sparql_executor = None
+    query = f"SELECT * WHERE {{ SERVICE <{listener.url}/sparql> {{ ?s ?p ?o }} }}"
+    for in_process_mode in (False, True):  # the query workers' error path and the server's own
+        with in_process(settings, federation_allowlist=[f"{listener.url}/"],
+                        sparql_in_process=in_process_mode) as client:
             response = client.get("/sparql", params={"query": query})
             assert response.status_code == 502, response.text
-            assert f"127.0.0.1:{listener.url.rsplit(':', 1)[1]}" in response.text and "HTTP 500" in response.text
+            assert response.json()["host"] == listener.url.removeprefix("http://") and response.json()["status"] == 500
             assert Listener.SECRET not in response.text
+    with in_process(settings, federation_allowlist=[f"{listener.url}/"]) as client:
         loaded = client.post("/sparql", content=f"LOAD <{listener.url}/data.ttl>",
                              headers={"Content-Type": "application/sparql-update"})
         assert loaded.status_code == 502 and Listener.SECRET not in loaded.text
+    assert len(listener.requests) == 3
 
 
 # a token-protected deployment -----------------------------------------------------------------------------------
