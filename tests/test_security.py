@@ -272,6 +272,20 @@ def test_host_allow_list_over_real_http(settings):
                          headers={"Accept": SPARQL_JSON}).json()["boolean"] is False
 
 
+def test_without_a_token_writes_through_a_public_name_are_refused(settings):
+    """Behind a reverse proxy on this machine every client is a loopback one: the Host tells a public request."""
+    with in_process(settings, allowed_hosts=["attest.example.org"]) as client:
+        before = fingerprint(client)
+        public = {"Host": "attest.example.org", "Content-Type": "application/sparql-update"}
+        response = client.post("/sparql", content=INSERT, headers=public)
+        assert response.status_code == 403 and "needs the token" in response.json()["message"]
+        assert client.get("/stats", headers={"Host": "attest.example.org"}).status_code == 200  # reads are served
+        assert fingerprint(client) == before
+    with in_process(settings, allowed_hosts=["attest.example.org"], token=SecretStr("s3cret")) as client:
+        response = client.post("/sparql", content=INSERT, headers={**public, "Authorization": "Bearer s3cret"})
+        assert response.status_code == 204 and marked(client)
+
+
 # outbound requests from SPARQL --------------------------------------------------------------------------------------
 
 
