@@ -9,7 +9,7 @@ pyoxigraph has no parse-only API, so the text is read with the project's lexer (
 so that doubt refuses: its keyword matching needs no word boundary (`trueSERVICE<…>{}`, `SERVICESILENT<…>`,
 `SERVICE:x{}` all fetch), so any bare word or prefix name holding SERVICE or LOAD counts, and a target that is a
 variable, a relative IRI or an undeclared prefix is refused. A text without the letters "service", "load" or
-"define" in any case cannot fetch (keywords take no escapes) and is passed after one regex search.
+"define" in any case cannot fetch (keywords take no escapes) and is passed after three substring searches.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from attest.errors import ConfigError, OutboundRefused, RemoteEndpointError
 from attest.sparql.lexer import _TOKEN
 
 SETTING = "federation_allowlist"
-_MENTIONS = re.compile(r"service|load|define", re.IGNORECASE)
+_MENTIONED = ("service", "load", "define")
 _FETCH_WORD = re.compile(r"SERVICE|LOAD")
 _IRI_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _LOCAL_ESCAPE = re.compile(r"\\(.)")
@@ -91,9 +91,15 @@ def _iri(token: str) -> str:
     return _IRI_ESCAPE.sub(lambda m: chr(int(m[1] or m[2], 16)), token[1:-1])
 
 
+def mentions_fetch_words(text: str) -> bool:
+    """Whether the letters of SERVICE, LOAD or DEFINE occur anywhere in the text, in any case."""
+    folded = text.casefold()  # maps more letters to ASCII than the engine's keyword matching does: never fewer
+    return any(word in folded for word in _MENTIONED)
+
+
 def fetches(text: str) -> list[Fetch]:
     """Every SERVICE, LOAD and DEFINE of a query or update, with its target resolved where the text tells it."""
-    if _MENTIONS.search(text) is None:
+    if not mentions_fetch_words(text):
         return []
     tokens = [m for m in _TOKEN.finditer(text) if m.lastgroup != "comment"]
     prefixes: dict[str, str | None] = {}
