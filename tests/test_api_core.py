@@ -97,14 +97,16 @@ def test_without_token_only_loopback_may_write():
     from attest.errors import Forbidden
     from attest.settings import load_settings
 
-    def request_from(host):
-        return Request({"type": "http", "headers": [], "client": (host, 1234)})
+    def request_from(host, to=b"127.0.0.1:8000"):
+        return Request({"type": "http", "headers": [(b"host", to)], "client": (host, 1234)})
 
     settings = load_settings()
     require_writer(request_from("127.0.0.1"), settings)
-    require_writer(request_from("::1"), settings)
+    require_writer(request_from("::1", to=b"[::1]:8000"), settings)
     with pytest.raises(Forbidden):
         require_writer(request_from("192.0.2.7"), settings)
+    with pytest.raises(Forbidden):  # a loopback connection that addressed a public name: a proxy on this machine
+        require_writer(request_from("127.0.0.1", to=b"attest.example.org"), settings)
 
 
 def test_ontology_reload_re_derives_what_the_edit_changed(editable_ontology):
