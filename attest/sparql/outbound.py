@@ -6,10 +6,15 @@ graphs of the store (checked against a listener: no request). A remote store's s
 `DEFINE get:soft` pragma makes `FROM` fetch, so `DEFINE` is refused as well.
 
 pyoxigraph has no parse-only API, so the text is read with the project's lexer (attest/sparql/lexer.py), and read
-so that doubt refuses: its keyword matching needs no word boundary (`trueSERVICE<…>{}`, `SERVICESILENT<…>`,
-`SERVICE:x{}` all fetch), so any bare word or prefix name holding SERVICE or LOAD counts, and a target that is a
-variable, a relative IRI or an undeclared prefix is refused. A text without the letters "service", "load" or
-"define" in any case cannot fetch (keywords take no escapes) and is passed after three substring searches.
+so that doubt refuses:
+- pyoxigraph's keyword matching needs no word boundary (`trueSERVICE<…>{}`, `SERVICESILENT<…>`, `SERVICE:x{}` all
+  fetch): any bare word or prefix name holding SERVICE or LOAD counts;
+- a target that is a variable, a relative IRI or an undeclared prefix is refused;
+- the lexer takes every `<…>` without spaces for an IRI; inside parentheses it may be a less-than and a
+  greater-than, and a quote, `#` or parenthesis between them would make the lexer misread what follows: such a
+  `<…>` is refused (outside parentheses SPARQL has no comparison).
+A text whose case-folded letters spell none of "service", "load" and "define" cannot fetch (keywords take no
+escapes, and are matched in ASCII) and is passed after three substring searches.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ _LOCAL_ESCAPE = re.compile(r"\\(.)")
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _DOT_SEGMENT = re.compile(r"(?:^|/)(?:\.|%2e){1,2}(?:/|$)", re.IGNORECASE)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_DESYNCING = ("'", "#", "(", ")")  # in a `<…>` that is really a less-than, what makes the lexer misread the rest
 
 
 @dataclass(frozen=True)
@@ -104,15 +110,19 @@ def fetches(text: str) -> list[Fetch]:
     tokens = [m for m in _TOKEN.finditer(text) if m.lastgroup != "comment"]
     prefixes: dict[str, str | None] = {}
     found: list[Fetch] = []
+    parens = 0  # a `<` can be a less-than only inside parentheses: expressions have no other place
     for i, token in enumerate(tokens):
         kind, value = token.lastgroup, token.group()
         after = tokens[i + 1] if i + 1 < len(tokens) else None
-        if kind == "iri" and "'" in value:
-            # `<` may be a less-than whose `>` is further on; the quote inside would then open a string that the
-            # lexer never saw, and what it hides would not be read
+        if kind in ("open", "close") and value in "()":
+            parens = max(parens + (1 if value == "(" else -1), 0)
+        if kind == "iri" and parens and any(c in value for c in _DESYNCING):
+            # `<` may be a less-than whose `>` is a greater-than further on: a quote or # inside would then open a
+            # string or a comment the lexer never saw, a parenthesis would shift its count of them
             found.append(Fetch("SERVICE", None, value, doubt=(
-                f"{value[:100]} may be a less-than comparison rather than an IRI, and the quote in it would then open "
-                "a string; in a text that mentions SERVICE or LOAD write spaces around such a '<'")))
+                f"{value[:100]} inside parentheses may be a less-than comparison rather than an IRI, and what it "
+                "holds would then be read otherwise; in a text that mentions SERVICE or LOAD write such an IRI with "
+                "a prefix, or spaces around a less-than")))
             continue
         if kind == "word" and value.upper() == "PREFIX" and after is not None and after.lastgroup == "pname":
             declared = tokens[i + 2] if i + 2 < len(tokens) else None
