@@ -98,9 +98,10 @@ def test_a_clients_update_marks_it_out_of_date_and_a_start_rebuilds_it(tmp_path)
         commit(store, IRIS, "a", document=_quads("a", {0, 5}), status=[], quarantine=[], fresh=True)
         assert summary.is_current(store, IRIS) and _summary(store) == _recomputed(store)
         update = f"INSERT DATA {{ GRAPH <{IRIS.document_graph('a')}> {{ <{IRIS.entity('e4')}> <{RDFS}label> \"E4\" }} }}"
-        assert client.post("/sparql", data={"update": update}).status_code == 204
+        script = {"X-Requested-With": "test"}  # a form-encoded update without a token (docs/security.md)
+        assert client.post("/sparql", data={"update": update}, headers=script).status_code == 204
         assert not summary.is_current(store, IRIS)  # readers go back to the document graphs
-        bad = client.post("/sparql", data={"update": "INSERT DATA { <x:a> <x:b> "})
+        bad = client.post("/sparql", data={"update": "INSERT DATA { <x:a> <x:b> "}, headers=script)
         assert bad.status_code == 400
     with TestClient(create_app(settings), base_url="http://localhost") as client:
         store = client.app.state.store
