@@ -353,6 +353,11 @@ def test_load_and_service_in_updates_send_nothing_and_write_nothing(client, list
     assert listener.requests == [] and fingerprint(client) == before
 
 
+def test_a_target_whose_escape_names_no_character_is_refused_not_a_crash(client):
+    response = client.get("/sparql", params={"query": "SELECT * { SERVICE <http://a/\\U0011FFFF> { } }"})
+    assert response.status_code == 400 and response.json()["error"] == "OutboundRefused"
+
+
 def test_the_worker_pool_and_the_in_process_executor_both_refuse(settings, listener):
     query = service_queries(listener.url)[1]
     for in_process_mode in (False, True):

@@ -93,8 +93,12 @@ def federation_prefixes(entries: Iterable[str]) -> tuple[Prefix, ...]:
     return tuple(out)
 
 
-def _iri(token: str) -> str:
-    return _IRI_ESCAPE.sub(lambda m: chr(int(m[1] or m[2], 16)), token[1:-1])
+def _iri(token: str) -> str | None:
+    """The IRI of an `<…>` token with its \\u escapes decoded; None when an escape names no character."""
+    try:
+        return _IRI_ESCAPE.sub(lambda m: chr(int(m[1] or m[2], 16)), token[1:-1])
+    except ValueError:
+        return None
 
 
 def mentions_fetch_words(text: str) -> bool:
@@ -128,7 +132,7 @@ def fetches(text: str) -> list[Fetch]:
             declared = tokens[i + 2] if i + 2 < len(tokens) else None
             if declared is not None and declared.lastgroup == "iri":
                 iri = _iri(declared.group())
-                prefixes[after.group()[:-1]] = iri if _ABSOLUTE.match(iri) else None
+                prefixes[after.group()[:-1]] = iri if iri and _ABSOLUTE.match(iri) else None
             continue
         if kind == "pname":
             name = value.split(":", 1)[0].upper()
@@ -160,7 +164,7 @@ def _resolve(token, prefixes: dict[str, str | None]) -> str | None:
         return None
     if token.lastgroup == "iri":
         iri = _iri(token.group())
-        return iri if _ABSOLUTE.match(iri) else None
+        return iri if iri and _ABSOLUTE.match(iri) else None
     if token.lastgroup == "pname":
         name, _, local = token.group().partition(":")
         namespace = prefixes.get(name)
