@@ -85,6 +85,28 @@ class Forbidden(AttestError):
     status_code = 403
 
 
+class CrossSiteRefused(Forbidden):
+    """A request that changes state or spends money, sent by a page of another site (Origin, Sec-Fetch-Site), or
+    a token-less write in a form's content type without the X-Requested-With header a form cannot send."""
+
+
+class MisdirectedRequest(AttestError):
+    """The Host header names a host the service does not answer to (DNS rebinding)."""
+
+    status_code = 421
+
+
+class OutboundRefused(BadRequest):
+    """A SPARQL query or update would make Attest send a request (SERVICE, LOAD) to a target not on
+    federation_allowlist; nothing was sent."""
+
+
+class RemoteEndpointError(AttestError):
+    """A SERVICE or LOAD target on federation_allowlist failed; told by host and status, never by its body."""
+
+    status_code = 502
+
+
 class QueryTimeout(AttestError):
     """A query ran past its deadline and was stopped."""
 

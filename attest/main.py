@@ -9,16 +9,16 @@ import time
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 
 from attest import __version__, folders
 from attest import observability
-from attest.api import errors, limits
+from attest.api import errors, guard, limits
 from attest.ingest import summary
 from attest.mcp import http as mcp_http
 from attest.ontology import check_ontology, load_ontology
 from attest.settings import Settings, content_folders, load_settings
 from attest.sparql.deadline import open_executor
+from attest.sparql.outbound import federation_prefixes
 from attest.errors import StoreUnavailable
 from attest.store import fulltext, open_store
 from attest.vocab import Iris
@@ -66,9 +66,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     mcp_http.install(app)  # MCP over streamable HTTP at /mcp (attest/mcp/)
     limits.install(app)
-    if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type", "Accept"])
+    guard.install(app, settings)  # Host allow-list, cross-site refusal, CORS (attest/api/guard.py)
+    federation_prefixes(settings.federation_allowlist)  # a bad entry stops the start, with the setting named
     observability.install(app, settings)  # outermost: request ids, access log, HTTP metrics
     for router in _routers():
         app.include_router(router)

@@ -6,11 +6,12 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from pyoxigraph import Literal, NamedNode, Store, Variable
 
-from attest.errors import BadRequest, ConfigError, NotFound
+from attest.errors import BadRequest, ConfigError, NotFound, OutboundRefused
+from attest.sparql.outbound import check_outbound
 from attest.store.base import Term
 from attest.vocab import PREFIXES, XSD, Iris, is_valid_id
 
@@ -152,9 +153,14 @@ class NamedQuery:
         return bound
 
 
-def parse_named_query(name: str, text: str, source: str = "") -> NamedQuery:
-    """Parse the header of one .rq file and check that its SPARQL runs with every parameter bound."""
+def parse_named_query(name: str, text: str, source: str = "", federation_allowlist: Iterable[str] = ()) -> NamedQuery:
+    """Parse the header of one .rq file and check that its SPARQL runs with every parameter bound; a SERVICE or
+    LOAD whose target `federation_allowlist` does not hold is refused before the check runs it."""
     where = source or f"{name}.rq"
+    try:
+        check_outbound(text, federation_allowlist)
+    except OutboundRefused as exc:
+        raise ConfigError(f"{where}: {exc.message}", file=where) from exc
     description: list[str] = []
     params: list[Parameter] = []
     dataset = "all"
@@ -227,8 +233,9 @@ def _check_runs(query: NamedQuery, where: str) -> None:
 class NamedQueries:
     """The queries of one directory, read on each call so that edited .rq files take effect without a restart."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, federation_allowlist: Iterable[str] = ()) -> None:
         self.directory = directory
+        self.federation_allowlist = tuple(federation_allowlist)
         self._cache: dict[Path, tuple[float, NamedQuery]] = {}
 
     def names(self) -> list[str]:
@@ -251,6 +258,7 @@ class NamedQueries:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read named query {path.name}: {exc}", file=path.name) from exc
-        query = parse_named_query(name, text, source=f"{self.directory.name}/{path.name}")
+        query = parse_named_query(name, text, source=f"{self.directory.name}/{path.name}",
+                                  federation_allowlist=self.federation_allowlist)
         self._cache[path] = (mtime, query)
         return query

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from attest import folders
 from attest.errors import ConfigError
 
 CONFIG_ENV = "ATTEST_CONFIG"
+DEFAULT_CORS_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*")
 DEFAULT_LABEL_PREDICATES = ("rdfs:label", "skos:prefLabel", "skos:altLabel", "schema:name", "foaf:name", "dct:title")
 
 
@@ -56,7 +57,16 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Bind address")
     port: int = Field(8000, ge=1, le=65535, description="Bind port")
     token: SecretStr | None = Field(None, description="Bearer token required for writes; unset = writes from loopback only")
-    cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS")
+    allowed_hosts: list[str] = Field(default_factory=list, description="Host names (or IP addresses) the service "
+                                     "answers to besides localhost, 127.0.0.1, [::1] and the bind address; any other "
+                                     "Host header is refused with 421 (DNS rebinding)")
+    cors_origins: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_CORS_ORIGINS),
+        description="Origins (scheme://host[:port], port * = any) whose pages may call the service from a browser, "
+                    "reads and writes; '*' is refused")
+    federation_allowlist: list[str] = Field(default_factory=list, description="URL prefixes (http(s)://host[:port]/path) "
+                                            "that SPARQL SERVICE and LOAD may reach; empty = no query or update makes "
+                                            "Attest send a request anywhere")
     max_body_bytes: int = Field(2 * 1024 * 1024, ge=1024, description="Largest request body accepted")
     max_query_chars: int = Field(100_000, ge=100, description="Longest SPARQL query or update text accepted")
     query_timeout_s: float = Field(30.0, gt=0, description="Default deadline of a SPARQL query")
@@ -114,6 +124,21 @@ class Settings(BaseSettings):
     proxy_shared_documents: bool = Field(True, description="Documents ingested through /documents are visible to every namespace")
     proxy_cross_namespace_reads: bool = Field(False, description="Recall memory from every namespace, not only the request's")
     proxy_memory_extractor: Literal["auto", "rules"] = Field("auto", description="Extractor of stored turns: auto = the LLM when it answers, else the offline rules")
+
+    @field_validator("allowed_hosts", "cors_origins", "federation_allowlist")
+    @classmethod
+    def _security_lists(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        # the same parsers the app uses when it starts (attest/api/origins.py, attest/sparql/outbound.py)
+        from attest.api.origins import allowed_host_names, origin_matcher
+        from attest.sparql.outbound import federation_prefixes
+
+        parse = {"allowed_hosts": allowed_host_names, "cors_origins": origin_matcher,
+                 "federation_allowlist": federation_prefixes}[info.field_name]
+        try:
+            parse(value)
+        except ConfigError as exc:
+            raise ValueError(exc.message) from None
+        return value
 
     @classmethod
     def settings_customise_sources(

@@ -126,7 +126,7 @@ def client(settings):
 
     from attest.main import create_app
 
-    with TestClient(create_app(settings)) as c:
+    with TestClient(create_app(settings), base_url="http://localhost") as c:
         yield c
 
 

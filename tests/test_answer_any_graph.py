@@ -64,7 +64,7 @@ def api(tmp_path_factory):
                    check=True, capture_output=True, cwd=tmp, timeout=300)
     from attest.settings import load_settings
 
-    with TestClient(create_app(load_settings(config))) as client:
+    with TestClient(create_app(load_settings(config)), base_url="http://localhost") as client:
         yield client
 
 

@@ -12,7 +12,7 @@ from tests.conftest import free_port
 
 
 def _client(settings):
-    client = TestClient(create_app(settings))
+    client = TestClient(create_app(settings), base_url="http://localhost")
     client.__enter__()
     state = client.app.state
     load_graph(state.store, state.iris)

@@ -50,7 +50,7 @@ def browse(settings, iris):
         store.load(DOCUMENT, RdfFormat.TURTLE, graph=iris.document_graph("notes"))
     finally:
         store.close()
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         assert client.post("/reason").status_code == 200  # lab locatedIn france (prp-trp), usedBy, relatesTo...
         yield client
 

@@ -46,7 +46,7 @@ def test_streamed_body_over_limit_is_413(settings):
         for _ in range(n):
             yield b"x" * 65536
 
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://localhost") as c:
         assert c.post("/echo", content=chunks(2)).json() == {"size": 131072}
         r = c.post("/echo", content=chunks(settings.max_body_bytes // 65536 + 2))
         assert r.status_code == 413 and r.json()["error"] == "PayloadTooLarge"
@@ -63,7 +63,7 @@ def test_reload_with_broken_file_changes_nothing(editable_ontology):
     from attest.main import create_app
 
     settings, directory = editable_ontology
-    with TestClient(create_app(settings)) as c:
+    with TestClient(create_app(settings), base_url="http://localhost") as c:
         before = c.get("/stats").json()["graphs"]
         (directory / "zz-broken.ttl").write_text("@prefix ex: <http://example.org/> .\nex:a ex:b .\n")
         r = c.post("/ontology/reload")
@@ -97,14 +97,16 @@ def test_without_token_only_loopback_may_write():
     from attest.errors import Forbidden
     from attest.settings import load_settings
 
-    def request_from(host):
-        return Request({"type": "http", "headers": [], "client": (host, 1234)})
+    def request_from(host, to=b"127.0.0.1:8000"):
+        return Request({"type": "http", "headers": [(b"host", to)], "client": (host, 1234)})
 
     settings = load_settings()
     require_writer(request_from("127.0.0.1"), settings)
-    require_writer(request_from("::1"), settings)
+    require_writer(request_from("::1", to=b"[::1]:8000"), settings)
     with pytest.raises(Forbidden):
         require_writer(request_from("192.0.2.7"), settings)
+    with pytest.raises(Forbidden):  # a loopback connection that addressed a public name: a proxy on this machine
+        require_writer(request_from("127.0.0.1", to=b"attest.example.org"), settings)
 
 
 def test_ontology_reload_re_derives_what_the_edit_changed(editable_ontology):
@@ -113,7 +115,7 @@ def test_ontology_reload_re_derives_what_the_edit_changed(editable_ontology):
 
     settings, directory = editable_ontology
     ex = "http://example.org/"
-    with TestClient(create_app(settings)) as c:
+    with TestClient(create_app(settings), base_url="http://localhost") as c:
         data = f"<{ex}a> a <{ex}Widget> ."
         assert c.post("/store", params={"graph": ex + "doc"}, content=data,
                       headers={"Content-Type": "text/turtle"}).status_code in (201, 204)

@@ -82,7 +82,7 @@ def test_post_documents_uses_the_worker_unless_turned_off(settings, enabled):
 
     from attest.main import create_app
 
-    with TestClient(create_app(settings.model_copy(update={"ingest_worker": enabled}))) as client:
+    with TestClient(create_app(settings.model_copy(update={"ingest_worker": enabled})), base_url="http://localhost") as client:
         assert client.post("/documents", json={"text": TEXTS[0], "name": "a.txt"}).status_code == 201
         pipeline = client.app.state.ingest_pipeline
         assert isinstance(pipeline.gate, OffloadedGate) == enabled

@@ -49,7 +49,7 @@ def app_client(settings, iris):
         Quad(acme, NamedNode(ONT + "uses"), widget, graph),
     ])
     store.close()
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         before = _snapshot(client)
         yield client
         assert _snapshot(client) == before, "an injection attempt changed the store"

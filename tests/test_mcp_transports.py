@@ -85,7 +85,7 @@ def test_without_a_token_mcp_is_for_loopback_clients_only(demo_dir):
     from attest.main import create_app
 
     settings = demo_settings(demo_dir)
-    with TestClient(create_app(settings), client=("192.0.2.7", 40000)) as remote:
+    with TestClient(create_app(settings), client=("192.0.2.7", 40000), base_url="http://localhost") as remote:
         refused = remote.post("/mcp", json=INITIALIZE, headers=MCP_HEADERS)
         assert refused.status_code == 403 and "non-local" in refused.json()["message"]
     with LiveServer(settings) as server:

@@ -342,7 +342,7 @@ def test_a_broken_file_is_listed_with_its_error_and_the_others_still_work(tmp_pa
     (queries / "broken.rq").write_text("# Forgets its projection.\n# @param s: iri\nSELECT ?o WHERE { ?s ?p ?o }")
     settings = load_settings(None, data_dir=tmp_path / "data", queries_dir=queries,
                              ontology_dir=Path(__file__).resolve().parent.parent / "ontology")
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         listed = {q["name"]: q for q in client.get("/queries").json()["queries"]}
         assert "SELECT projection" in listed["broken"]["error"] and "broken.rq" in listed["broken"]["error"]
         assert listed["fine"]["description"] == "Counts triples."

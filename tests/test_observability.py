@@ -33,7 +33,7 @@ def _json_lines(stream: io.StringIO) -> list[dict]:
 def test_request_id_is_set_echoed_and_logged(settings, log_stream):
     app = create_app(settings)
     configure_logging(settings, stream=log_stream)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         fresh = client.get("/health")
         given = client.get("/health", headers={"X-Request-ID": "abc-123"})
         hostile = client.get("/health", headers={"X-Request-ID": "x" * 200 + "\nforged"})
@@ -69,7 +69,7 @@ def test_token_and_api_key_never_reach_the_logs(settings, log_stream):
     level = root.level
     root.setLevel(logging.DEBUG)  # the HTTP and LLM client libraries log requests at DEBUG
     try:
-        with TestClient(app) as client:
+        with TestClient(app, base_url="http://localhost") as client:
             wrong = client.post("/ontology/reload", headers={"Authorization": f"Bearer {TOKEN}x"})
             guess = client.post("/ontology/reload", headers={"Authorization": "Bearer guessed-value-999"})
             right = client.post("/ontology/reload", headers={"Authorization": f"Bearer {TOKEN}"})
@@ -91,7 +91,7 @@ def test_token_and_api_key_never_reach_the_logs(settings, log_stream):
 
 def test_cors_allows_only_listed_origins(settings):
     allowed = "https://analyst.example.org"
-    with TestClient(create_app(settings.model_copy(update={"cors_origins": [allowed]}))) as client:
+    with TestClient(create_app(settings.model_copy(update={"cors_origins": [allowed]})), base_url="http://localhost") as client:
         ok = client.options("/sparql", headers={"Origin": allowed, "Access-Control-Request-Method": "POST"})
         evil = client.options("/sparql", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
         simple = client.get("/health", headers={"Origin": "https://evil.example"})

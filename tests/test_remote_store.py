@@ -181,7 +181,7 @@ def test_store_down_at_start_then_up_without_a_restart(tmp_path):
     server = OxigraphServer()
     settings = load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology",
                              **server.store_settings())
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         assert client.get("/health").status_code == 200
         ready = client.get("/ready")
         assert ready.status_code == 503 and server.url in ready.json()["store"]
@@ -202,7 +202,7 @@ def test_store_down_mid_run_is_503_with_no_partial_write_and_service_resumes(tmp
     settings = load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology",
                              **server.store_settings())
     try:
-        with TestClient(create_app(settings)) as client:
+        with TestClient(create_app(settings), base_url="http://localhost") as client:
             assert client.post("/documents", json={"text": "Oxigraph is a database.", "name": "a.txt"}).status_code == 201
             server.stop()
             down = client.post("/documents", json={"text": "RocksDB is a store.", "name": "b.txt"})
@@ -221,7 +221,7 @@ def test_store_down_mid_run_is_503_with_no_partial_write_and_service_resumes(tmp
 @pytest.mark.runaway
 def test_sparql_proxies_under_the_deadline_and_the_result_limits(tmp_path, server):
     settings = _settings(tmp_path, server, max_result_rows=5)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         runaway = ("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }")
         started = time.monotonic()
         response = client.get("/sparql", params={"query": runaway, "timeout": "1"})

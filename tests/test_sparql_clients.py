@@ -14,6 +14,7 @@ INSERT = f'INSERT DATA {{ GRAPH <{EX}g> {{ <{EX}alice> <{EX}knows> <{EX}bob> . <
 def test_sparqlwrapper_update_select_ask_construct(live_server):
     endpoint = f"{live_server.url}/sparql"
     update = SPARQLWrapper(endpoint, updateEndpoint=endpoint)
+    update.addCustomHttpHeader("X-Requested-With", "SPARQLWrapper")  # its updates are forms (docs/security.md)
     update.setMethod(POST)
     update.setQuery(INSERT)
     update.query()

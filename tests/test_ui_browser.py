@@ -184,3 +184,30 @@ def test_editor_completes_ontology_terms_from_this_server(page, server):
     assert value.endswith("?x a ont:Technology ; ont:developedBy")
     assert not page.outside_requests
     assert not page.page_errors
+
+
+def test_the_pages_writes_pass_the_cross_site_checks_without_a_token(page, server):
+    """The server refuses token-less form writes without X-Requested-With (docs/security.md): the editor's update
+    and the documents page's upload send it, and their Origin is the server's own."""
+    import httpx
+
+    page.goto(server.url + EDITOR)
+    page.wait_for_selector(".yasqe .CodeMirror")
+    _type_query(page, 'INSERT DATA { <urn:ui:s> <urn:ui:p> "from the editor" }')
+    with page.expect_response(lambda r: urlparse(r.url).path == "/sparql") as answered:
+        page.locator(".yasqe_queryButton").click()
+    sent = answered.value.request
+    assert answered.value.status == 204, answered.value.text()
+    assert sent.headers.get("x-requested-with") == "attest"
+    assert sent.headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
+    ask = httpx.get(server.url + "/sparql", params={"query": 'ASK { <urn:ui:s> <urn:ui:p> "from the editor" }'},
+                    headers={"Accept": "application/sparql-results+json"})
+    assert ask.json()["boolean"] is True
+
+    page.goto(server.url + "/ui/documents")
+    with page.expect_response(lambda r: urlparse(r.url).path == "/documents" and r.request.method == "POST") as up:
+        page.set_input_files("#file", files=[{"name": "ui.txt", "mimeType": "text/plain",
+                                              "buffer": b"Oxigraph is written in Rust."}])
+    assert up.value.status == 201, up.value.text()
+    assert up.value.request.headers.get("x-requested-with") == "attest"
+    assert not page.page_errors

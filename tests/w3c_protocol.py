@@ -194,7 +194,7 @@ if __name__ == "__main__":  # python tests/w3c_protocol.py SUITE_DIR BASE_URL
     import sys
 
     suite_dir, base_url = Path(sys.argv[1]), sys.argv[2].rstrip("/")
-    where = Endpoints(base_url)
+    where = Endpoints(base_url, headers={"X-Requested-With": "w3c-tests"})
     for manifest_name, outcomes in run_all(suite_dir, where, http_reset(where)).items():
         print(f"{manifest_name}: {sum(o.passed for o in outcomes)}/{len(outcomes)} pass")
         for o in outcomes:

@@ -8,6 +8,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from attest.api.guard import refuse_unproven_form
+from attest.api.origins import LOOPBACK_HOSTS, split_host_header
 from attest.errors import Forbidden, Unauthorized
 from attest.settings import Settings
 from attest.store import GraphStore
@@ -34,7 +36,9 @@ def _is_loopback(host: str | None) -> bool:
 
 
 def require_writer(request: Request, settings: Annotated[Settings, Depends(get_settings)]) -> None:
-    """Writes need the configured bearer token; with none configured, only loopback clients may write."""
+    """Writes need the configured bearer token; with none configured, only loopback clients may write, and a write
+    in a form's content type must carry X-Requested-With (a page of another site can post a form to loopback; a
+    form cannot set that header, nor Authorization). The Host and Origin checks are attest/api/guard.py's."""
     token = settings.token.get_secret_value() if settings.token else None
     header = request.headers.get("authorization", "")
     if token:
@@ -45,6 +49,13 @@ def require_writer(request: Request, settings: Annotated[Settings, Depends(get_s
     client = request.client.host if request.client else None
     if not _is_loopback(client):
         raise Forbidden("writes are refused from non-local clients when no token is configured (set ATTEST_TOKEN)")
+    host = split_host_header(request.headers.get("host", ""))
+    if host is None or host[0] not in LOOPBACK_HOSTS:
+        # a reverse proxy on this machine makes every client a loopback one: a write that came through a public
+        # name (allowed_hosts) or the bind address is not the local user's
+        raise Forbidden(f"a write addressed to {request.headers.get('host', '')[:100]!r} needs the token: without "
+                        "one, writes are taken only at localhost, 127.0.0.1 or [::1] (set ATTEST_TOKEN)")
+    refuse_unproven_form(request)
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

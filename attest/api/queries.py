@@ -26,8 +26,10 @@ MAX_PAGE = 10_000
 def named_queries_of(state) -> NamedQueries:
     """One NamedQueries per app (it caches parsed files by modification time)."""
     queries = getattr(state, "named_queries", None)
-    if queries is None or queries.directory != state.settings.queries_dir:
-        queries = state.named_queries = NamedQueries(state.settings.queries_dir)
+    settings = state.settings
+    if queries is None or queries.directory != settings.queries_dir \
+            or queries.federation_allowlist != tuple(settings.federation_allowlist):
+        queries = state.named_queries = NamedQueries(settings.queries_dir, settings.federation_allowlist)
     return queries
 
 

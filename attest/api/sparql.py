@@ -74,6 +74,7 @@ async def sparql(request: Request) -> Response:
         request.method, request.query_params.multi_items(), request.headers.get("content-type"), body,
         accept=request.headers.get("accept"), max_chars=settings.max_query_chars,
         default_timeout_s=settings.query_timeout_s, max_timeout_s=settings.max_query_timeout_s,
+        federation_allowlist=settings.federation_allowlist,
     )
     if operation is None:
         return describe(request)

@@ -13,6 +13,7 @@ from attest.errors import BadRequest
 from attest.ingest import summary
 from attest.sparql.executor import apply_update, evaluate, result_kind, serialize
 from attest.sparql.formats import FORMATS_BY_NAME, GRAPH_FORMATS, RESULT_FORMATS, format_named, negotiate
+from attest.sparql.outbound import check_outbound
 from attest.sparql.protocol import Dataset
 from attest.store import open_store
 from attest.vocab import Iris
@@ -44,6 +45,7 @@ def query(
     """Run a SPARQL query against the store and write the result to standard output."""
     settings = settings_of(ctx)
     sparql = _text(text, file, "query")
+    check_outbound(sparql, settings.federation_allowlist)
     chosen = format_named(fmt) if fmt else None
     store = open_store(settings, read_only=True)
     try:
@@ -74,6 +76,7 @@ def update(
 ) -> None:
     """Apply a SPARQL update in one transaction (the server must be stopped; use POST /sparql while it runs)."""
     sparql = _text(text, file, "update")
+    check_outbound(sparql, settings_of(ctx).federation_allowlist)
     store = open_store(settings_of(ctx))
     try:
         then = summary.invalidation(Iris(settings_of(ctx).base_iri))

@@ -41,7 +41,8 @@ async def run_read_only(state, args: ReadOnlyQuery) -> dict:
     refuse_update(args.query)
     params = [("query", args.query)] + ([("timeout", repr(args.timeout))] if args.timeout is not None else [])
     request = parse_request("GET", params, None, b"", accept=ACCEPT, max_chars=settings.max_query_chars,
-                            default_timeout_s=settings.query_timeout_s, max_timeout_s=settings.max_query_timeout_s)
+                            default_timeout_s=settings.query_timeout_s, max_timeout_s=settings.max_query_timeout_s,
+                            federation_allowlist=settings.federation_allowlist)
     assert isinstance(request, QueryRequest)
     streamed = await executor_of_state(state).execute(request.query, request.dataset, request.accept,
                                                       request.timeout_s)

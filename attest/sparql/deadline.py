@@ -45,6 +45,7 @@ from attest.errors import (
     BadRequest, Overloaded, PayloadTooLarge, QueryResourcesExceeded, QueryTimeout, SparqlSyntaxError, StoreError,
 )
 from attest.sparql.compaction import Compactor
+from attest.sparql.outbound import without_remote_body
 from attest.store.base import QueryResult, Term
 
 log = logging.getLogger(__name__)
@@ -433,8 +434,8 @@ class QueryExecutor:
             if kind == "syntax":
                 raise SparqlSyntaxError(f"invalid SPARQL query: {message}")
             if kind == "bad_request":
-                raise BadRequest(f"query cannot run: {message}")
-            raise StoreError(f"query failed: {message}")
+                raise without_remote_body(message) or BadRequest(f"query cannot run: {message}")
+            raise without_remote_body(message) or StoreError(f"query failed: {message}")
         if reply["truncated"]:
             metrics.query_truncations.labels(reply["truncated"]).inc()
         media_type = None

@@ -19,6 +19,7 @@ from attest.errors import BadRequest, NotAcceptable, SparqlSyntaxError, StoreErr
 from attest.ingest import summary
 from attest.sparql.formats import Format, ResultKind, negotiate
 from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
+from attest.sparql.outbound import without_remote_body
 from attest.sparql.protocol import Dataset
 from attest.sparql.streaming import ChunkPipe, Streamed, run_streamed
 from attest.vocab import Iris
@@ -65,9 +66,9 @@ def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph:
     except SyntaxError as exc:
         raise SparqlSyntaxError(f"invalid SPARQL query: {exc}") from exc
     except (RuntimeError, ValueError) as exc:  # an evaluation error, e.g. a SERVICE that fails
-        raise BadRequest(f"query cannot run: {exc}") from exc
-    except OSError as exc:
-        raise StoreError(f"query failed: {exc}") from exc
+        raise without_remote_body(str(exc)) or BadRequest(f"query cannot run: {exc}") from exc
+    except OSError as exc:  # a SERVICE endpoint's error page is told by status and host, never echoed
+        raise without_remote_body(str(exc)) or StoreError(f"query failed: {exc}") from exc
 
 
 def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str | None = None,
@@ -81,8 +82,8 @@ def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str |
         store.update(text, base_iri=base_iri)
     except SyntaxError as exc:
         raise SparqlSyntaxError(f"invalid SPARQL update: {exc}") from exc
-    except OSError as exc:
-        raise StoreError(f"update failed, nothing was changed: {exc}") from exc
+    except OSError as exc:  # a LOAD target's error page is told by status and host, never echoed
+        raise without_remote_body(str(exc)) or StoreError(f"update failed, nothing was changed: {exc}") from exc
     except (RuntimeError, ValueError) as exc:  # e.g. CREATE GRAPH of an existing graph: the transaction is undone
         raise BadRequest(f"update cannot be applied, nothing was changed: {exc}") from exc
 
@@ -92,7 +93,9 @@ def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
     try:
         result.serialize(output, fmt.native)  # type: ignore[arg-type]
     except RuntimeError as exc:
-        raise BadRequest(f"query failed during evaluation: {exc}") from exc
+        raise without_remote_body(str(exc)) or BadRequest(f"query failed during evaluation: {exc}") from exc
+    except OSError as exc:
+        raise without_remote_body(str(exc)) or StoreError(f"query failed during evaluation: {exc}") from exc
 
 
 def _formats_for(accept: str | None) -> tuple[Format | None, Format | None]:

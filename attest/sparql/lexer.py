@@ -10,16 +10,17 @@ from pyoxigraph import NamedNode
 
 from attest.errors import BadRequest
 
-# strings first (they may hold anything), then IRIs (no spaces or braces inside), comments, braces, variables,
-# prefixed names, and the bare words among which the keywords are
+# strings first (they may hold anything), then IRIs (no spaces or braces inside; \u escapes), comments, braces,
+# variables, prefixed names (any letters; %-escapes and \-escapes in the local name, whose \' must not open a
+# string), and the bare words among which the keywords are
 _TOKEN = re.compile(
     r'(?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\'|"(?:[^"\\\n\r]|\\.)*"|\'(?:[^\'\\\n\r]|\\.)*\')'
-    r'|(?P<iri><[^<>"{}|^`\\\x00-\x20]*>)'
+    r'|(?P<iri><(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>)'
     r'|(?P<comment>\#[^\n\r]*)'
     r'|(?P<open>[{(\[])|(?P<close>[})\]])'
     r'|(?P<semicolon>;)'
     r'|(?P<var>[?$]\w+)'
-    r'|(?P<pname>[A-Za-z_][\w.-]*:[\w.:-]*|:[\w.:-]*)'
+    r"|(?P<pname>(?:[^\W\d][\w.-]*)?:(?:[\w.:-]|%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%])*)"
     r'|(?P<word>[A-Za-z_][A-Za-z0-9_-]*)',
     re.DOTALL,
 )

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Iterable
 from urllib.parse import parse_qsl
 
 from pyoxigraph import NamedNode
 
 from attest.errors import BadRequest, PayloadTooLarge, UnsupportedFormat
 from attest.sparql.formats import format_named
+from attest.sparql.outbound import check_outbound
 
 FORM = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
@@ -109,8 +111,12 @@ def parse_request(
     max_chars: int,
     default_timeout_s: float,
     max_timeout_s: float,
+    federation_allowlist: Iterable[str] = (),
 ) -> QueryRequest | UpdateRequest | None:
-    """The operation a /sparql request carries; None for a GET without a query (the service description)."""
+    """The operation a /sparql request carries; None for a GET without a query (the service description).
+
+    A query or update that would send a request (SERVICE, LOAD) to a target `federation_allowlist` does not hold
+    is refused here, before any store or endpoint sees it (attest/sparql/outbound.py)."""
     params = list(url_params)
     query = update = None
     if method == "GET":
@@ -150,16 +156,18 @@ def parse_request(
     if update is not None:
         if any(k in ("default-graph-uri", "named-graph-uri") for k, _ in params):
             raise BadRequest("updates take using-graph-uri / using-named-graph-uri, not default-graph-uri / named-graph-uri")
+        check_outbound(_check_length(update, max_chars, "update"), federation_allowlist)
         return UpdateRequest(
-            _check_length(update, max_chars, "update"),
+            update,
             Dataset(_graphs(params, "using-graph-uri"), _graphs(params, "using-named-graph-uri")),
         )
     assert query is not None
     if any(k in ("using-graph-uri", "using-named-graph-uri") for k, _ in params):
         raise BadRequest("queries take default-graph-uri / named-graph-uri, not using-graph-uri / using-named-graph-uri")
     fmt = _single(params, "format")
+    check_outbound(_check_length(query, max_chars, "query"), federation_allowlist)
     return QueryRequest(
-        _check_length(query, max_chars, "query"),
+        query,
         Dataset(_graphs(params, "default-graph-uri"), _graphs(params, "named-graph-uri")),
         _timeout(_single(params, "timeout"), default_timeout_s, max_timeout_s),
         format_named(fmt).media_type if fmt else accept,

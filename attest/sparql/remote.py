@@ -16,6 +16,7 @@ from pyoxigraph import NamedNode, QueryResultsFormat, RdfFormat
 from attest.sparql.executor import _formats_for, result_kind
 from attest.sparql.formats import negotiate
 from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
+from attest.sparql.outbound import fetches, without_remote_body
 from attest.sparql.protocol import Dataset
 from attest.sparql.streaming import Streamed
 from attest.sparql.worker import BoundedLines, LimitReached, _convert
@@ -78,6 +79,12 @@ class RemoteExecutor:
             response.close()
         fmt = negotiate(accept, "solutions" if solutions else "graph")
         payload = out.value()
+        if b" with payload:" in payload and fetches(query):
+            # a server (Oxigraph's) that answered 200 and then met a failing SERVICE writes the error, and the
+            # endpoint's page, into the stream: told by status and host, never passed on
+            failed = without_remote_body(payload.decode("utf-8", "replace"))
+            if failed is not None:
+                raise failed
         native = RESULT_MEDIA[wire] if solutions else RDF_MEDIA[wire]
         if fmt.native != native:
             payload = _convert(payload, fmt.native, solutions)

@@ -4,6 +4,8 @@
 
   const config = JSON.parse(document.getElementById("attest-config").textContent);
   const endpoint = new URL(config.endpoint, window.location.href).href;
+  // the server refuses token-less writes sent as forms without it: an HTML form on another site cannot set it
+  const SCRIPT_HEADERS = { "X-Requested-With": "attest" };
   const prefixLines = Object.entries(config.prefixes)
     .map(([prefix, iri]) => `PREFIX ${prefix}: <${iri}>`)
     .join("\n");
@@ -37,7 +39,7 @@
 
   function ontologyTerms(kind) {
     const body = new URLSearchParams({ query: `${prefixLines}\n${TERMS[kind]}` });
-    return fetch(endpoint, { method: "POST", body, headers: { Accept: "application/sparql-results+json" } })
+    return fetch(endpoint, { method: "POST", body, headers: { Accept: "application/sparql-results+json", ...SCRIPT_HEADERS } })
       .then((response) => (response.ok ? response.json() : { results: { bindings: [] } }))
       .then((json) => json.results.bindings.map((row) => row.term.value))
       .then((terms) => (kind === "property" ? terms.concat(COMMON_PROPERTIES.map(expand)) : terms))
@@ -52,7 +54,8 @@
 
   // Run nothing against third-party services: no LOV class/property lookups, no prefix.cc, one endpoint.
   const yasgui = new window.Yasgui(document.getElementById("yasgui"), {
-    requestConfig: { endpoint: endpoint, method: "POST" },
+    // updates go as forms: the header tells the server a script sent them (docs/security.md)
+    requestConfig: { endpoint: endpoint, method: "POST", headers: SCRIPT_HEADERS },
     copyEndpointOnNewTab: true,
     endpointCatalogueOptions: { getData: () => [{ endpoint: endpoint }] },
     persistenceId: "attest-yasgui",
@@ -95,7 +98,7 @@
 
   function tabFor(query) {
     const known = namedTabs[query.name] && yasgui.getTab(namedTabs[query.name]);
-    const tab = known || yasgui.addTab(true, { name: query.name, requestConfig: { endpoint: endpoint } });
+    const tab = known || yasgui.addTab(true, { name: query.name, requestConfig: { endpoint: endpoint, headers: SCRIPT_HEADERS } });
     namedTabs[query.name] = tab.getId();
     yasgui.selectTabId(tab.getId());
     tab.show();

@@ -34,8 +34,14 @@
     return text || `${response.status} ${response.statusText}`;
   }
 
+  // Every request of the pages says it comes from a script: the server refuses token-less writes sent as a form's
+  // content type without this header, which an HTML form on another site cannot set (docs/security.md).
+  const SCRIPT_HEADERS = { "X-Requested-With": "attest" };
+
   async function getJson(url, options) {
-    const response = await fetch(url, { headers: { Accept: "application/json" }, ...(options || {}) });
+    const { headers, ...rest } = options || {};
+    const response = await fetch(url, { headers: { Accept: "application/json", ...SCRIPT_HEADERS, ...(headers || {}) },
+                                        ...rest });
     if (!response.ok) {
       const error = new Error(await errorMessage(response));
       error.status = response.status;
@@ -47,7 +53,7 @@
   function postJson(url, body) {
     return getJson(url, {
       method: "POST", body: JSON.stringify(body),
-      headers: { Accept: "application/json", "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json" },
     });
   }
 
@@ -117,6 +123,6 @@
     return names.map((name) => `PREFIX ${name}: <${config.prefixes[name]}>`).join("\n");
   }
 
-  window.Attest = { config, el, getJson, postJson, errorMessage, showError, curie, localName, entityHref,
+  window.Attest = { config, SCRIPT_HEADERS, el, getJson, postJson, errorMessage, showError, curie, localName, entityHref,
                     highlighted, passage, sparqlEditorHref, prefixLines };
 })();

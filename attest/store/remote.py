@@ -24,7 +24,8 @@ from attest.errors import BadRequest, NotFound, QueryTimeout, SparqlSyntaxError,
 from attest.store.base import Progress, QueryResult, Term
 from attest.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, sparql_term
 from attest.store import triple_terms
-from attest.sparql.lexer import _TOKEN, has_dataset_clause, top_level_words, without_dataset_clause
+from attest.sparql.lexer import has_dataset_clause, top_level_words, without_dataset_clause
+from attest.sparql.outbound import fetches, without_remote_body
 from attest.store.substitute import bind_values
 from attest.vocab import ATT, XSD, Iris
 
@@ -112,9 +113,6 @@ def _accept_for(query: str, accept: str) -> str:
     return ", ".join(p.strip() for p in kept) if kept else accept
 
 
-_FETCHING = frozenset({"LOAD", "SERVICE"})
-
-
 @contextmanager
 def _parser_message(text: str, kind: str) -> Iterator[None]:
     """A syntax error the server reports, told with pyoxigraph's parser message (`error at LINE:COLUMN: ...`, the
@@ -122,7 +120,7 @@ def _parser_message(text: str, kind: str) -> Iterator[None]:
     try:
         yield
     except SparqlSyntaxError as exc:
-        if any(m.lastgroup == "word" and m.group().upper() in _FETCHING for m in _TOKEN.finditer(text)):
+        if fetches(text):
             raise  # LOAD and SERVICE would make pyoxigraph fetch from the network: the server's message stands
         try:  # parsed and run on an empty in-memory store: it reads nothing of ours and writes nowhere
             Store().query(text) if kind == "query" else Store().update(text)
@@ -215,6 +213,9 @@ class RemoteStore:
 
     def _refused(self, status: int, body: str, url: str, kind: str):
         """(kind: query, update or request; a server may answer queries and updates at one URL, as Virtuoso does)"""
+        remote = without_remote_body(body)  # the server's own SERVICE or LOAD failed: never echo that page
+        if remote is not None:
+            raise remote
         message = body.splitlines()[0] if body else f"HTTP {status}"
         if status in (400, 422):
             if any(w in body.lower() for w in ("pars", "syntax", "expected", "error at")):

@@ -1,7 +1,7 @@
 // Documents: drag-and-drop upload to POST /documents with progress, its report, the paged list, delete with confirmation.
 (function () {
   "use strict";
-  const { el, getJson, errorMessage, showError, curie, localName, entityHref } = window.Attest;
+  const { SCRIPT_HEADERS, el, getJson, errorMessage, showError, curie, localName, entityHref } = window.Attest;
 
   const TOKEN_KEY = "attest-token";
   const PAGE = 20;
@@ -59,7 +59,8 @@
     form.append("file", file, file.name);
     const request = new XMLHttpRequest(); // fetch reports no upload progress
     request.open("POST", "/documents");
-    Object.entries(authHeaders()).forEach(([name, value]) => request.setRequestHeader(name, value));
+    Object.entries({ ...SCRIPT_HEADERS, ...authHeaders() })
+      .forEach(([name, value]) => request.setRequestHeader(name, value));
     request.setRequestHeader("Accept", "application/json");
     progress.hidden = false;
     progress.value = 0;
