@@ -194,7 +194,9 @@ def test_the_pages_writes_pass_the_cross_site_checks_without_a_token(page, serve
     page.goto(server.url + EDITOR)
     page.wait_for_selector(".yasqe .CodeMirror")
     _type_query(page, 'INSERT DATA { <urn:ui:s> <urn:ui:p> "from the editor" }')
-    with page.expect_response(lambda r: urlparse(r.url).path == "/sparql") as answered:
+    # the editor's completion lists are SPARQL queries too, posted when they load: wait for the update's answer
+    with page.expect_response(lambda r: urlparse(r.url).path == "/sparql" and "update=" in (r.request.post_data or "")
+                              ) as answered:
         page.locator(".yasqe_queryButton").click()
     sent = answered.value.request
     assert answered.value.status == 204, answered.value.text()
