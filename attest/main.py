@@ -20,7 +20,8 @@ from attest.settings import Settings, content_folders, load_settings
 from attest.sparql.deadline import open_executor
 from attest.sparql.outbound import federation_prefixes
 from attest.errors import StoreUnavailable
-from attest.store import fulltext, open_store
+from attest.ingest.status import sync_fulltext
+from attest.store import open_store
 from attest.vocab import Iris
 
 log = logging.getLogger("attest.app")
@@ -118,7 +119,7 @@ def _prepare_store(store, settings: Settings, iris: Iris) -> None:
         store.drop_stale_loads()
     load_ontology(store, settings.ontology_dir, iris)
     summary.ensure(store, iris)  # a store from before the summary, or edited by hand
-    fulltext.sync(store, iris)  # after a crash between a commit and its index update
+    sync_fulltext(store, iris)  # after a crash between a commit and its index update
 
 
 def _prepare_when_reachable(state, settings: Settings) -> None:

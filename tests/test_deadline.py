@@ -10,7 +10,7 @@ import pytest
 from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, RdfFormat
 
 from attest.errors import BadRequest, Overloaded, QueryTimeout, SparqlSyntaxError
-from attest.sparql.deadline import QueryExecutor, resolve_timeout
+from attest.sparql.deadline import DeadlineExecutor, resolve_timeout
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # minutes of CPU in 30 MB
 MEMORY_HOG = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i"  # about 1 GB a second
@@ -31,7 +31,7 @@ def loaded(store):
 
 @pytest.fixture
 def executor(loaded, settings):
-    ex = QueryExecutor(loaded, settings.model_copy(update={"query_workers": 3}))
+    ex = DeadlineExecutor(loaded, settings.model_copy(update={"query_workers": 3}))
     yield ex
     ex.close()
 
@@ -110,7 +110,7 @@ def test_rows_over_the_limit_are_cut_and_flagged(executor):
 
 
 def test_bytes_over_the_limit_are_cut_at_a_row_boundary(loaded, settings):
-    ex = QueryExecutor(loaded, settings.model_copy(update={"max_result_bytes": 4096, "query_workers": 1}))
+    ex = DeadlineExecutor(loaded, settings.model_copy(update={"max_result_bytes": 4096, "query_workers": 1}))
     try:
         out = ex.execute("CONSTRUCT WHERE { ?s ?p ?o }", triples_format=RdfFormat.TURTLE)
         assert out.truncated == "bytes" and 0 < out.rows < 3000
@@ -121,7 +121,7 @@ def test_bytes_over_the_limit_are_cut_at_a_row_boundary(loaded, settings):
 
 
 def test_saturated_pool_answers_overloaded_with_retry_after(loaded, settings):
-    ex = QueryExecutor(loaded, settings.model_copy(update={"query_workers": 1}))
+    ex = DeadlineExecutor(loaded, settings.model_copy(update={"query_workers": 1}))
     try:
         ex.execute(SMALL)
         runaway = threading.Thread(target=lambda: pytest.raises(QueryTimeout, ex.execute, RUNAWAY, timeout=2))
@@ -205,7 +205,7 @@ def test_query_outgrowing_the_worker_memory_is_stopped_clearly(loaded, settings,
     from attest.errors import QueryResourcesExceeded
 
     monkeypatch.setattr(deadline, "WORKER_MEMORY_BYTES", 900 * 1024**2)  # read by each new worker at its start
-    ex = QueryExecutor(loaded, settings.model_copy(update={"query_workers": 1}))
+    ex = DeadlineExecutor(loaded, settings.model_copy(update={"query_workers": 1}))
     try:
         started = time.monotonic()
         with pytest.raises(QueryResourcesExceeded) as err:

@@ -10,6 +10,7 @@ import pytest
 from attest.extract.ontology_terms import load_terms
 from attest.ingest.resolve import EntityIndex
 from attest.ingest.session import known_labels
+from attest.ingest.status import sync_fulltext
 from attest.store import fulltext
 from attest.store.fulltext import FullText
 from tests.conftest import REPO
@@ -85,7 +86,7 @@ def test_an_index_behind_the_store_is_repaired_to_what_a_rebuild_gives(ingested)
     doc = sorted(held)[0]
     index.replace(doc, "", [])  # as if the process died between the store's commit and the index's
     index.replace("gone-doc", "sha256:x", [fulltext.Chunk("urn:c", "stale text", 0, 1)])  # a document deleted since
-    assert fulltext.sync(store, iris) == 2
+    assert sync_fulltext(store, iris) == 2
     assert _contents(index) == before and index.held() == held
 
 

@@ -9,7 +9,7 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from attest.sparql import compaction
 from attest.sparql.compaction import Compactor
-from attest.sparql.deadline import QueryExecutor
+from attest.sparql.deadline import DeadlineExecutor
 
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
@@ -71,7 +71,7 @@ def test_queries_move_to_a_snapshot_of_the_compacted_store(store, settings, monk
     monkeypatch.setattr(compaction, "QUIET_S", 3600.0)
     monkeypatch.setattr(compaction, "POLL_S", 0.05)
     _level0_heavy(store)
-    executor = QueryExecutor(store, settings.model_copy(update={"query_workers": 1}))
+    executor = DeadlineExecutor(store, settings.model_copy(update={"query_workers": 1}))
     try:
         assert int(next(iter(executor.query(COUNT)))["n"].value) == 2000
         first = executor.snapshots.current

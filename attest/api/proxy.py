@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from attest.api.deps import Writer
 from attest.errors import BadRequest, NotFound
 from attest.proxy.memory import EXPORT_FORMATS, valid_namespace
-from attest.proxy.service import ChatProxy
+from attest.proxy.chat import ChatProxy
 from attest.proxy.wire import invalid, parse_json_object
 
 router = APIRouter(tags=["chat proxy"])

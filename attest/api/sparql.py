@@ -10,7 +10,7 @@ from attest.errors import NotAcceptable
 from attest.sparql.executor import QueryExecutor, executor_for
 from attest.sparql.formats import GRAPH_FORMATS, negotiate
 from attest.sparql.protocol import QueryRequest, parse_request
-from attest.sparql.service import service_description
+from attest.sparql.description import service_description
 from attest.sparql.streaming import Streamed
 
 router = APIRouter(tags=["sparql"])

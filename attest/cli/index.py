@@ -6,6 +6,7 @@ import typer
 
 from attest.cli.base import cli, settings_of
 from attest.ingest import summary
+from attest.ingest.status import sync_fulltext
 from attest.store import fulltext, open_store
 from attest.vocab import Iris
 
@@ -24,7 +25,7 @@ def rebuild(ctx: typer.Context) -> None:
         index = fulltext.for_store(store)
         for doc in list(index.held()) if index else []:
             index.replace(doc, "", [])
-        changed = fulltext.sync(store, iris)
+        changed = sync_fulltext(store, iris)
     finally:
         store.close()
     typer.echo(f"fact summary rebuilt; full-text index rebuilt ({changed} documents)")

@@ -11,8 +11,8 @@ import typer
 from attest.cli.base import cli, settings_of
 from attest.errors import BadRequest
 from attest.ingest import summary
-from attest.sparql.executor import apply_update, evaluate, result_kind, serialize
-from attest.sparql.formats import FORMATS_BY_NAME, GRAPH_FORMATS, RESULT_FORMATS, format_named, negotiate
+from attest.sparql.executor import apply_update, evaluate, serialize
+from attest.sparql.formats import FORMATS_BY_NAME, GRAPH_FORMATS, RESULT_FORMATS, format_named, negotiate, result_kind
 from attest.sparql.outbound import check_outbound
 from attest.sparql.protocol import Dataset
 from attest.store import open_store

@@ -10,6 +10,7 @@ from attest.ingest import summary
 from attest.ingest.pipeline import IngestPipeline
 from attest.ingest.resolve import EntityIndex
 from attest.settings import Settings
+from attest.ingest.status import sync_fulltext
 from attest.store import GraphStore, fulltext
 from attest.vocab import Iris
 
@@ -64,7 +65,7 @@ def make_reasoner(store: GraphStore, settings: Settings):
 def open_session(store: GraphStore, settings: Settings, *, offline: bool = False, reason: bool = True) -> Session:
     terms = load_terms(settings.ontology_dir)
     summary.ensure(store, Iris(settings.base_iri))
-    fulltext.sync(store, Iris(settings.base_iri))
+    sync_fulltext(store, Iris(settings.base_iri))
     extractor, mode = choose_extractor(store, settings, terms, offline=offline)
     reasoner = make_reasoner(store, settings) if reason else None
     return Session(IngestPipeline(store, settings, extractor, terms=terms, reasoner=reasoner), mode)

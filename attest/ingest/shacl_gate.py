@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import rdflib
-from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
+from pyoxigraph import Literal, NamedNode, Quad, Triple
 from pyshacl import Validator
 from pyshacl.graph_abstraction import DataGraph
 from pyshacl.shapes_graph import ShapesGraph
@@ -16,12 +16,12 @@ from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH as SHNS
 from attest.errors import OntologyError
 from attest.ingest.rdf_map import REIFIES, att
 from attest.ingest.shacl_failures import FailureMemo
+from attest.ingest.rdf_terms import to_oxi, to_rdf
 from attest.ingest.shacl_memo import DocumentIndex, ShapeMemo
-from attest.vocab import ATT, RDF, SH, XSD
+from attest.vocab import ATT, RDF, SH
 
 MAX_PASSES = 3  # removing an item can expose another violation (a relation to a quarantined entity); re-check
 DENOTES = NamedNode(ATT + "denotes")
-XSD_STRING = XSD + "string"
 _VALIDATION_OPTIONS = {"inference": "none", "inplace": True, "abort_on_first": False, "advanced": False,
                        "allow_infos": False, "allow_warnings": False}
 
@@ -270,9 +270,6 @@ def touched_nodes(before: list[Quad], after: list[Quad]) -> list[str]:
     return sorted(n.value for n in touched if n in kept_subjects)
 
 
-_TERMS: dict = {}  # pyoxigraph term -> rdflib term; labels, IRIs and numbers repeat across documents
-
-
 def to_rdflib(quads: list[Quad], relevant: set[str] | None) -> rdflib.Graph:
     """The document's triples as an rdflib graph; reifier triples (RDF 1.2 triple terms) and unshaped predicates left out."""
     graph = rdflib.Graph(bind_namespaces="none")  # binding rdflib's default prefixes costs more than validating
@@ -282,43 +279,6 @@ def to_rdflib(quads: list[Quad], relevant: set[str] | None) -> rdflib.Graph:
             continue
         add((to_rdf(q.subject), to_rdf(q.predicate), to_rdf(q.object)))
     return graph
-
-
-def to_rdf(term) -> rdflib.term.Node:
-    converted = _TERMS.get(term)
-    if converted is None:
-        if len(_TERMS) > 500_000:
-            _TERMS.clear()
-        converted = _TERMS[term] = _convert(term)
-    return converted
-
-
-def _convert(term) -> rdflib.term.Node:
-    if isinstance(term, NamedNode):
-        return rdflib.URIRef(term.value)
-    if isinstance(term, BlankNode):
-        return rdflib.BNode(term.value)
-    if isinstance(term, Literal):
-        if term.language:
-            return rdflib.Literal(term.value, lang=term.language)
-        if term.datatype.value == XSD_STRING:  # RDF 1.1: a simple literal is an xsd:string; rdflib keeps them apart
-            return rdflib.Literal(term.value)
-        return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
-    raise TypeError(f"cannot convert {term!r} to rdflib")
-
-
-def to_oxi(term) -> NamedNode | BlankNode | Literal:
-    if isinstance(term, rdflib.URIRef):
-        return NamedNode(str(term))
-    if isinstance(term, rdflib.BNode):
-        return BlankNode(str(term))
-    if isinstance(term, rdflib.Literal):
-        if term.language:
-            return Literal(str(term), language=term.language)
-        if term.datatype is not None:
-            return Literal(str(term), datatype=NamedNode(str(term.datatype)))
-        return Literal(str(term))
-    raise TypeError(f"cannot convert {term!r} to pyoxigraph")
 
 
 def quarantine_quads(base: str, doc_id: str, doc_iri: str, findings: list[Finding], graph: str) -> list[Quad]:

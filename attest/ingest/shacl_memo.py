@@ -20,6 +20,7 @@ from pyshacl.constraints.core.string_based_constraints import StringBasedConstra
 from pyshacl.rdfutil.compare import compare_literal
 from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH
 
+from attest.ingest.rdf_terms import to_rdf
 from attest.vocab import RDF
 
 _TYPE = RDF + "type"
@@ -277,8 +278,6 @@ class ShapeMemo:
 def _literal_outcomes(o: Literal, lengths: tuple, bounds: tuple) -> tuple:
     """What pyshacl's checks of a literal depend on: datatype, language, well-formedness, the Python type of
     its value (sh:datatype), its length against each sh:min/maxLength, its order against each range bound."""
-    from attest.ingest.shacl_gate import to_rdf  # the gate's converter (and its term cache); imported late: no cycle
-
     v = to_rdf(o)
     text = StringBasedConstraintBase.value_node_to_string(v)
     outcomes = [(c, n, len(text) >= n if c.endswith("minLength") else len(text) <= n) for c, n in lengths]
@@ -292,7 +291,6 @@ def _literal_outcomes(o: Literal, lengths: tuple, bounds: tuple) -> tuple:
 
 def _pair_outcomes(star: list[Quad], path: str, other: str) -> tuple:
     """sh:lessThan / sh:lessThanOrEquals outcome of every (value, other value) pair, as pyshacl compares them."""
-    from attest.ingest.shacl_gate import to_rdf
 
     def comparable(term):
         v = to_rdf(term)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -235,3 +236,25 @@ def _swap(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | 
             ops.append(f"ADD SILENT GRAPH {staged['quarantine']} TO GRAPH {q}")
             ops.append(f"DROP SILENT GRAPH {staged['quarantine']}")
     store.update(" ;\n".join(ops))
+
+
+def sync_fulltext(store: GraphStore, iris: Iris) -> int:
+    """Make the index hold exactly the documents the store has, at their stored content hash (after a crash
+    between a commit and its index update, or an index written by another version); returns documents changed."""
+    index = fulltext.for_store(store)
+    if index is None:
+        return 0
+    registry = StatusRegistry(store, iris)
+    stored = {d["id"]: d["content_hash"] for d in registry.list() if d["status"] == "done"}
+    held = index.held()
+    changed = 0
+    for doc in held.keys() - stored.keys():
+        index.replace(doc, "", [])
+        changed += 1
+    for doc, content_hash in stored.items():
+        if held.get(doc) != content_hash:
+            fulltext.reindex(store, iris, doc, content_hash)
+            changed += 1
+    if changed:
+        logging.getLogger("attest.fulltext").info("full-text index brought up to date with the store: %d document(s)", changed)
+    return changed

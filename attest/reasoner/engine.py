@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from attest.reasoner.context import Premises
 from attest.reasoner.index import TripleIndex
 from attest.reasoner.rules_class import fire_type
 from attest.reasoner.rules_data import fire_data
@@ -30,7 +31,6 @@ from attest.reasoner.terms import (
 )
 from pyoxigraph import NamedNode
 
-Premises = tuple[Encoded, ...]
 
 
 @contextmanager

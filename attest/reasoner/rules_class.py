@@ -13,10 +13,10 @@ from attest.reasoner.terms import (
 )
 
 if TYPE_CHECKING:
-    from attest.reasoner.engine import Engine
+    from attest.reasoner.context import RuleContext
 
 
-def class_profile(e: Engine, c: int) -> tuple:
+def class_profile(e: RuleContext, c: int) -> tuple:
     """What the TBox says about class c, precomputed for fire_type (rebuilt after any schema change)."""
     ix = e.index
     obj, subj, has = ix.objects, ix.subjects, ix.has
@@ -40,7 +40,7 @@ def class_profile(e: Engine, c: int) -> tuple:
     )
 
 
-def fire_type(e: Engine, s: int, c: int) -> None:
+def fire_type(e: RuleContext, s: int, c: int) -> None:
     """Every rule with a premise (x rdf:type c), joined with t = (s rdf:type c)."""
     ix, emit = e.index, e.emit
     cache = ix.profiles[1]
@@ -99,7 +99,7 @@ def fire_type(e: Engine, s: int, c: int) -> None:
         typed_as_datatype(e, s, c)
 
 
-def restriction_by_type(e: Engine, u: int, x: int, props) -> None:
+def restriction_by_type(e: RuleContext, u: int, x: int, props) -> None:
     """(u type x) for a restriction x: cls-hv1, cls-avf, cls-maxc1/2, cls-maxqc1-4."""
     ix, emit = e.index, e.emit
     obj, has = ix.objects, ix.has
@@ -138,7 +138,7 @@ def restriction_by_type(e: Engine, u: int, x: int, props) -> None:
                                      base + ((u, p, y1),) + q1 + ((u, p, y2),) + q2)
 
 
-def qualified_filler(e: Engine, y: int, cc: int, x: int) -> None:
+def qualified_filler(e: RuleContext, y: int, cc: int, x: int) -> None:
     """(y type cc) where cc is the onClass of restriction x: cls-maxqc1 and cls-maxqc3 from the filler side."""
     ix = e.index
     for m in ix.objects(x, MAXQC):
@@ -149,7 +149,7 @@ def qualified_filler(e: Engine, y: int, cc: int, x: int) -> None:
                     restriction_by_type(e, u, x, (p,))
 
 
-def check_all_disjoint(e: Engine, x: int) -> None:
+def check_all_disjoint(e: RuleContext, x: int) -> None:
     """eq-diff2/3, cax-adc, prp-adp for the AllDifferent / AllDisjointClasses / AllDisjointProperties node x."""
     ix = e.index
     for pred in (MEMBERS, DISTINCTMEMBERS):

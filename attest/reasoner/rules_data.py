@@ -13,10 +13,10 @@ from attest.reasoner.terms import (
 CHARACTERISTICS = frozenset({FUNCTIONAL, INVFUNCTIONAL, IRREFLEXIVE, SYMMETRIC, ASYMMETRIC, TRANSITIVE})
 
 if TYPE_CHECKING:
-    from attest.reasoner.engine import Engine
+    from attest.reasoner.context import RuleContext
 
 
-def property_profile(e: Engine, p: int) -> tuple:
+def property_profile(e: RuleContext, p: int) -> tuple:
     """What the TBox says about property p, precomputed for fire_data (rebuilt after any schema change)."""
     ix = e.index
     obj, subj, has = ix.objects, ix.subjects, ix.has
@@ -38,7 +38,7 @@ def property_profile(e: Engine, p: int) -> tuple:
     )
 
 
-def fire_data(e: Engine, s: int, p: int, o: int) -> None:
+def fire_data(e: RuleContext, s: int, p: int, o: int) -> None:
     """Every rule with a premise (x p y) for an arbitrary p, joined with the triple t = (s p o)."""
     ix, emit = e.index, e.emit
     cache = ix.profiles[0]
@@ -99,7 +99,7 @@ def fire_data(e: Engine, s: int, p: int, o: int) -> None:
         restriction_by_property(e, x, s, p, o)
 
 
-def property_characteristics(e: Engine, s: int, p: int, o: int, kinds) -> None:
+def property_characteristics(e: RuleContext, s: int, p: int, o: int, kinds) -> None:
     """prp-fp, prp-ifp, prp-irp, prp-symp, prp-asyp, prp-trp for (s p o) given the types of p."""
     ix, emit = e.index, e.emit
     t = (s, p, o)
@@ -130,7 +130,7 @@ def property_characteristics(e: Engine, s: int, p: int, o: int, kinds) -> None:
             emit(w, p, o, "prp-trp", (pt, (w, p, s), t))
 
 
-def property_chain(e: Engine, s: int, p: int, o: int, q: int, head: int, chain: tuple[int, ...],
+def property_chain(e: RuleContext, s: int, p: int, o: int, q: int, head: int, chain: tuple[int, ...],
                    first_only: bool) -> None:
     """prp-spo2: every chain path through (s p o) at a position where the chain has p."""
     ix = e.index
@@ -148,7 +148,7 @@ def property_chain(e: Engine, s: int, p: int, o: int, q: int, head: int, chain: 
                 e.emit(start, q, end, "prp-spo2", ((q, CHAIN, head),) + bp + ((s, p, o),) + fp)
 
 
-def has_key(e: Engine, x: int, c: int, head: int, props: tuple[int, ...]) -> None:
+def has_key(e: RuleContext, x: int, c: int, head: int, props: tuple[int, ...]) -> None:
     """prp-key: x and y of class c that share a value for every key property are the same."""
     ix = e.index
     if not props:
@@ -171,7 +171,7 @@ def has_key(e: Engine, x: int, c: int, head: int, props: tuple[int, ...]) -> Non
             e.emit(y, SAME, x, "prp-key", tuple(prem))
 
 
-def restriction_profile(e: Engine, x: int) -> tuple:
+def restriction_profile(e: RuleContext, x: int) -> tuple:
     """The fillers and cardinalities of restriction x (rebuilt after any schema change)."""
     ix = e.index
     obj, num = ix.objects, e.terms.int_value
@@ -181,7 +181,7 @@ def restriction_profile(e: Engine, x: int) -> tuple:
     return tuple(obj(x, SVF)), frozenset(obj(x, HASVALUE)), avf, maxc, maxqc, bool(avf or maxc or maxqc)
 
 
-def restriction_by_property(e: Engine, x: int, u: int, p: int, v: int) -> None:
+def restriction_by_property(e: RuleContext, x: int, u: int, p: int, v: int) -> None:
     """Restriction x on property p, joined with (u p v): cls-svf1/2, cls-hv2, cls-avf, cls-maxc1/2, cls-maxqc1-4."""
     ix, emit = e.index, e.emit
     cache = ix.profiles[2]

@@ -21,10 +21,10 @@ from attest.reasoner.datatypes import DECIDED_DATATYPES, value_datatypes, value_
 from attest.reasoner.terms import DIFF, SAME, TYPE
 
 if TYPE_CHECKING:
-    from attest.reasoner.engine import Engine
+    from attest.reasoner.context import RuleContext
 
 
-def same_as_literal(e: Engine, x: int, lit: int) -> None:
+def same_as_literal(e: RuleContext, x: int, lit: int) -> None:
     """Fire the folded datatype rules for t = (x owl:sameAs lit), lit a literal."""
     terms, ix, emit = e.terms, e.index, e.emit
     t = (x, SAME, lit)
@@ -56,7 +56,7 @@ def same_as_literal(e: Engine, x: int, lit: int) -> None:
                 e.violate("eq-diff1", (t, (x, SAME, other)))
 
 
-def typed_as_datatype(e: Engine, x: int, dt: int) -> None:
+def typed_as_datatype(e: RuleContext, x: int, dt: int) -> None:
     """dt-not-type for t = (x rdf:type dt) when x is owl:sameAs a literal whose value dt's value space lacks."""
     if not _decided(e, dt):
         return
@@ -68,6 +68,6 @@ def typed_as_datatype(e: Engine, x: int, dt: int) -> None:
                 e.violate("dt-not-type", ((x, SAME, lit), (x, TYPE, dt)))
 
 
-def _decided(e: Engine, dt: int) -> bool:
+def _decided(e: RuleContext, dt: int) -> bool:
     term = e.terms.terms[dt]
     return isinstance(term, NamedNode) and term.value in DECIDED_DATATYPES

@@ -15,18 +15,18 @@ from attest.reasoner.terms import (
 )
 
 if TYPE_CHECKING:
-    from attest.reasoner.engine import Engine
+    from attest.reasoner.context import RuleContext
 
 RESTRICTION_PREDICATES = frozenset({ONPROP, SVF, AVF, HASVALUE, MAXC, MAXQC, ONCLASS})
 
 
-def fire_schema(e: Engine, s: int, p: int, o: int) -> None:
+def fire_schema(e: RuleContext, s: int, p: int, o: int) -> None:
     handler = HANDLERS.get(p)
     if handler is not None:
         handler(e, s, p, o)
 
 
-def _sub_class(e: Engine, c1: int, _: int, c2: int) -> None:
+def _sub_class(e: RuleContext, c1: int, _: int, c2: int) -> None:
     ix, emit = e.index, e.emit
     t = (c1, SCO, c2)
     for x in ix.subjects(TYPE, c1):  # cax-sco
@@ -50,7 +50,7 @@ def _sub_class(e: Engine, c1: int, _: int, c2: int) -> None:
                         emit(x1, SCO, x2, rule, ((x1, kind, c1), (x1, ONPROP, q), (x2, kind, c2), (x2, ONPROP, q), t))
 
 
-def _equivalent_class(e: Engine, c1: int, _: int, c2: int) -> None:
+def _equivalent_class(e: RuleContext, c1: int, _: int, c2: int) -> None:
     ix, emit = e.index, e.emit
     t = (c1, EQC, c2)
     for x in ix.subjects(TYPE, c1):  # cax-eqc1
@@ -61,13 +61,13 @@ def _equivalent_class(e: Engine, c1: int, _: int, c2: int) -> None:
     emit(c2, SCO, c1, "scm-eqc1", (t,))
 
 
-def _disjoint(e: Engine, c1: int, p: int, c2: int) -> None:
+def _disjoint(e: RuleContext, c1: int, p: int, c2: int) -> None:
     ix = e.index  # cax-dw, cls-com
     for x in ix.subjects(TYPE, c1) & ix.subjects(TYPE, c2):
         e.violate("cax-dw" if p == DW else "cls-com", ((c1, p, c2), (x, TYPE, c1), (x, TYPE, c2)))
 
 
-def _sub_property(e: Engine, p1: int, _: int, p2: int) -> None:
+def _sub_property(e: RuleContext, p1: int, _: int, p2: int) -> None:
     ix, emit = e.index, e.emit
     t = (p1, SPO, p2)
     for x, y in ix.pairs(p1):  # prp-spo1
@@ -88,7 +88,7 @@ def _sub_property(e: Engine, p1: int, _: int, p2: int) -> None:
             _restriction_pair(e, x1, p1, x2, p2, t)
 
 
-def _restriction_pair(e: Engine, x1: int, p1: int, x2: int, p2: int, spo: tuple[int, int, int]) -> None:
+def _restriction_pair(e: RuleContext, x1: int, p1: int, x2: int, p2: int, spo: tuple[int, int, int]) -> None:
     """x1 on p1, x2 on p2, p1 subPropertyOf p2, same filler: scm-svf2, scm-avf2, scm-hv."""
     ix = e.index
     for kind, rule in ((SVF, "scm-svf2"), (AVF, "scm-avf2"), (HASVALUE, "scm-hv")):
@@ -101,7 +101,7 @@ def _restriction_pair(e: Engine, x1: int, p1: int, x2: int, p2: int, spo: tuple[
                     e.emit(x1, SCO, x2, rule, prem)
 
 
-def _equivalent_property(e: Engine, p1: int, _: int, p2: int) -> None:
+def _equivalent_property(e: RuleContext, p1: int, _: int, p2: int) -> None:
     ix, emit = e.index, e.emit
     t = (p1, EQP, p2)
     for x, y in ix.pairs(p1):  # prp-eqp1
@@ -112,7 +112,7 @@ def _equivalent_property(e: Engine, p1: int, _: int, p2: int) -> None:
     emit(p2, SPO, p1, "scm-eqp1", (t,))
 
 
-def _inverse(e: Engine, p1: int, _: int, p2: int) -> None:
+def _inverse(e: RuleContext, p1: int, _: int, p2: int) -> None:
     ix, emit = e.index, e.emit
     t = (p1, INV, p2)
     for x, y in ix.pairs(p1):  # prp-inv1
@@ -121,7 +121,7 @@ def _inverse(e: Engine, p1: int, _: int, p2: int) -> None:
         emit(y, p1, x, "prp-inv2", (t, (x, p2, y)))
 
 
-def _domain_range(e: Engine, q: int, p: int, c: int) -> None:
+def _domain_range(e: RuleContext, q: int, p: int, c: int) -> None:
     ix, emit = e.index, e.emit
     t = (q, p, c)
     dom = p == DOMAIN
@@ -133,14 +133,14 @@ def _domain_range(e: Engine, q: int, p: int, c: int) -> None:
         emit(q1, p, c, "scm-dom2" if dom else "scm-rng2", (t, (q1, SPO, q)))
 
 
-def _property_disjoint(e: Engine, p1: int, _: int, p2: int) -> None:
+def _property_disjoint(e: RuleContext, p1: int, _: int, p2: int) -> None:
     ix = e.index  # prp-pdw
     for x, y in ix.pairs(p1):
         if ix.has(x, p2, y):
             e.violate("prp-pdw", ((p1, PDW, p2), (x, p1, y), (x, p2, y)))
 
 
-def _same_as(e: Engine, x: int, _: int, y: int) -> None:
+def _same_as(e: RuleContext, x: int, _: int, y: int) -> None:
     ix, emit = e.index, e.emit
     t = (x, SAME, y)
     if x == y:
@@ -170,7 +170,7 @@ def _same_as(e: Engine, x: int, _: int, y: int) -> None:
                 check_all_disjoint(e, owner)
 
 
-def _different(e: Engine, x: int, _: int, y: int) -> None:
+def _different(e: RuleContext, x: int, _: int, y: int) -> None:
     if x == y:  # eq-diff1 with the reflexive (x sameAs x) of eq-ref, which is not materialized
         e.violate("eq-diff1", ((x, DIFF, x),))
     else:  # eq-diff1
@@ -179,7 +179,7 @@ def _different(e: Engine, x: int, _: int, y: int) -> None:
                 e.violate("eq-diff1", (same, (x, DIFF, y)))
 
 
-def _restriction(e: Engine, x: int, _: int, __: int) -> None:
+def _restriction(e: RuleContext, x: int, _: int, __: int) -> None:
     """A new restriction axiom about x: rerun x's cls-* joins and the scm-* rules comparing restrictions."""
     ix = e.index
     props = ix.objects(x, ONPROP)
@@ -205,7 +205,7 @@ def _restriction(e: Engine, x: int, _: int, __: int) -> None:
             restriction_by_type(e, u, x, props)
 
 
-def _list_owner(e: Engine, c: int, p: int, head: int) -> None:
+def _list_owner(e: RuleContext, c: int, p: int, head: int) -> None:
     ix, emit = e.index, e.emit
     items = ix.rdf_list(head)
     if items is None:
@@ -239,7 +239,7 @@ def _list_owner(e: Engine, c: int, p: int, head: int) -> None:
         check_all_disjoint(e, c)
 
 
-def _list_cell(e: Engine, cell: int, _: int, __: int) -> None:
+def _list_cell(e: RuleContext, cell: int, _: int, __: int) -> None:
     """A list cell changed: rerun the rules of every axiom whose list goes through it."""
     ix = e.index
     for head in ix.list_heads_through(cell):
@@ -250,7 +250,7 @@ def _list_cell(e: Engine, cell: int, _: int, __: int) -> None:
                     _list_owner(e, owner, pred, head)
 
 
-def _negative_assertion(e: Engine, n: int, _: int, __: int) -> None:
+def _negative_assertion(e: RuleContext, n: int, _: int, __: int) -> None:
     ix = e.index  # prp-npa1, prp-npa2
     for s in ix.objects(n, SOURCE):
         for p in ix.objects(n, ASSERTPROP):

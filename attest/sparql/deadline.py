@@ -340,7 +340,7 @@ class WorkerPool:
 
 # the executor --------------------------------------------------------------------------------------------------------
 
-class QueryExecutor:
+class DeadlineExecutor:
     """The one place user-facing queries run: under a deadline, with row and byte limits, in killable workers."""
 
     def __init__(self, store, settings) -> None:
@@ -509,7 +509,7 @@ class QueryExecutor:
         try:
             worker.requests.send_bytes(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError as exc:
-            QueryExecutor._died(worker, exc)
+            DeadlineExecutor._died(worker, exc)
 
     def _timed_out(self, worker: WorkerProcess, timeout: float, source: str) -> None:
         worker.kill(wait=False)  # SIGKILL: the query's CPU work ends with the process
@@ -546,11 +546,11 @@ def _check_graph_iri(graph: str) -> None:
         raise BadRequest(f"'{graph[:200]}' is not a valid graph IRI", graph=graph[:200]) from None
 
 
-def open_executor(store, settings) -> QueryExecutor | None:
+def open_executor(store, settings) -> DeadlineExecutor | None:
     """The executor for a store on disk; None for stores it cannot snapshot (in memory, remote)."""
     if getattr(store, "path", None) is None or not hasattr(store, "raw"):
         return None
-    return QueryExecutor(store, settings)
+    return DeadlineExecutor(store, settings)
 
 
 class DeadlineStore:
@@ -560,7 +560,7 @@ class DeadlineStore:
     (named queries, /context, /verify lookups) run under the deadline without changes.
     """
 
-    def __init__(self, executor: QueryExecutor, store, timeout: float, source: str) -> None:
+    def __init__(self, executor: DeadlineExecutor, store, timeout: float, source: str) -> None:
         self._executor, self._store, self._source = executor, store, source
         self._timeout = timeout
         self._deadline = time.monotonic() + timeout

@@ -15,9 +15,9 @@ from typing import IO, Protocol
 
 from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples, Store
 
-from attest.errors import BadRequest, NotAcceptable, SparqlSyntaxError, StoreError
+from attest.errors import BadRequest, SparqlSyntaxError, StoreError
 from attest.ingest import summary
-from attest.sparql.formats import Format, ResultKind, negotiate
+from attest.sparql.formats import Format, formats_for, negotiate, result_kind
 from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
 from attest.sparql.outbound import without_remote_body
 from attest.sparql.protocol import Dataset
@@ -38,14 +38,6 @@ class QueryExecutor(Protocol):
         """Apply an update atomically (`dataset` = using-graph-uri / using-named-graph-uri)."""
 
     def close(self) -> None: ...
-
-
-def result_kind(result: QueryResult) -> ResultKind:
-    if isinstance(result, QuerySolutions):
-        return "solutions"
-    if isinstance(result, QueryBoolean):
-        return "boolean"
-    return "graph"
 
 
 def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph: bool,
@@ -98,19 +90,6 @@ def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
         raise without_remote_body(str(exc)) or StoreError(f"query failed during evaluation: {exc}") from exc
 
 
-def _formats_for(accept: str | None) -> tuple[Format | None, Format | None]:
-    """(results format, graph format) the Accept header allows; 406 at once when it allows neither."""
-    chosen = []
-    for kind in ("solutions", "graph"):
-        try:
-            chosen.append(negotiate(accept, kind))  # type: ignore[arg-type]
-        except NotAcceptable:
-            chosen.append(None)
-    if chosen == [None, None]:
-        negotiate(accept, "solutions")  # raises the 406 with the list of formats
-    return chosen[0], chosen[1]
-
-
 def _written(store) -> None:
     """Tell the store a write happened outside its own methods (the deadline executor refreshes snapshots on it)."""
     if hasattr(store, "generation"):
@@ -128,7 +107,7 @@ class ThreadedExecutor:
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
                       base_iri: str | None = None) -> Streamed:
-        _formats_for(accept)
+        formats_for(accept)
 
         def produce(pipe: ChunkPipe) -> None:
             result = evaluate(self.store.raw, query, dataset, union_default_graph=self.union_default_graph,
@@ -170,7 +149,7 @@ class WorkerPoolExecutor:
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
                       base_iri: str | None = None) -> Streamed:
-        results_format, graph_format = _formats_for(accept)
+        results_format, graph_format = formats_for(accept)
         if base_iri and has_relative_iri(query):
             # the workers take no base IRI argument; a BASE declaration (a validated IRI) does the same
             query = f"BASE {NamedNode(base_iri)} {query}"
@@ -208,7 +187,7 @@ def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
     """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
     # a client's update may change document graphs in ways the fact summary cannot follow
     if hasattr(store, "post_query"):  # a remote store: the server evaluates, under the same deadline and limits
-        from attest.sparql.remote import RemoteExecutor
+        from attest.sparql.remote_executor import RemoteExecutor
 
         return RemoteExecutor(store, settings, after_update=summary.invalidation(Iris(settings.base_iri)))
     if not hasattr(store, "raw"):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal as Kind
 
-from pyoxigraph import QueryResultsFormat, RdfFormat
+from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, RdfFormat
 
 from attest.errors import BadRequest, NotAcceptable
+from attest.store.base import QueryResult
 
 ResultKind = Kind["solutions", "boolean", "graph"]
 
@@ -107,3 +108,24 @@ def negotiate(accept: str | None, kind: ResultKind, offered: tuple[Format, ...] 
         f"cannot serve {accept!r} for a {what} result; available: {', '.join(f.media_type for f in offered)}",
         accept=accept, available=[f.media_type for f in offered],
     )
+
+
+def result_kind(result: QueryResult) -> ResultKind:
+    if isinstance(result, QuerySolutions):
+        return "solutions"
+    if isinstance(result, QueryBoolean):
+        return "boolean"
+    return "graph"
+
+
+def formats_for(accept: str | None) -> tuple[Format | None, Format | None]:
+    """(results format, graph format) the Accept header allows; 406 at once when it allows neither."""
+    chosen = []
+    for kind in ("solutions", "graph"):
+        try:
+            chosen.append(negotiate(accept, kind))  # type: ignore[arg-type]
+        except NotAcceptable:
+            chosen.append(None)
+    if chosen == [None, None]:
+        negotiate(accept, "solutions")  # raises the 406 with the list of formats
+    return chosen[0], chosen[1]

@@ -13,7 +13,7 @@ from attest.errors import BadRequest
 # strings first (they may hold anything), then IRIs (no spaces or braces inside; \u escapes), comments, braces,
 # variables, prefixed names (any letters; %-escapes and \-escapes in the local name, whose \' must not open a
 # string), and the bare words among which the keywords are
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r'(?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\'|"(?:[^"\\\n\r]|\\.)*"|\'(?:[^\'\\\n\r]|\\.)*\')'
     r'|(?P<iri><(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>)'
     r'|(?P<comment>\#[^\n\r]*)'
@@ -37,7 +37,7 @@ class Keyword:
 def top_level_words(text: str) -> Iterator[Keyword | None]:
     """Words (and '{' of groups) at brace depth 0, in order; None marks a top-level ';' (an operation boundary)."""
     depth = 0
-    for match in _TOKEN.finditer(text):
+    for match in TOKEN.finditer(text):
         kind = match.lastgroup
         if kind == "open":
             if depth == 0 and match.group() == "{":
@@ -65,7 +65,7 @@ def without_dataset_clause(query: str) -> str:
     """The query with its FROM / FROM NAMED clauses removed (when the protocol's dataset replaces them)."""
     if not has_dataset_clause(query):
         return query
-    tokens = [m for m in _TOKEN.finditer(query) if m.lastgroup != "comment"]
+    tokens = [m for m in TOKEN.finditer(query) if m.lastgroup != "comment"]
     cuts, depth = [], 0
     for i, m in enumerate(tokens):
         if m.lastgroup == "open":
@@ -148,4 +148,4 @@ def with_page(query: str, limit: int, offset: int, *, probe: bool = False) -> tu
 def bare_words(text: str) -> set[str]:
     """Every bare word of the text at any depth (keywords and function names), upper-cased; words inside strings,
     IRIs, comments, variables and prefixed names are not bare words."""
-    return {m.group().upper() for m in _TOKEN.finditer(text) if m.lastgroup == "word"}
+    return {m.group().upper() for m in TOKEN.finditer(text) if m.lastgroup == "word"}

@@ -25,7 +25,7 @@ from typing import Iterable
 from urllib.parse import urlsplit
 
 from attest.errors import ConfigError, OutboundRefused, RemoteEndpointError
-from attest.sparql.lexer import _TOKEN
+from attest.sparql.lexer import TOKEN
 
 SETTING = "federation_allowlist"
 _MENTIONED = ("service", "load", "define")
@@ -111,7 +111,7 @@ def fetches(text: str) -> list[Fetch]:
     """Every SERVICE, LOAD and DEFINE of a query or update, with its target resolved where the text tells it."""
     if not mentions_fetch_words(text):
         return []
-    tokens = [m for m in _TOKEN.finditer(text) if m.lastgroup != "comment"]
+    tokens = [m for m in TOKEN.finditer(text) if m.lastgroup != "comment"]
     prefixes: dict[str, str | None] = {}
     found: list[Fetch] = []
     parens = 0  # a `<` can be a less-than only inside parentheses: expressions have no other place

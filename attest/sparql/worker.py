@@ -114,7 +114,7 @@ class Worker:
         payload = out.value()
         rows = out.lines - (1 if solutions else 0)
         if wanted is not None and not _is_wire(wanted, solutions):
-            payload = _convert(payload, wanted, solutions)
+            payload = convert_results(payload, wanted, solutions)
         return {"kind": "solutions" if solutions else "triples", "rows": max(rows, 0), "truncated": out.cut,
                 "payload": payload}
 
@@ -151,7 +151,7 @@ def _is_wire(fmt, solutions: bool) -> bool:
     return fmt == (SOLUTIONS_WIRE if solutions else TRIPLES_WIRE)
 
 
-def _convert(payload: bytes, fmt, solutions: bool) -> bytes:
+def convert_results(payload: bytes, fmt, solutions: bool) -> bytes:
     if solutions:
         if not payload:
             return b""

@@ -218,30 +218,6 @@ def _int(term) -> int | None:
     return int(term.value) if isinstance(term, Literal) else None
 
 
-def sync(store, iris: Iris) -> int:
-    """Make the index hold exactly the documents the store has, at their stored content hash (after a crash
-    between a commit and its index update, or an index written by another version); returns documents changed."""
-    from attest.ingest.status import StatusRegistry
-
-    index = for_store(store)
-    if index is None:
-        return 0
-    registry = StatusRegistry(store, iris)
-    stored = {d["id"]: d["content_hash"] for d in registry.list() if d["status"] == "done"}
-    held = index.held()
-    changed = 0
-    for doc in held.keys() - stored.keys():
-        index.replace(doc, "", [])
-        changed += 1
-    for doc, content_hash in stored.items():
-        if held.get(doc) != content_hash:
-            reindex(store, iris, doc, content_hash)
-            changed += 1
-    if changed:
-        log.info("full-text index brought up to date with the store: %d document(s)", changed)
-    return changed
-
-
 def reindex(store, iris: Iris, doc: str, content_hash: str) -> None:
     index = for_store(store)
     if index is None:

@@ -13,7 +13,7 @@ from typing import Mapping
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, parse
 
 from attest.errors import BadRequest
-from attest.sparql.lexer import _TOKEN
+from attest.sparql.lexer import TOKEN
 from attest.store.base import Term
 
 _VARIABLE = re.compile(r"[A-Za-z0-9_]\w*")
@@ -37,7 +37,7 @@ def checked_term(term: Term) -> str:
 
 def _where_groups(query: str) -> list[tuple[int, int]]:
     """(start, end) offsets inside the braces of each query form's WHERE group: the query's and each subquery's."""
-    tokens = [(m.lastgroup, m.group(), m.start()) for m in _TOKEN.finditer(query) if m.lastgroup != "comment"]
+    tokens = [(m.lastgroup, m.group(), m.start()) for m in TOKEN.finditer(query) if m.lastgroup != "comment"]
     groups = []
     for i, (kind, text, _) in enumerate(tokens):
         if kind != "word" or text.upper() not in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
@@ -95,7 +95,7 @@ def bind_values(query: str, substitutions: Mapping[str, Term]) -> str:
     # pyoxigraph substitutes a variable everywhere, subqueries included: each query form's WHERE group that
     # mentions a bound variable opens with a VALUES block for it (from the last group back: offsets stay valid)
     for start, end in sorted(_where_groups(query), reverse=True):
-        mentioned = {m.group().replace("$", "?", 1) for m in _TOKEN.finditer(query, start, end) if m.lastgroup == "var"}
+        mentioned = {m.group().replace("$", "?", 1) for m in TOKEN.finditer(query, start, end) if m.lastgroup == "var"}
         here = [n for n in names if n in mentioned]
         if here:
             block = f" VALUES ({' '.join(here)}) {{ ({' '.join(values[n] for n in here)}) }} "

@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Triple, parse
 
 from attest.errors import BadRequest
-from attest.sparql.lexer import _TOKEN
+from attest.sparql.lexer import TOKEN
 
 PREFIX = "urn:attest:triple:"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -129,7 +129,7 @@ def decode_xml(text: str) -> str:
 
 # query and update text --------------------------------------------------------------------------------------------
 
-_SCAN = re.compile(r"(?P<tt><<\()|" + _TOKEN.pattern, re.DOTALL)
+_SCAN = re.compile(r"(?P<tt><<\()|" + TOKEN.pattern, re.DOTALL)
 _SKIP = re.compile(r"(?:\s|#[^\n\r]*)*")
 _LITERAL_SUFFIX = re.compile(r'@[A-Za-z]+(?:-[A-Za-z0-9]+)*|\^\^(?:<[^<>"{}|^`\\\x00-\x20]*>|[A-Za-z_][\w.-]*:[\w.:-]*|:[\w.:-]*)')
 _BARE = re.compile(r"[^\s()<>{}\[\];,#\"']+")  # numbers, true/false, `a`, blank node labels
@@ -176,7 +176,7 @@ def _triple_term(text: str, pos: int) -> tuple[_Term, int, bool]:
 
 def _prologue(text: str) -> str:
     """The PREFIX and BASE declarations of a query or update, in Turtle-compatible form."""
-    tokens = [m for m in _TOKEN.finditer(text) if m.lastgroup != "comment"]
+    tokens = [m for m in TOKEN.finditer(text) if m.lastgroup != "comment"]
     out = []
     for i, m in enumerate(tokens):
         word = m.group().upper() if m.lastgroup == "word" else ""

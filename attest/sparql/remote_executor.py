@@ -13,13 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pyoxigraph import NamedNode, QueryResultsFormat, RdfFormat
 
-from attest.sparql.executor import _formats_for, result_kind
-from attest.sparql.formats import negotiate
+from attest.sparql.formats import formats_for, negotiate, result_kind
 from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
 from attest.sparql.outbound import fetches, without_remote_body
 from attest.sparql.protocol import Dataset
 from attest.sparql.streaming import Streamed
-from attest.sparql.worker import BoundedLines, LimitReached, _convert
+from attest.sparql.worker import BoundedLines, LimitReached, convert_results
 from attest.store.remote import RDF_MEDIA, RESULT_MEDIA, media_type_of, parse_results
 
 WIRE_ACCEPT = "text/tab-separated-values, application/sparql-results+json;q=0.8, application/n-triples, text/turtle;q=0.5"
@@ -37,7 +36,7 @@ class RemoteExecutor:
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
                       base_iri: str | None = None) -> Streamed:
-        _formats_for(accept)  # 406 before the store is asked
+        formats_for(accept)  # 406 before the store is asked
         if base_iri and has_relative_iri(query):
             query = f"BASE {NamedNode(base_iri)} {query}"
         union = self.union_default_graph and not dataset.explicit and not has_dataset_clause(query)
@@ -87,7 +86,7 @@ class RemoteExecutor:
                 raise failed
         native = RESULT_MEDIA[wire] if solutions else RDF_MEDIA[wire]
         if fmt.native != native:
-            payload = _convert(payload, fmt.native, solutions)
+            payload = convert_results(payload, fmt.native, solutions)
         return fmt.content_type, payload, out.cut
 
     async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
