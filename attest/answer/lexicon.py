@@ -1,0 +1,210 @@
+"""General lexical knowledge for relation words: WordNet's synonyms, derivations, hypernyms and antonyms, read in
+place from the installed database (Debian's `wordnet-base`); without it, no related words and one log line."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import threading
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+WORDNET_DIRS = ("/usr/share/wordnet", "/usr/local/share/wordnet", "/opt/homebrew/share/wordnet")
+POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+SENSES = 3  # a word's most frequent senses (WordNet lists them by frequency): rarer ones relate it to too much
+SYNONYM = 0.8  # a word of the same synset ("spouse" ~ "mate")
+DERIVED = 0.8  # a derivationally related form ("writer" ~ "write", "actor" ~ "act")
+HYPERNYMS = (0.7, 0.6)  # a more general word, one and two levels up ("father" -> "parent", "screenwriter" ->
+# "scriptwriter" -> "writer")
+COLLOCATION_HEAD = 0.5  # the last word of a related collocation ("half" ~ "better half")
+MAX_WORD = 40  # longer "words" are not looked up
+# WordNet's own detachment rules (morph(7WN)): inflected ending -> lemma ending, per part of speech
+DETACH = {
+    "n": (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y")),
+    "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")),
+    "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    "r": (),
+}
+
+
+def wordnet_dir() -> Path | None:
+    """The folder holding WordNet's index.* and data.* files: ATTEST_WORDNET_DIR, else the usual install places."""
+    configured = os.environ.get("ATTEST_WORDNET_DIR")
+    for folder in ([configured] if configured else WORDNET_DIRS):
+        if folder and (Path(folder) / "index.noun").is_file() and (Path(folder) / "data.noun").is_file():
+            return Path(folder)
+    return None
+
+
+class WordNet:
+    """Lemmas, their senses and the synsets' words and pointers, from the database files in `folder`."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.index: dict[tuple[str, str], list[int]] = {}  # (lemma, pos) -> synset offsets, most frequent first
+        self.exceptions: dict[tuple[str, str], list[str]] = {}  # (inflected form, pos) -> lemmas
+        for pos in ("n", "v", "a", "r"):
+            with open(folder / f"index.{POS_FILES[pos]}", encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    if line.startswith(" "):
+                        continue  # the licence at the top
+                    parts = line.split()
+                    pointers = int(parts[3])
+                    senses = int(parts[2])
+                    self.index[(parts[0], pos)] = [int(o) for o in parts[6 + pointers:6 + pointers + senses]]
+            exc = folder / f"{POS_FILES[pos]}.exc"
+            if exc.is_file():
+                for line in open(exc, encoding="utf-8", errors="replace"):
+                    parts = line.split()
+                    if len(parts) >= 2:
+                        self.exceptions.setdefault((parts[0], pos), []).extend(parts[1:])
+        self._data = {pos: open(folder / f"data.{name}", "rb") for pos, name in POS_FILES.items() if pos != "s"}
+        self._lock = threading.Lock()
+
+    def lemmas(self, word: str) -> list[tuple[str, str]]:
+        """(lemma, pos) of every base form of `word` WordNet knows ("wrote" -> write/v; "parents" -> parent/n)."""
+        out = []
+        for pos in ("n", "v", "a", "r"):
+            candidates = [word, *self.exceptions.get((word, pos), ())]
+            candidates += [word[: len(word) - len(end)] + base for end, base in DETACH[pos] if word.endswith(end)]
+            for lemma in dict.fromkeys(candidates):
+                if (lemma, pos) in self.index and (lemma, pos) not in out:
+                    out.append((lemma, pos))
+        return out
+
+    @functools.lru_cache(maxsize=50_000)
+    def synset(self, pos: str, offset: int) -> tuple[tuple[str, ...], tuple[tuple[str, str, int, int, int], ...]]:
+        """(words, pointers) of a synset; a pointer is (symbol, pos, offset, source word, target word), the word
+        numbers 0 for a pointer between whole synsets."""
+        with self._lock:
+            f = self._data["a" if pos == "s" else pos]
+            f.seek(offset)
+            parts = f.readline().decode("utf-8", errors="replace").split(" | ")[0].split()
+        count = int(parts[3], 16)
+        words = tuple(parts[4 + 2 * i].lower().split("(")[0] for i in range(count))
+        at = 4 + 2 * count
+        pointers = []
+        for i in range(int(parts[at])):
+            symbol, target, target_pos, numbers = parts[at + 1 + 4 * i: at + 5 + 4 * i]
+            pointers.append((symbol, target_pos, int(target), int(numbers[:2], 16), int(numbers[2:], 16)))
+        return words, tuple(pointers)
+
+
+_WORDNET: list = []  # [WordNet or None], loaded once
+_LOADING = threading.Lock()
+
+
+def wordnet() -> WordNet | None:
+    """The installed WordNet, loaded on first use; None (logged once) when it is not installed."""
+    if not _WORDNET:
+        with _LOADING:
+            if not _WORDNET:
+                folder = wordnet_dir()
+                if folder is None:
+                    log.warning("WordNet not found (install Debian's wordnet-base or set ATTEST_WORDNET_DIR): "
+                                "relation words match predicates by spelling only")
+                    _WORDNET.append(None)
+                else:
+                    try:
+                        _WORDNET.append(WordNet(folder))
+                    except (OSError, ValueError, IndexError) as error:
+                        log.warning("WordNet at %s unreadable (%s): relation words match predicates by spelling only",
+                                    folder, error)
+                        _WORDNET.append(None)
+    return _WORDNET[0]
+
+
+def reset() -> None:
+    """Forget the loaded WordNet (tests point ATTEST_WORDNET_DIR elsewhere)."""
+    with _LOADING:
+        _WORDNET.clear()
+        related.cache_clear()
+        noun_opposites.cache_clear()
+
+
+@functools.lru_cache(maxsize=20_000)
+def related(word: str, general: bool = False) -> dict[str, float]:
+    """Lemma -> weight of the words `word` relates to: its own lemmas (1.0), the other words of its most frequent
+    senses, their derivationally related forms and, with `general`, their hypernyms (the question's "father"
+    reaches a predicate's "parent"; not the other way round). Collocations keep WordNet's underscores."""
+    wn = wordnet() if 0 < len(word) <= MAX_WORD else None
+    if wn is None:
+        return {}
+    out: dict[str, float] = {}
+
+    def add(lemma: str, weight: float) -> None:
+        if weight > out.get(lemma, 0.0):
+            out[lemma] = weight
+
+    for lemma, pos in wn.lemmas(word):
+        add(lemma, 1.0)
+        for offset in wn.index[(lemma, pos)][:SENSES]:
+            words, pointers = wn.synset(pos, offset)
+            own = words.index(lemma) + 1 if lemma in words else 0
+            for w in words:
+                add(w, SYNONYM)
+            for symbol, target_pos, target, source, target_word in pointers:
+                if symbol == "+" and source in (0, own):  # derived from this word (or the whole synset)
+                    forms, further = wn.synset(target_pos, target)
+                    for w in (forms[target_word - 1:target_word] if target_word else forms):
+                        add(w, DERIVED)
+                    if target_pos in ("a", "s"):  # "nationality" -> "national", which pertains to "nation"
+                        for symbol2, pos2, target2, _, word2 in further:
+                            if symbol2 == "\\":
+                                nouns, _ = wn.synset(pos2, target2)
+                                for w in (nouns[word2 - 1:word2] if word2 else nouns):
+                                    add(w, DERIVED * DERIVED)
+                elif general and symbol in ("@", "@i") and pos in ("n", "v"):
+                    _hypernyms(wn, target_pos, target, 0, add)
+    return out
+
+
+def _hypernyms(wn: WordNet, pos: str, offset: int, level: int, add) -> None:
+    words, pointers = wn.synset(pos, offset)
+    for w in words:
+        add(w, HYPERNYMS[level])
+    if level + 1 < len(HYPERNYMS):
+        for symbol, target_pos, target, _, _ in pointers:
+            if symbol in ("@", "@i"):
+                _hypernyms(wn, target_pos, target, level + 1, add)
+
+
+@functools.lru_cache(maxsize=20_000)
+def noun_opposites(word: str) -> frozenset[str]:
+    """Lemmas WordNet gives as antonyms of `word`'s most frequent noun senses ("parent" -> "child"): the nouns a
+    relation read backwards is named by (an adjective's antonym, "written" -> "spoken", is no inverse)."""
+    wn = wordnet() if 0 < len(word) <= MAX_WORD else None
+    if wn is None:
+        return frozenset()
+    out = set()
+    for lemma, pos in wn.lemmas(word):
+        if pos != "n":
+            continue
+        for offset in wn.index[(lemma, pos)][:SENSES]:
+            words, pointers = wn.synset(pos, offset)
+            own = words.index(lemma) + 1 if lemma in words else 0
+            for symbol, target_pos, target, source, target_word in pointers:
+                if symbol == "!" and source in (0, own):
+                    forms, _ = wn.synset(target_pos, target)
+                    out.update(forms[target_word - 1:target_word] if target_word else forms)
+    return frozenset(out)
+
+
+def similarity(question: dict[str, float], predicate: dict[str, float]) -> float:
+    """0-1: how closely a question word's related words (`related(w, general=True)`) meet a predicate word's
+    (`related(w)`): the best product of weights over the lemmas they share, or a question word that is the last word
+    of a predicate word's collocation ("other half" ~ "better half")."""
+    best = 0.0
+    small, large = (question, predicate) if len(question) <= len(predicate) else (predicate, question)
+    for lemma, weight in small.items():
+        other = large.get(lemma)
+        if other is not None:
+            best = max(best, weight * other)
+    if best < COLLOCATION_HEAD:
+        heads = {lemma for lemma, w in question.items() if w == 1.0}
+        for lemma, weight in predicate.items():
+            if "_" in lemma and lemma.rsplit("_", 1)[1] in heads:
+                best = max(best, COLLOCATION_HEAD * weight)
+    return best
