@@ -15,8 +15,10 @@ NOTHING_FOUND = "The knowledge graph holds nothing that matches the question."
 
 
 def compose_extractive(context: ContextResponse) -> tuple[str, list[AnswerItem]]:
-    """(text, answers named): one sentence per answer, naming it first, then the path's facts with their citations;
-    without paths, what the graph says of the entities the question names. Nothing is said the graph does not hold."""
+    """(text, answers named): one sentence per answer, its path's facts as a reader says them ("PostgreSQL is
+    developed by PGDG"), each followed by its citation, so the answer is named by the fact that leads to it (a chip
+    beside its own label would say it twice); without paths, what the graph says of the entities the question
+    names. Nothing is said the graph does not hold."""
     by_id = {r.id: r for r in context.relations}
     sentences, answers = [], []
     for path in context.paths:
@@ -25,9 +27,8 @@ def compose_extractive(context: ContextResponse) -> tuple[str, list[AnswerItem]]
             continue
         if len(answers) == MAX_ANSWERS:
             break
-        named = f"{_clean(path.label)} {entity_marker(path.end)}" if path.end else _clean(path.label)
-        facts = ", ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in path.relations)
-        sentences.append(f"{named}: {facts}.")
+        facts = ", and ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in path.relations)
+        sentences.append(f"{facts}.")
         answers.append(AnswerItem(id=path.end, label=path.label, value=path.value, score=path.score))
     if not sentences:
         for e in [e for e in context.entities if e.hops == 0][:MAX_ENTITY_SENTENCES]:

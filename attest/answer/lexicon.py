@@ -14,9 +14,9 @@ log = logging.getLogger(__name__)
 WORDNET_DIRS = ("/usr/share/wordnet", "/usr/local/share/wordnet", "/opt/homebrew/share/wordnet")
 POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
 SENSES = 3  # a word's most frequent senses (WordNet lists them by frequency): rarer ones relate it to too much
-SYNONYM = 0.8  # a word of the same synset ("spouse" ~ "mate")
-DERIVED = 0.8  # a derivationally related form ("writer" ~ "write", "actor" ~ "act")
-HYPERNYMS = (0.7, 0.6)  # a more general word, one and two levels up ("father" -> "parent", "screenwriter" ->
+SYNONYM = 0.85  # a word of the same synset ("spouse" ~ "mate")
+DERIVED = 0.85  # a derivationally related form ("writer" ~ "write", "actor" ~ "act")
+HYPERNYMS = (0.8, 0.7)  # a more general word, one and two levels up ("father" -> "parent", "screenwriter" ->
 # "scriptwriter" -> "writer")
 COLLOCATION_HEAD = 0.5  # the last word of a related collocation ("half" ~ "better half")
 MAX_WORD = 40  # longer "words" are not looked up
@@ -44,6 +44,7 @@ class WordNet:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.index: dict[tuple[str, str], list[int]] = {}  # (lemma, pos) -> synset offsets, most frequent first
+        self.tagged: dict[tuple[str, str], int] = {}  # (lemma, pos) -> senses seen in the tagged corpus (a frequency)
         self.exceptions: dict[tuple[str, str], list[str]] = {}  # (inflected form, pos) -> lemmas
         for pos in ("n", "v", "a", "r"):
             with open(folder / f"index.{POS_FILES[pos]}", encoding="utf-8", errors="replace") as f:
@@ -54,6 +55,7 @@ class WordNet:
                     pointers = int(parts[3])
                     senses = int(parts[2])
                     self.index[(parts[0], pos)] = [int(o) for o in parts[6 + pointers:6 + pointers + senses]]
+                    self.tagged[(parts[0], pos)] = int(parts[5 + pointers])
             exc = folder / f"{POS_FILES[pos]}.exc"
             if exc.is_file():
                 for line in open(exc, encoding="utf-8", errors="replace"):
@@ -122,6 +124,8 @@ def reset() -> None:
         _WORDNET.clear()
         related.cache_clear()
         noun_opposites.cache_clear()
+        mostly_verb.cache_clear()
+        is_kind_of.cache_clear()
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -190,6 +194,38 @@ def noun_opposites(word: str) -> frozenset[str]:
                     forms, _ = wn.synset(target_pos, target)
                     out.update(forms[target_word - 1:target_word] if target_word else forms)
     return frozenset(out)
+
+
+@functools.lru_cache(maxsize=20_000)
+def mostly_verb(word: str) -> bool:
+    """Whether a word WordNet reads both ways ("uses", "parents") is more often a verb than a noun in its tagged corpus."""
+    wn = wordnet() if 0 < len(word) <= MAX_WORD else None
+    if wn is None:
+        return False
+    verbs = [wn.tagged.get((lemma, "v"), 0) for lemma, pos in wn.lemmas(word) if pos == "v"]
+    nouns = [wn.tagged.get((lemma, "n"), 0) for lemma, pos in wn.lemmas(word) if pos == "n"]
+    return bool(verbs) and max(verbs) > max(nouns, default=0)
+
+
+@functools.lru_cache(maxsize=20_000)
+def is_kind_of(word: str, kind: str, depth: int = 8) -> bool:
+    """Whether one of `word`'s most frequent noun senses has `kind` among its hypernyms, `depth` levels up
+    ("director" -> administrator -> head -> leader -> person)."""
+    wn = wordnet() if 0 < len(word) <= MAX_WORD else None
+    if wn is None:
+        return False
+    frontier = [(pos, o) for lemma, pos in wn.lemmas(word) if pos == "n" for o in wn.index[(lemma, pos)][:SENSES]]
+    seen = set(frontier)
+    for _ in range(depth):
+        following = []
+        for pos, offset in frontier:
+            words, pointers = wn.synset(pos, offset)
+            if kind in words:
+                return True
+            following += [(p, o) for symbol, p, o, _, _ in pointers if symbol in ("@", "@i") and (p, o) not in seen]
+        seen.update(following)
+        frontier = following
+    return False
 
 
 def similarity(question: dict[str, float], predicate: dict[str, float]) -> float:

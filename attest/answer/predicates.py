@@ -18,7 +18,7 @@ COMMENT_WEIGHT = 0.3  # a comment's words (examples, other properties named) say
 PREFIX_MATCH = 0.8  # "direct" ~ "directorial": one stem begins the other
 FUZZY_MATCH = 0.7  # a near spelling ("screnwriter")
 FUZZY_CUTOFF = 85
-LEXICAL = 0.9  # a WordNet relation is a little weaker evidence than the property's own word
+LEXICAL = 1.0  # a WordNet relation counts as much as its weights say (each under 1: weaker than the property's own word)
 LEXICAL_MIN = 0.3  # ... and under this it says nothing
 MIN_STEM = 5  # "film" is not "filmmaker": one stem begins the other only from five letters
 MIN_WORD = 3  # "co" of "co-wrote" says nothing about which relation
@@ -148,6 +148,27 @@ def relevance(terms: list[Term], words: PredicateWords) -> tuple[float, frozense
 WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "when", "where"})
 ASKS_BY_NOUN = frozenset({"which", "what", "whose"})
 FOCUS_WORDS = 2  # content words after "which" / "what" that may name what is asked for ("which movies", "what genres")
+
+
+def asks_for_person(question: str, skip: list[tuple[int, int]]) -> bool | None:
+    """Whether the question asks for someone ("who", "which person", "which director": a kind of person to WordNet),
+    for something else ("which films", "what genres"), or neither is said (None)."""
+    words = _focus_words(question, skip)
+    if not words or words == ["when"] or words == ["where"]:
+        return None
+    return any(w in ("who", "whom") or lexicon.is_kind_of(w, "person") for w in words)
+
+
+def _focus_words(question: str, skip: list[tuple[int, int]]) -> list[str]:
+    words = [(normalize(m.group(0)), m.start()) for m in WORD.finditer(question)]
+    for i, (word, _) in enumerate(words):
+        if word not in WH_WORDS:
+            continue
+        if word not in ASKS_BY_NOUN:
+            return [word]
+        following = [w for w, start in words[i + 1:] if w not in FUNCTION_WORDS and not any(a <= start < b for a, b in skip)]
+        return following[:FOCUS_WORDS]
+    return []
 
 
 def focus_stems(question: str, skip: list[tuple[int, int]]) -> frozenset[str]:
