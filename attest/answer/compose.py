@@ -10,6 +10,7 @@ from attest.extract.sanitize import sanitize
 
 SENTENCE_BREAK = re.compile(r"[.!?]+\s+")
 MAX_ANSWERS = 3  # answers named, each with the path that supports it
+ANSWER_SHARE = 0.7  # a path scoring under this share of the best one is an alternative the context shows, not an answer
 MAX_ENTITY_SENTENCES = 3
 NOTHING_FOUND = "The knowledge graph holds nothing that matches the question."
 
@@ -21,7 +22,10 @@ def compose_extractive(context: ContextResponse) -> tuple[str, list[AnswerItem]]
     names. Nothing is said the graph does not hold."""
     by_id = {r.id: r for r in context.relations}
     sentences, answers = [], []
+    best = max((p.score for p in context.paths), default=0.0)
     for path in context.paths:
+        if path.score < best * ANSWER_SHARE:
+            break  # the paths come best first
         key = path.end or f"value:{path.value}"
         if any((a.id or f"value:{a.value}") == key for a in answers):
             continue

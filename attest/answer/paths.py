@@ -81,8 +81,18 @@ class PathSearch:
         self.person = person
         self._words: dict[tuple[str, bool], tuple[float, frozenset[int]]] = {}
         self._degrees: dict[str, int] = {}
+        self.lexical: frozenset[int] | None = None  # the terms that may match a predicate through WordNet
         if terms and declared:
             texts = lookup.property_texts(declared)
+            # a relation word the graph names as written means that relation: only the other words are read
+            # through WordNet (whose other senses of "starred" would also reach "has tags")
+            self.lexical = frozenset()
+            for predicate in declared:
+                for forward in (True, False):
+                    self._relevance(predicate, forward, texts)
+            spelled = frozenset().union(*(m for _, m in self._words.values()))
+            self.lexical = frozenset(range(len(terms))) - spelled
+            self._words.clear()
             for predicate in declared:
                 for forward in (True, False):
                     self._relevance(predicate, forward, texts)
@@ -164,7 +174,7 @@ class PathSearch:
         key = (predicate, forward)
         if key not in self._words:
             local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-            self._words[key] = relevance(self.terms, describing_words(texts[predicate], local, not forward))
+            self._words[key] = relevance(self.terms, describing_words(texts[predicate], local, not forward), self.lexical)
         return self._words[key]
 
     def _rescore(self, paths: list[Path]) -> None:

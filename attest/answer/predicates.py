@@ -121,12 +121,14 @@ def _describing_words(text: PropertyText, local_name: str, inverse: bool) -> Pre
     return out
 
 
-def relevance(terms: list[Term], words: PredicateWords) -> tuple[float, frozenset[int]]:
+def relevance(terms: list[Term], words: PredicateWords, lexical: frozenset[int] | None = None) -> tuple[float, frozenset[int]]:
     """(0-1, the indexes of the question terms it matched): the best match of a question word to the property's words,
-    by spelling or, a little weaker, through WordNet ("couple" ~ "spouse", "father" -> "parents")."""
+    by spelling or, a little weaker, through WordNet ("couple" ~ "spouse", "father" -> "parents"); `lexical`: the
+    terms that may match through WordNet (None: all)."""
     best, matched = 0.0, set()
     for i, term in enumerate(terms):
-        score = lexicon.similarity(term.related, words.related) * LEXICAL if term.related and words.related else 0.0
+        may = term.related and words.related and (lexical is None or i in lexical)
+        score = lexicon.similarity(term.related, words.related) * LEXICAL if may else 0.0
         if score < LEXICAL_MIN:
             score = 0.0
         for word, weight in words.stems.items():
