@@ -22,6 +22,7 @@ WIDEN = 10  # ... or, when the question names no relation, from this many of the
 COVERAGE = 2  # a path that leaves a relation word of the question unexplained loses more than one matched weakly
 ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
 TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
+SPELLED = 0.5  # a predicate's name matching a word this well (not a comment's passing mention) names its relation
 WRONG_KIND = 0.5  # a path ending in the doer of its relation when the question asks for a thing, or the reverse
 WRONG_WAY = 0.4  # a first hop walked against the question's wording ("who uses X" read as X -> uses -> ?)
 
@@ -90,7 +91,7 @@ class PathSearch:
             for predicate in declared:
                 for forward in (True, False):
                     self._relevance(predicate, forward, texts)
-            spelled = frozenset().union(*(m for _, m in self._words.values()))
+            spelled = frozenset().union(*(m for r, m in self._words.values() if r >= SPELLED))
             self.lexical = frozenset(range(len(terms))) - spelled
             self._words.clear()
             for predicate in declared:
