@@ -215,6 +215,8 @@ def is_kind_of(word: str, kind: str, depth: int = 8) -> bool:
     if wn is None:
         return False
     frontier = [(pos, o) for lemma, pos in wn.lemmas(word) if pos == "n" for o in wn.index[(lemma, pos)][:SENSES]]
+    # an instance (a proper name: "Carry Nation" is a person) says nothing of the common word
+    frontier = [(pos, o) for pos, o in frontier if not any(p[0] == "@i" for p in wn.synset(pos, o)[1])]
     seen = set(frontier)
     for _ in range(depth):
         following = []
@@ -222,7 +224,7 @@ def is_kind_of(word: str, kind: str, depth: int = 8) -> bool:
             words, pointers = wn.synset(pos, offset)
             if kind in words:
                 return True
-            following += [(p, o) for symbol, p, o, _, _ in pointers if symbol in ("@", "@i") and (p, o) not in seen]
+            following += [(p, o) for symbol, p, o, _, _ in pointers if symbol == "@" and (p, o) not in seen]
         seen.update(following)
         frontier = following
     return False

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from attest.answer import direction
+from attest.answer import direction, lexicon
+from attest.answer.linking import normalize
 from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
 from attest.answer.predicates import CAMEL, Term, class_words, describing_words, relevance
 
@@ -24,7 +25,8 @@ COVERAGE = 2  # a path that leaves a relation word of the question unexplained l
 ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
 TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
 SPELLED = 0.5  # a predicate's name matching a word this well (not a comment's passing mention) names its relation
-WRONG_KIND = 0.5  # a path ending in the doer of its relation when the question asks for a thing, or the reverse
+WRONG_KIND = 0.5  # a path ending in someone when the question asks for a thing, or the reverse
+RIGHT_KIND = 1.3  # ... and one ending in what it asks for
 WRONG_WAY = 0.4  # a first hop walked against the question's wording ("who uses X" read as X -> uses -> ?)
 
 
@@ -197,17 +199,23 @@ class PathSearch:
             if anchored > 1.0 and firsts and self._against_wording(p, anchors[p.mention], firsts):
                 anchored = WRONG_WAY
             p.score = p.score * p.damping * (1.0 + coverage) ** COVERAGE * anchored * self._answer_type(p, texts)
-            if lasts and self._ends_in_agent(p, lasts) not in (None, self.person):
-                p.score *= WRONG_KIND
+            kind = self._ends_in_someone(p, lasts) if lasts else None
+            if kind is not None:
+                p.score *= RIGHT_KIND if kind == self.person else WRONG_KIND
 
-    def _ends_in_agent(self, path: Path, texts) -> bool | None:
-        """Whether the path ends in the doer of its last relation (the object of "directed by", the subject of
-        "uses"), in what is done to (False), or the predicate's name does not say (None)."""
+    def _ends_in_someone(self, path: Path, texts) -> bool | None:
+        """Whether the path ends in someone: the doer of its last relation (the object of "directed by", the subject
+        of "uses") or what a noun naming the relation calls a person ("actors"); False for what is done to or a
+        thing ("genre"); None when the predicate's name does not say."""
         hop = path.hops[-1]
-        form = direction.voice(self._name(hop.triple[1], texts))
-        if form is None:
-            return None
-        return hop.forward == (form == direction.PASSIVE)
+        name = self._name(hop.triple[1], texts)
+        form = direction.voice(name)
+        if form is not None:
+            return hop.forward == (form == direction.PASSIVE)
+        nouns = [w for w in normalize(CAMEL.sub(" ", name)).split(" ") if len(w) >= 3][-1:]
+        if hop.forward and nouns:
+            return lexicon.is_kind_of(nouns[0], "person")
+        return True if any(lexicon.is_kind_of(o, "person") for n in nouns for o in lexicon.noun_opposites(n)) else None
 
     @staticmethod
     def _name(predicate: str, texts) -> str:

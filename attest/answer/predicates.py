@@ -155,10 +155,10 @@ FOCUS_WORDS = 2  # content words after "which" / "what" that may name what is as
 def asks_for_person(question: str, skip: list[tuple[int, int]]) -> bool | None:
     """Whether the question asks for someone ("who", "which person", "which director": a kind of person to WordNet),
     for something else ("which films", "what genres"), or neither is said (None)."""
-    words = _focus_words(question, skip)
+    words = _focus_words(question, skip)[:1]  # the noun right after "which" / "what" names what is asked for
     if not words or words == ["when"] or words == ["where"]:
         return None
-    return any(w in ("who", "whom") or lexicon.is_kind_of(w, "person") for w in words)
+    return words[0] in ("who", "whom") or lexicon.is_kind_of(words[0], "person")
 
 
 def _focus_words(question: str, skip: list[tuple[int, int]]) -> list[str]:
