@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import mmap
 import os
 import threading
 from pathlib import Path
@@ -43,19 +44,11 @@ class WordNet:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.index: dict[tuple[str, str], list[int]] = {}  # (lemma, pos) -> synset offsets, most frequent first
-        self.tagged: dict[tuple[str, str], int] = {}  # (lemma, pos) -> senses seen in the tagged corpus (a frequency)
         self.exceptions: dict[tuple[str, str], list[str]] = {}  # (inflected form, pos) -> lemmas
+        self._index = {}  # pos -> the index file, memory-mapped: searched in place (it is sorted), not loaded
         for pos in ("n", "v", "a", "r"):
-            with open(folder / f"index.{POS_FILES[pos]}", encoding="utf-8", errors="replace") as f:
-                for line in f:
-                    if line.startswith(" "):
-                        continue  # the licence at the top
-                    parts = line.split()
-                    pointers = int(parts[3])
-                    senses = int(parts[2])
-                    self.index[(parts[0], pos)] = [int(o) for o in parts[6 + pointers:6 + pointers + senses]]
-                    self.tagged[(parts[0], pos)] = int(parts[5 + pointers])
+            with open(folder / f"index.{POS_FILES[pos]}", "rb") as f:
+                self._index[pos] = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             exc = folder / f"{POS_FILES[pos]}.exc"
             if exc.is_file():
                 for line in open(exc, encoding="utf-8", errors="replace"):
@@ -65,6 +58,38 @@ class WordNet:
         self._data = {pos: open(folder / f"data.{name}", "rb") for pos, name in POS_FILES.items() if pos != "s"}
         self._lock = threading.Lock()
 
+    @functools.lru_cache(maxsize=50_000)
+    def entry(self, lemma: str, pos: str) -> tuple[tuple[int, ...], int] | None:
+        """(synset offsets, most frequent first; senses seen in the tagged corpus) of a lemma, or None: a binary
+        search of the sorted index file, as WordNet's own library does."""
+        target = lemma.encode("utf-8", errors="replace")
+        index = self._index[pos]
+        lo, hi = 0, len(index)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = index.rfind(b"\n", 0, mid) + 1
+            end = index.find(b"\n", start)
+            end = len(index) if end < 0 else end
+            line = index[start:end]
+            key = line.split(b" ", 1)[0] if not line.startswith(b" ") else b""  # the licence lines come first
+            if key < target:
+                lo = end + 1
+            elif key > target:
+                hi = start
+            else:
+                parts = line.decode("utf-8", errors="replace").split()
+                pointers, senses = int(parts[3]), int(parts[2])
+                return tuple(int(o) for o in parts[6 + pointers:6 + pointers + senses]), int(parts[5 + pointers])
+        return None
+
+    def senses(self, lemma: str, pos: str) -> tuple[int, ...]:
+        found = self.entry(lemma, pos)
+        return found[0] if found else ()
+
+    def tagged(self, lemma: str, pos: str) -> int:
+        found = self.entry(lemma, pos)
+        return found[1] if found else 0
+
     def lemmas(self, word: str) -> list[tuple[str, str]]:
         """(lemma, pos) of every base form of `word` WordNet knows ("wrote" -> write/v; "parents" -> parent/n)."""
         out = []
@@ -72,7 +97,7 @@ class WordNet:
             candidates = [word, *self.exceptions.get((word, pos), ())]
             candidates += [word[: len(word) - len(end)] + base for end, base in DETACH[pos] if word.endswith(end)]
             for lemma in dict.fromkeys(candidates):
-                if (lemma, pos) in self.index and (lemma, pos) not in out:
+                if (lemma, pos) not in out and self.entry(lemma, pos) is not None:
                     out.append((lemma, pos))
         return out
 
@@ -144,7 +169,7 @@ def related(word: str, general: bool = False) -> dict[str, float]:
 
     for lemma, pos in wn.lemmas(word):
         add(lemma, 1.0)
-        for offset in wn.index[(lemma, pos)][:SENSES]:
+        for offset in wn.senses(lemma, pos)[:SENSES]:
             words, pointers = wn.synset(pos, offset)
             own = words.index(lemma) + 1 if lemma in words else 0
             for w in words:
@@ -186,7 +211,7 @@ def noun_opposites(word: str) -> frozenset[str]:
     for lemma, pos in wn.lemmas(word):
         if pos != "n":
             continue
-        for offset in wn.index[(lemma, pos)][:SENSES]:
+        for offset in wn.senses(lemma, pos)[:SENSES]:
             words, pointers = wn.synset(pos, offset)
             own = words.index(lemma) + 1 if lemma in words else 0
             for symbol, target_pos, target, source, target_word in pointers:
@@ -202,8 +227,8 @@ def mostly_verb(word: str) -> bool:
     wn = wordnet() if 0 < len(word) <= MAX_WORD else None
     if wn is None:
         return False
-    verbs = [wn.tagged.get((lemma, "v"), 0) for lemma, pos in wn.lemmas(word) if pos == "v"]
-    nouns = [wn.tagged.get((lemma, "n"), 0) for lemma, pos in wn.lemmas(word) if pos == "n"]
+    verbs = [wn.tagged(lemma, "v") for lemma, pos in wn.lemmas(word) if pos == "v"]
+    nouns = [wn.tagged(lemma, "n") for lemma, pos in wn.lemmas(word) if pos == "n"]
     return bool(verbs) and max(verbs) > max(nouns, default=0)
 
 
@@ -214,7 +239,7 @@ def is_kind_of(word: str, kind: str, depth: int = 8) -> bool:
     wn = wordnet() if 0 < len(word) <= MAX_WORD else None
     if wn is None:
         return False
-    frontier = [(pos, o) for lemma, pos in wn.lemmas(word) if pos == "n" for o in wn.index[(lemma, pos)][:SENSES]]
+    frontier = [(pos, o) for lemma, pos in wn.lemmas(word) if pos == "n" for o in wn.senses(lemma, pos)[:SENSES]]
     # an instance (a proper name: "Carry Nation" is a person) says nothing of the common word
     frontier = [(pos, o) for pos, o in frontier if not any(p[0] == "@i" for p in wn.synset(pos, o)[1])]
     seen = set(frontier)
