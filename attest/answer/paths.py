@@ -154,7 +154,9 @@ class PathSearch:
 
     def _extend(self, path: Path, facts: dict[Triple, FactStatus]) -> list[Path]:
         visited = set(path.nodes)
-        best: dict[str, Path] = {}  # one extension per next node: the best fact to it
+        # one extension per next node and question words explained: the best fact to it ("directed by X" and
+        # "written by X" to the same film are two readings of the question; an inferred twin of a fact is not)
+        best: dict[tuple[str, frozenset[int]], Path] = {}
         texts = self.lookup.property_texts({t[1] for t in facts})
         hub = _hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0
         for triple, status in facts.items():
@@ -173,8 +175,9 @@ class PathSearch:
             damping = path.damping * (hub if rel < WANTED else 1.0)
             candidate = Path(path.seed, path.mention, path.hops + (hop,), damping,
                              path.score * weight * HOP_COST)
-            if target not in best or _preference(candidate) > _preference(best[target]):
-                best[target] = candidate
+            key = (target, matched)
+            if key not in best or _preference(candidate) > _preference(best[key]):
+                best[key] = candidate
         return list(best.values())
 
     def _relevance(self, predicate: str, forward: bool, texts) -> tuple[float, frozenset[int]]:
