@@ -19,7 +19,8 @@ BEAM = 96  # paths kept after each hop
 PER_KIND = 12  # ... at most this many of one kind (predicates and directions): ties of one kind cannot crowd out another
 PRUNE = 0.02  # paths under this share of the best one are not extended
 WANTED = 0.3  # past the first hop, facts are read only along predicates at least this relevant
-HUB_SAMPLE = 50  # facts read along the wanted predicates from a hub past the first hop (with those leaving it)
+HUB_SAMPLE = 50  # facts read along the wanted predicates from a big node past the first hop (with those leaving it)
+BIG_NODE = 500  # ... a node with more facts than this (a genre, a language): its damping already says it explains little
 WIDEN = 10  # ... or, when the question names no relation, from this many of the best nodes
 COVERAGE = 2  # a path that leaves a relation word of the question unexplained loses more than one matched weakly
 ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
@@ -131,7 +132,7 @@ class PathSearch:
         nodes and a bounded sample for hubs."""
         if wanted:  # a bounded read; a hub gets a small share of its own, so it cannot fill the others' bound
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
-            hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
+            hubs = {n for n in nodes if self._degrees.get(n, 0) > BIG_NODE}
             found = self.lookup.hub_facts(sorted(nodes - hubs), wanted)
             found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
         else:
