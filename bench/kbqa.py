@@ -25,7 +25,6 @@ Targets (as-is row): path recall >= 0.90 (2-hop), >= 0.80 (3-hop); Hits@1 >= 0.8
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 import statistics
@@ -238,7 +237,6 @@ def measure(client: httpx.Client, sample: list[dict], hops: int, naming: Naming,
         linked = bool(naming.ids(q["topic"]) & {e for link in body["links"] for e in link["entities"]})
         if SHOW_MISSES[0] > 0 and (first not in q["answers"] or not found):
             SHOW_MISSES[0] -= 1
-            top = body["paths"][0] if body["paths"] else None
             kinds = [" > ".join(next(r["predicate"] for r in body["relations"] if r["id"] == rid) for rid in p["relations"])
                      for p in body["paths"][:3]]
             print(f"miss ({'answer' if found else 'path'}): {q['question']!r} gold {'|'.join(q['path'])}; answered {first!r} by {kinds}; "
