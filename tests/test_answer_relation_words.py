@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from attest.answer import lexicon
+from attest.answer import direction
 from attest.answer.direction import fact_sentence
 from attest.answer.lookup import PropertyText
 from attest.answer.predicates import describing_words, question_terms, relevance
@@ -141,6 +142,22 @@ def test_a_huge_or_empty_predicate_name_does_not_break_scoring():
     assert time.perf_counter() - started < 2.0
 
 
+@needs_wordnet
+def test_the_wording_says_which_way_a_relation_is_walked():
+    def expected(question: str, entity: str, relation_word: str, predicate: str) -> bool | None:
+        words = direction.question_words(question)
+        start = question.index(entity)
+        role, as_verb = direction.mention_role(words, (start, start + len(entity)), question.index(relation_word))
+        return direction.expected_forward(role, as_verb, direction.voice(predicate))
+
+    assert expected("What does PostgreSQL use?", "PostgreSQL", "use", "uses") is True
+    assert expected("Who uses PostgreSQL?", "PostgreSQL", "uses", "uses") is False
+    assert expected("Who developed PostgreSQL?", "PostgreSQL", "developed", "developed by") is True
+    assert expected("Which films were directed by Lang?", "Lang", "directed", "directed by") is False
+    assert expected("Who is the spouse of Ann?", "Ann", "spouse", "spouse") is True
+    assert expected("Which films starred Dietrich?", "Dietrich", "starred", "starred actors") is None  # unclear name
+
+
 def test_facts_read_as_sentences():
     assert fact_sentence("PostgreSQL", "uses", "LLVM") == "PostgreSQL uses LLVM"
     assert fact_sentence("PostgreSQL", "developed by", "PGDG") == "PostgreSQL is developed by PGDG"
@@ -161,6 +178,12 @@ def test_questions_in_other_words_reach_the_right_end(api, question, end):
     assert body["paths"][0]["end"] == end, body["paths"][:3]
     report = answer(api, question, max_hops=2)
     assert report["answers"][0]["id"] == end
+
+
+@needs_wordnet
+def test_a_relation_read_backwards_by_its_opposite_reaches_the_children(api):
+    for question in ("Who are the children of Carl Halvorsen?", "Who is the daughter of Carl Halvorsen?"):
+        assert context(api, question, max_hops=1)["paths"][0]["end"] == "fam:Ann"
 
 
 def test_direction_follows_the_wording(api):

@@ -40,6 +40,8 @@ def mention_role(words: list[tuple[str, int, int]], mention: tuple[int, int], re
         if before and before[-1] in HOLDER_MARKERS:
             return HOLDER, False
         return (PATIENT, True) if verb else (None, False)
+    before = [w for w, s, _ in words if s < start]
+    verb = verb or bool(before and before[-1] in AUXILIARIES)  # "does X use", "did X write"
     between = [w for w, s, _ in words if end <= s < relation_at]
     if between[:1] == ["s"]:  # "X's director"
         return HOLDER, False
