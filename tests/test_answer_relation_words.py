@@ -162,6 +162,8 @@ def test_facts_read_as_sentences():
     assert fact_sentence("PostgreSQL", "uses", "LLVM") == "PostgreSQL uses LLVM"
     assert fact_sentence("PostgreSQL", "developed by", "PGDG") == "PostgreSQL is developed by PGDG"
     assert fact_sentence("Ann", "spouse", "Bjorn") == "the spouse of Ann is Bjorn"
+    assert fact_sentence("Oslo", "part of", "Norway") == "Oslo is part of Norway"
+    assert fact_sentence("Oslo", "is located in", "Norway") == "Oslo is located in Norway"
 
 
 # --- end to end: `attest load`, /context, /answer ------------------------------------------------------------------

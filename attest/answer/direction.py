@@ -15,6 +15,7 @@ BE = frozenset({"is", "was", "are", "were", "be", "been", "being"})
 AUXILIARIES = frozenset({"do", "does", "did", "to", "will", "would", "can", "could", "should", "may", "might"})
 AGENT_MARKERS = frozenset({"by", "with"})  # "written by X", "co-wrote films with X"
 HOLDER_MARKERS = frozenset({"of", "for"})  # "the director of X"
+LINKING = frozenset({"of", "in", "at", "on", "to", "from", "for", "with", "by", "into"})  # a name ending in one links
 VERB_FORM = re.compile(r".{2,}(?:s|ed|en)$")
 
 
@@ -77,9 +78,9 @@ def fact_sentence(subject: str, predicate: str, obj: str) -> str:
     """A fact as a reader says it: "PostgreSQL uses LLVM", "PostgreSQL is developed by PGDG" (a passive name), "the
     spouse of Ann is Bob" (a noun)."""
     form = voice(predicate)
+    words = normalize(predicate).split(" ")
     if form == ACTIVE:
         return f"{subject} {predicate} {obj}"
-    if form == PASSIVE:
-        first = normalize(predicate).split(" ", 1)[0]
-        return f"{subject} {predicate if first in BE else 'is ' + predicate} {obj}"
+    if form == PASSIVE or words[-1] in LINKING:  # "developed by", "part of", "located in"
+        return f"{subject} {predicate if words[0] in BE else 'is ' + predicate} {obj}"
     return f"the {predicate} of {subject} is {obj}"
