@@ -5,9 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VENDOR := attest/static/vendor/yasgui.min.js attest/static/vendor/cytoscape.min.js
 
-.PHONY: install chromium virtuoso nginx docs demo serve test test-oxigraph test-virtuoso bench clean
+.PHONY: install wordnet chromium virtuoso nginx docs demo serve test test-oxigraph test-virtuoso bench clean
 
-install: $(STAMP) $(VENDOR)
+install: $(STAMP) $(VENDOR) wordnet
 
 # Debian packages the UI build and the browser test need, installed only when missing (sudo when not root)
 APT := $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
@@ -19,6 +19,12 @@ $(VENDOR) &: ui/package.json ui/package-lock.json
 	mkdir -p attest/static/vendor
 	cp ui/node_modules/@zazuko/yasgui/build/yasgui.min.js ui/node_modules/@zazuko/yasgui/build/yasgui.min.css attest/static/vendor/
 	cp ui/node_modules/cytoscape/dist/cytoscape.min.js attest/static/vendor/
+
+# WordNet 3.0's database, read in place by attest/answer/lexicon.py: the relation words of a question meet a
+# graph's predicate names through its synonyms, derivations and hypernyms ("couple" ~ "spouse"); without it,
+# matching falls back to spelling alone
+wordnet:
+	test -f /usr/share/wordnet/index.noun || { $(APT) update -q && $(APT) install -y -q --no-install-recommends wordnet-base; }
 
 chromium:
 	test -x /usr/bin/chromium || { $(APT) update -q && $(APT) install -y -q chromium; }

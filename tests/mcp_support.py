@@ -115,7 +115,8 @@ async def exercise_every_tool(client) -> None:
 
     answered = result(await client.call_tool("answer", {"question": "Which database does Oxigraph use?",
                                                         "mode": "extractive"}))
-    assert answered["mode"] == "extractive" and "<<entity:rocksdb>>" in answered["text"]
+    assert answered["mode"] == "extractive" and answered["answers"][0]["id"] == "rocksdb"
+    assert "Oxigraph uses RocksDB <<relation:" in answered["text"]
     assert answered["confidence"] > 0.5
 
     for name, (arguments, expected) in NAMED_CALLS.items():

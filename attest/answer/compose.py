@@ -10,24 +10,29 @@ from attest.extract.sanitize import sanitize
 
 SENTENCE_BREAK = re.compile(r"[.!?]+\s+")
 MAX_ANSWERS = 3  # answers named, each with the path that supports it
+ANSWER_SHARE = 0.7  # a path scoring under this share of the best one is an alternative the context shows, not an answer
 MAX_ENTITY_SENTENCES = 3
 NOTHING_FOUND = "The knowledge graph holds nothing that matches the question."
 
 
 def compose_extractive(context: ContextResponse) -> tuple[str, list[AnswerItem]]:
-    """(text, answers named): one sentence per answer, naming it first, then the path's facts with their citations;
-    without paths, what the graph says of the entities the question names. Nothing is said the graph does not hold."""
+    """(text, answers named): one sentence per answer, its path's facts as a reader says them ("PostgreSQL is
+    developed by PGDG"), each followed by its citation, so the answer is named by the fact that leads to it (a chip
+    beside its own label would say it twice); without paths, what the graph says of the entities the question
+    names. Nothing is said the graph does not hold."""
     by_id = {r.id: r for r in context.relations}
     sentences, answers = [], []
+    best = max((p.score for p in context.paths), default=0.0)
     for path in context.paths:
+        if path.score < best * ANSWER_SHARE:
+            break  # the paths come best first
         key = path.end or f"value:{path.value}"
         if any((a.id or f"value:{a.value}") == key for a in answers):
             continue
         if len(answers) == MAX_ANSWERS:
             break
-        named = f"{_clean(path.label)} {entity_marker(path.end)}" if path.end else _clean(path.label)
-        facts = ", ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in path.relations)
-        sentences.append(f"{named}: {facts}.")
+        facts = ", and ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in path.relations)
+        sentences.append(f"{facts}.")
         answers.append(AnswerItem(id=path.end, label=path.label, value=path.value, score=path.score))
     if not sentences:
         for e in [e for e in context.entities if e.hops == 0][:MAX_ENTITY_SENTENCES]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from attest.answer import lexicon
 from attest.answer.lookup import LabelIndex
 
 LABEL_CUTOFF = 80.0  # token_sort_ratio at or above which a written label counts as naming an entity
@@ -22,6 +23,7 @@ MIN_LABEL = 2  # ... nor in a question unless written exactly as the label ("CQ"
 CASE_MISMATCH = 0.85  # a span written in other case than the label ("redis" for "Redis") is weaker evidence
 COMMON_WORD = 0.5  # a single lower-case word in the question ("films") is more often a word than a name
 VOCABULARY_WORD = 0.1  # a lower-case span made of the words classes and properties are named by ("director", "actors")
+RELATED_WORD = 0.5  # WordNet's relatedness from which a question word counts as a vocabulary word
 WORD = re.compile(r"[^\W_]+(?:['’+#.-][^\W_]+)*[+#]*")
 FOLD = re.compile(r"[\W_]+")
 
@@ -65,10 +67,16 @@ class LabelMatcher:
                         iris.append(iri)
                     longest[words[0]] = max(longest.get(words[0], 0), len(words))
             vocabulary = {w for name in index.vocabulary for w in normalize(name).split(" ") if w}
-            index.phrases = {"table": table, "longest": longest, "vocabulary": vocabulary}
+            related: dict[str, float] = {}  # what WordNet relates the vocabulary's words to ("directed" -> "director")
+            for word in vocabulary:
+                if len(word) >= 3 and word not in STOP_WORDS:
+                    for lemma, weight in lexicon.related(word).items():
+                        related[lemma] = max(related.get(lemma, 0.0), weight)
+            index.phrases = {"table": table, "longest": longest, "vocabulary": vocabulary, "related": related}
         self.table = index.phrases["table"]
         self.longest = index.phrases["longest"]
         self.vocabulary = index.phrases["vocabulary"]
+        self.related = index.phrases["related"]
 
     def best(self, written: str) -> tuple[str, float] | None:
         """(IRI, similarity 0-100) of the label closest to `written`, or None under the cutoff."""
@@ -121,13 +129,18 @@ class LabelMatcher:
             score = similarity / 100.0 if as_written else similarity / 100.0 * CASE_MISMATCH
             if all(w in STOP_WORDS for w in words[i:j]) or len(text) < MIN_MENTION:
                 score *= COMMON_WORD
-            elif text.islower() and all(w in self.vocabulary or w in STOP_WORDS for w in words[i:j]):
+            elif text.islower() and all(w in STOP_WORDS or self._names_vocabulary(w) for w in words[i:j]):
                 score *= VOCABULARY_WORD
             elif j - i == 1 and text.islower() and not any(c.isdigit() for c in text):
                 score *= COMMON_WORD
             links.append(Link(text, tokens[i][1], tokens[j - 1][2], list(iris), round(score, 4), similarity,
                               list(iris) if len(iris) > 1 else []))
         return links
+
+    def _names_vocabulary(self, word: str) -> bool:
+        """Whether a word is one that classes and properties are named by, as written or in other words
+        ("director" for a property named "directed by")."""
+        return word in self.vocabulary or lexicon.similarity(lexicon.related(word, general=True), self.related) >= RELATED_WORD
 
     def _near_misses(self, question, tokens, words, taken) -> list[tuple[int, int, list[str], float]]:
         """Spans of the words no exact match took that look like names (a capital past the first word, a digit)

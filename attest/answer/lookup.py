@@ -345,7 +345,11 @@ class GraphLookup:
         nodes = _nodes(hubs)
         query = (q.with_values(q.HUB_FACTS, entities=nodes, wanted=wanted) if wanted
                  else q.with_values(q.FACTS_TOUCHING, entities=nodes) + " LIMIT ")
-        return self._statuses(self._fact_quads(query + str(int(limit) * len(hubs))))
+        bound = str(int(limit) * len(hubs))
+        quads = list(self._fact_quads(query + bound))
+        if wanted and len(quads) >= int(bound):  # the bound was reached: the facts leaving the nodes get their own
+            quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted) + bound)
+        return self._statuses(quads)
 
     def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:
         """Facts and attributes out of the given subjects (resolving hashed relation ids)."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from attest.answer import direction, lexicon
+from attest.answer.linking import normalize
 from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
-from attest.answer.predicates import Term, class_words, describing_words, relevance
+from attest.answer.predicates import CAMEL, Term, class_words, describing_words, relevance
 
 IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
 GENERIC = 0.6  # relatesTo / mentions say less than a specific relation
@@ -17,9 +19,16 @@ BEAM = 96  # paths kept after each hop
 PER_KIND = 12  # ... at most this many of one kind (predicates and directions): ties of one kind cannot crowd out another
 PRUNE = 0.02  # paths under this share of the best one are not extended
 WANTED = 0.3  # past the first hop, facts are read only along predicates at least this relevant
+HUB_SAMPLE = 50  # facts read along the wanted predicates from a big node past the first hop (with those leaving it)
+BIG_NODE = 500  # ... a node with more facts than this (a genre, a language): its damping already says it explains little
 WIDEN = 10  # ... or, when the question names no relation, from this many of the best nodes
+COVERAGE = 2  # a path that leaves a relation word of the question unexplained loses more than one matched weakly
 ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
 TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
+SPELLED = 0.5  # a predicate's name matching a word this well (not a comment's passing mention) names its relation
+WRONG_KIND = 0.5  # a path ending in someone when the question asks for a thing, or the reverse
+RIGHT_KIND = 1.3  # ... and one ending in what it asks for
+WRONG_WAY = 0.4  # a first hop walked against the question's wording ("who uses X" read as X -> uses -> ?)
 
 
 @dataclass(frozen=True)
@@ -64,15 +73,31 @@ class PathSearch:
     """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
 
     def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(), allowed=None,
-                 declared: list[str] = ()) -> None:
+                 declared: list[str] = (), question: str = "", mentions: dict[int, int] | None = None,
+                 person: bool | None = None) -> None:
         """`focus`: stems of what the question asks for; `allowed(triple, status)`: a filter on facts (e.g. one
         document's), None keeps every fact; `declared`: the properties the graph declares (scored up front, so
-        a relation the question names is read even where the first hop never met it)."""
+        a relation the question names is read even where the first hop never met it); `question` and `mentions`
+        (start -> end of each entity's mention): the wording that says which way the first hop goes; `person`:
+        whether the question asks for someone (True), something else (False) or does not say (None)."""
         self.lookup, self.terms, self.focus, self.allowed = lookup, terms, focus, allowed
+        self.words = direction.question_words(question) if question else []
+        self.mentions = mentions or {}
+        self.person = person
         self._words: dict[tuple[str, bool], tuple[float, frozenset[int]]] = {}
         self._degrees: dict[str, int] = {}
+        self.lexical: frozenset[int] | None = None  # the terms that may match a predicate through WordNet
         if terms and declared:
             texts = lookup.property_texts(declared)
+            # a relation word the graph names as written means that relation: only the other words are read
+            # through WordNet (whose other senses of "starred" would also reach "has tags")
+            self.lexical = frozenset()
+            for predicate in declared:
+                for forward in (True, False):
+                    self._relevance(predicate, forward, texts)
+            spelled = frozenset().union(*(m for r, m in self._words.values() if r >= SPELLED))
+            self.lexical = frozenset(range(len(terms))) - spelled
+            self._words.clear()
             for predicate in declared:
                 for forward in (True, False):
                     self._relevance(predicate, forward, texts)
@@ -105,13 +130,18 @@ class PathSearch:
     def _facts(self, nodes: set[str], wanted: list[str]) -> dict[str, dict[Triple, FactStatus]]:
         """The facts touching each node: along the wanted predicates when there are any, else whole for ordinary
         nodes and a bounded sample for hubs."""
-        if wanted:  # a bounded read; a node's degree is then taken as the facts it gave (a hub fills the bound)
-            found = self.lookup.hub_facts(sorted(nodes), wanted)
+        if wanted:  # a bounded read; a hub gets a small share of its own, so it cannot fill the others' bound
+            self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
+            hubs = {n for n in nodes if self._degrees.get(n, 0) > BIG_NODE}
+            found = self.lookup.hub_facts(sorted(nodes - hubs), wanted)
+            found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
         else:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
             hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
             found = dict(self.lookup.facts_touching(sorted(nodes - hubs)))
-            found.update(self.lookup.hub_facts(sorted(hubs), ()))
+            # a hub is read along the relations the question names (its sample would miss them), else sampled
+            relevant = sorted({p for (p, _), (r, _) in self._words.items() if r >= WANTED})
+            found.update(self.lookup.hub_facts(sorted(hubs), relevant))
         by_node: dict[str, dict[Triple, FactStatus]] = {}
         for triple, status in found.items():
             if self.allowed is not None and not self.allowed(triple, status):
@@ -125,9 +155,11 @@ class PathSearch:
 
     def _extend(self, path: Path, facts: dict[Triple, FactStatus]) -> list[Path]:
         visited = set(path.nodes)
-        best: dict[str, Path] = {}  # one extension per next node: the best fact to it
+        # one extension per next node and question words explained: the best fact to it ("directed by X" and
+        # "written by X" to the same film are two readings of the question; an inferred twin of a fact is not)
+        best: dict[tuple[str, frozenset[int]], Path] = {}
         texts = self.lookup.property_texts({t[1] for t in facts})
-        damping = path.damping * (_hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0)
+        hub = _hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0
         for triple, status in facts.items():
             forward = triple[0] == path.end
             if not forward and triple[2] != path.end:
@@ -139,17 +171,21 @@ class PathSearch:
             hop = Hop(triple, forward, status, rel, matched)
             weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
             weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
+            # passing through a hub says little, unless the question names the relation that leaves it: then the
+            # hub is the intermediate the question walks through ("the headquarters of the employer of X")
+            damping = path.damping * (hub if rel < WANTED else 1.0)
             candidate = Path(path.seed, path.mention, path.hops + (hop,), damping,
                              path.score * weight * HOP_COST)
-            if target not in best or _preference(candidate) > _preference(best[target]):
-                best[target] = candidate
+            key = (target, matched)
+            if key not in best or _preference(candidate) > _preference(best[key]):
+                best[key] = candidate
         return list(best.values())
 
     def _relevance(self, predicate: str, forward: bool, texts) -> tuple[float, frozenset[int]]:
         key = (predicate, forward)
         if key not in self._words:
             local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-            self._words[key] = relevance(self.terms, describing_words(texts[predicate], local, not forward))
+            self._words[key] = relevance(self.terms, describing_words(texts[predicate], local, not forward), self.lexical)
         return self._words[key]
 
     def _rescore(self, paths: list[Path]) -> None:
@@ -158,11 +194,47 @@ class PathSearch:
         whether it ends in what the question asks for."""
         relation_terms = frozenset().union(*(m for _, m in self._words.values())) if self._words else frozenset()
         texts = self.lookup.property_texts({p.hops[-1].triple[1] for p in paths}) if self.focus else {}
+        lasts = self.lookup.property_texts({p.hops[-1].triple[1] for p in paths}) if self.person is not None else {}
+        firsts = self.lookup.property_texts({p.hops[0].triple[1] for p in paths}) if self.words else {}
         anchors = {p.mention: self._anchor(p.mention, relation_terms) for p in paths}
         for p in paths:
             coverage = len(self._covered(p)) / len(relation_terms) if relation_terms else 0.0
             anchored = ANCHOR if anchors[p.mention] in p.hops[0].matched else 1.0
-            p.score = p.score * p.damping * (1.0 + coverage) * anchored * self._answer_type(p, texts)
+            if anchored > 1.0 and firsts and self._against_wording(p, anchors[p.mention], firsts):
+                anchored = WRONG_WAY
+            p.score = p.score * p.damping * (1.0 + coverage) ** COVERAGE * anchored * self._answer_type(p, texts)
+            kind = self._ends_in_someone(p, lasts) if lasts else None
+            if kind is not None:
+                p.score *= RIGHT_KIND if kind == self.person else WRONG_KIND
+
+    def _ends_in_someone(self, path: Path, texts) -> bool | None:
+        """Whether the path ends in someone: the doer of its last relation (the object of "directed by", the subject
+        of "uses") or what a noun naming the relation calls a person ("actors"); False for what is done to or a
+        thing ("genre"); None when the predicate's name does not say."""
+        hop = path.hops[-1]
+        name = self._name(hop.triple[1], texts)
+        form = direction.voice(name)
+        if form is not None:
+            return hop.forward == (form == direction.PASSIVE)
+        nouns = [w for w in normalize(CAMEL.sub(" ", name)).split(" ") if len(w) >= 3][-1:]
+        if hop.forward and nouns:
+            return lexicon.is_kind_of(nouns[0], "person")
+        return True if any(lexicon.is_kind_of(o, "person") for n in nouns for o in lexicon.noun_opposites(n)) else None
+
+    @staticmethod
+    def _name(predicate: str, texts) -> str:
+        local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        return texts[predicate].label or CAMEL.sub(" ", local)
+
+    def _against_wording(self, path: Path, anchor: int, texts) -> bool:
+        """Whether the first hop goes against the way the question's wording walks its relation."""
+        end = self.mentions.get(path.mention)
+        if end is None:
+            return False
+        role, as_verb = direction.mention_role(self.words, (path.mention, end), self.terms[anchor].start)
+        hop = path.hops[0]
+        expected = direction.expected_forward(role, as_verb, direction.voice(self._name(hop.triple[1], texts)))
+        return expected is not None and expected != hop.forward
 
     def _covered(self, path: Path) -> set[int]:
         """The question words a path accounts for: each hop one word it matches, the first not yet accounted for,

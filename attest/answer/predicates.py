@@ -1,12 +1,14 @@
-"""How much each predicate is what a question asks about: its label, altLabels, comment and local name against the words."""
+"""How much each predicate is what a question asks about: its label, altLabels, comment and local name against the
+question's words, by spelling and by general lexical knowledge (WordNet, `lexicon.py`)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
+from attest.answer import lexicon
 from attest.answer.linking import WORD, normalize
 from attest.answer.lookup import PropertyText
 
@@ -16,8 +18,11 @@ COMMENT_WEIGHT = 0.3  # a comment's words (examples, other properties named) say
 PREFIX_MATCH = 0.8  # "direct" ~ "directorial": one stem begins the other
 FUZZY_MATCH = 0.7  # a near spelling ("screnwriter")
 FUZZY_CUTOFF = 85
+LEXICAL = 1.0  # a WordNet relation counts as much as its weights say (each under 1: weaker than the property's own word)
+LEXICAL_MIN = 0.3  # ... and under this it says nothing
 MIN_STEM = 5  # "film" is not "filmmaker": one stem begins the other only from five letters
 MIN_WORD = 3  # "co" of "co-wrote" says nothing about which relation
+REVERSED = 0.5  # a property read backwards by its own words when WordNet names its opposite ("parents" read as "child")
 # function words only: spaCy's stop list also holds "used", "part", "made", "name", the very words relations are named by
 FUNCTION_WORDS = frozenset("""a an the of in on at by to for from with into onto about as and or but if so than then
 is are was were be been being am do does did has have had having this that these those it its they them their there
@@ -39,10 +44,22 @@ def stem(word: str) -> str:
 
 @dataclass(frozen=True)
 class Term:
-    """A content word of the question: its stem and where it stands."""
+    """A content word of the question: its stem, where it stands, and the words WordNet relates it to (itself,
+    synonyms, derivations, hypernyms)."""
 
     stem: str
     start: int
+    word: str = ""
+    related: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass
+class PredicateWords:
+    """What a property (read in one direction) is called: stem -> weight for spelling, and the lemmas WordNet relates
+    its words to -> weight."""
+
+    stems: dict[str, float]
+    related: dict[str, float]
 
 
 def question_terms(question: str, skip: list[tuple[int, int]]) -> list[Term]:
@@ -53,49 +70,68 @@ def question_terms(question: str, skip: list[tuple[int, int]]) -> list[Term]:
             continue
         for word in normalize(m.group(0)).split(" "):
             if len(word) >= MIN_WORD and word not in FUNCTION_WORDS and not word.isdigit():
-                out.append(Term(stem(word), m.start()))
+                out.append(Term(stem(word), m.start(), word, lexicon.related(word, general=True)))
     return out
 
 
-def describing_words(text: PropertyText, local_name: str, inverse: bool) -> dict[str, float]:
-    """Stem -> weight of the words a property is known by (read backwards, by its inverse's words when it has any);
-    kept on `text`, whose callers must not change it."""
+def describing_words(text: PropertyText, local_name: str, inverse: bool) -> PredicateWords:
+    """The words a property is known by (read backwards: by its declared inverse's words when it has any, else by
+    the opposites WordNet gives its nouns, its own words weaker); kept on `text`, whose callers must not change it."""
     known = text.stems.get((local_name, inverse))
     if known is None:
         known = text.stems[(local_name, inverse)] = _describing_words(text, local_name, inverse)
     return known
 
 
-def _describing_words(text: PropertyText, local_name: str, inverse: bool) -> dict[str, float]:
-    out: dict[str, float] = {}
+def _describing_words(text: PropertyText, local_name: str, inverse: bool) -> PredicateWords:
+    out = PredicateWords({}, {})
 
     def add(phrase: str, weight: float) -> None:
-        for word in normalize(CAMEL.sub(" ", phrase)).split(" "):
-            if len(word) >= MIN_WORD and word not in FUNCTION_WORDS:
-                s = stem(word)
-                out[s] = max(out.get(s, 0.0), weight)
+        for word in normalize(CAMEL.sub(" ", phrase[:MAX_NAME * 4])).split(" "):
+            add_word(word, weight)
+
+    def add_word(word: str, weight: float) -> None:
+        if len(word) >= MIN_WORD and word not in FUNCTION_WORDS:
+            s = stem(word)
+            out.stems[s] = max(out.stems.get(s, 0.0), weight)
+            for lemma, w in lexicon.related(word).items():
+                out.related[lemma] = max(out.related.get(lemma, 0.0), w * weight)
 
     if inverse and text.inverse:
         for phrase in text.inverse:
             add(phrase, 1.0)
         return out
+    names = [phrase for phrase in text.other if len(phrase) <= MAX_NAME]
+    forward = _describing_words(text, local_name, False) if inverse else None
     add(local_name, 1.0)
     add(text.label, 1.0)
-    names = [phrase for phrase in text.other if len(phrase) <= MAX_NAME]
     for phrase in names:
         add(phrase, 1.0)
     if not names:  # a comment names other properties and examples: read only when the property has no other names
         for phrase in text.other:
             add(phrase, COMMENT_WEIGHT)
+    if forward is not None:  # backwards: "parents" reads as "child" when WordNet knows the opposite
+        opposites = {o for words in (local_name, text.label) for w in normalize(CAMEL.sub(" ", words[:MAX_NAME * 4])).split(" ")
+                     if len(w) >= MIN_WORD and w not in FUNCTION_WORDS for o in lexicon.noun_opposites(w)}
+        if opposites:
+            out = PredicateWords({k: v * REVERSED for k, v in forward.stems.items()},
+                                 {k: v * REVERSED for k, v in forward.related.items()})
+            for word in opposites:
+                add_word(word.replace("_", " "), 1.0)
     return out
 
 
-def relevance(terms: list[Term], words: dict[str, float]) -> tuple[float, frozenset[int]]:
-    """(0-1, the indexes of the question terms it matched): the best match of a question word to the property's words."""
+def relevance(terms: list[Term], words: PredicateWords, lexical: frozenset[int] | None = None) -> tuple[float, frozenset[int]]:
+    """(0-1, the indexes of the question terms it matched): the best match of a question word to the property's words,
+    by spelling or, a little weaker, through WordNet ("couple" ~ "spouse", "father" -> "parents"); `lexical`: the
+    terms that may match through WordNet (None: all)."""
     best, matched = 0.0, set()
     for i, term in enumerate(terms):
-        score = 0.0
-        for word, weight in words.items():
+        may = term.related and words.related and (lexical is None or i in lexical)
+        score = lexicon.similarity(term.related, words.related) * LEXICAL if may else 0.0
+        if score < LEXICAL_MIN:
+            score = 0.0
+        for word, weight in words.stems.items():
             if word == term.stem:
                 s = 1.0
             elif min(len(word), len(term.stem)) >= MIN_STEM and (word.startswith(term.stem) or term.stem.startswith(word)):
@@ -114,6 +150,27 @@ def relevance(terms: list[Term], words: dict[str, float]) -> tuple[float, frozen
 WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "when", "where"})
 ASKS_BY_NOUN = frozenset({"which", "what", "whose"})
 FOCUS_WORDS = 2  # content words after "which" / "what" that may name what is asked for ("which movies", "what genres")
+
+
+def asks_for_person(question: str, skip: list[tuple[int, int]]) -> bool | None:
+    """Whether the question asks for someone ("who", "which person", "which director": a kind of person to WordNet),
+    for something else ("which films", "what genres"), or neither is said (None)."""
+    words = _focus_words(question, skip)[:1]  # the noun right after "which" / "what" names what is asked for
+    if not words or words == ["when"] or words == ["where"]:
+        return None
+    return words[0] in ("who", "whom") or lexicon.is_kind_of(words[0], "person")
+
+
+def _focus_words(question: str, skip: list[tuple[int, int]]) -> list[str]:
+    words = [(normalize(m.group(0)), m.start()) for m in WORD.finditer(question)]
+    for i, (word, _) in enumerate(words):
+        if word not in WH_WORDS:
+            continue
+        if word not in ASKS_BY_NOUN:
+            return [word]
+        following = [w for w, start in words[i + 1:] if w not in FUNCTION_WORDS and not any(a <= start < b for a, b in skip)]
+        return following[:FOCUS_WORDS]
+    return []
 
 
 def focus_stems(question: str, skip: list[tuple[int, int]]) -> frozenset[str]:

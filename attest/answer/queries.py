@@ -89,6 +89,13 @@ SELECT ?s ?p ?o ?g WHERE {
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
 } LIMIT """
 
+# The same, out of the nodes only: a hub's thousands of incoming facts cannot crowd out the few that leave it.
+HUB_FACTS_OUT = PREFIXES + """
+SELECT ?s ?p ?o ?g WHERE {
+  VALUES ?p { %(wanted)s }
+  VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o))
+} LIMIT """
+
 # How many triples touch each IRI of the VALUES block (any predicate): hubs are read differently.
 DEGREES = PREFIXES + """
 SELECT ?x (COUNT(*) AS ?n) WHERE {

@@ -11,16 +11,18 @@ from pyoxigraph import Literal, NamedNode
 
 from attest.answer import queries as q
 from attest.answer.citations import entity_marker, relation_marker
+from attest.answer.direction import fact_sentence
 from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher
 from attest.answer.lookup import SUPPORT_CAP, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
 from attest.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
 from attest.answer.path_query import path_sparql
 from attest.answer.paths import Path, PathSearch
-from attest.answer.predicates import CAMEL, focus_stems, question_terms
+from attest.answer.predicates import CAMEL, asks_for_person, focus_stems, question_terms
 from attest.extract.sanitize import sanitize
 from attest.store import fulltext
 
+NOTHING_NAMED = "NOTHING FOUND: the question names no entity of the graph, and no passage matches it."
 NAMING_LINK = 0.5  # a link this strong names an entity: its words are not read as relation words
 SOURCE_WEIGHT = 0.3  # an entity named in a matching chunk is a weaker start than one the question names
 MAX_SOURCE_SEEDS = 5  # ... and at most this many from each passage
@@ -82,7 +84,8 @@ class Retriever:
             allowed = lambda t, st: t in own or not st.asserted  # noqa: E731
         spans = [(link.start, link.end) for link in links if link.score >= NAMING_LINK]  # weaker ones may be words
         search = PathSearch(self.lookup, question_terms(request.query, spans), focus_stems(request.query, spans), allowed,
-                            declared=matcher.index.properties)
+                            declared=matcher.index.properties, question=request.query,
+                            mentions={link.start: link.end for link in links}, person=asks_for_person(request.query, spans))
         ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
         paths = search.search([(iri, score, mentions.get(iri)) for iri, score in ordered], request.max_hops)
         kept = _whole_paths(paths, request.limit) if request.include_relations else []
@@ -142,7 +145,7 @@ class Retriever:
                   path: int) -> ContextRelation:
         s, p, o = triple
         value = literal_value(o) if is_literal(o) else None
-        words = f"{_label(details, s)} {names[p]} {value if value is not None else _label(details, o)}"
+        words = fact_sentence(_label(details, s), names[p], value if value is not None else _label(details, o))
         documents = [g.removeprefix(self.iris.document_graph_prefix) for g in support]
         return ContextRelation(id=relation_id(self.ids, triple), subject=self.ids.of(s), predicate=self.ids.predicate_id(p),
                                object=None if value is not None else self.ids.of(o), value=value, triple=list(triple),
@@ -203,6 +206,8 @@ class Retriever:
         if sources:
             lines.append("SOURCES (background text, not citable):")
             lines += [f"- [{s.document or 'document'} {s.start}-{s.end}] {s.text}" for s in sources]
+        if not (paths or entities or sources):
+            lines = [NOTHING_NAMED]
         out, used = [], 0
         for line in lines:
             if used + len(line) + 1 > self.budget_chars:
