@@ -19,6 +19,7 @@ MAX_QUESTION_BYTES = 10 * 1024
 MAX_HINTS = 50
 MAX_HOPS = 3
 MAX_LIMIT = 100
+MAX_SOURCES = 20
 MAX_VERIFY_CHARS = 200_000
 
 router = APIRouter(tags=["answers"])
@@ -39,6 +40,7 @@ class KagQuery(BaseModel):
     include_relations: bool = Field(True, description="Include facts between the entities")
     max_hops: int = Field(2, ge=0, le=MAX_HOPS, description="Hops of expansion over asserted and inferred facts, 0-3")
     limit: int = Field(20, ge=1, le=MAX_LIMIT, description="Most entities and most facts returned, 1-100")
+    k: int = Field(5, ge=1, le=MAX_SOURCES, description="Source passages returned, 1-20")
 
     _query_size = field_validator("query")(lambda v: _within_bytes(v, "query"))
 
