@@ -12,7 +12,7 @@ heading) and the folder is ingested as a user would: `attest ingest --offline FO
 - the same for plain BM25 over the same paragraphs in the same run (SQLite FTS5 in its own database, the
   paragraph's title and text indexed, the question's words OR-ed);
 - answer hit: the gold answer (case, punctuation and diacritics folded) is in the first answer /answer names
-  (its first `answers` entry, or else the first sentence of its text);
+  (its first `answers` entry, or else the first sentence of its text), as whole words ("no" is not in "nothing");
 - /context p50 / p95 (ms) and ingest documents/s.
 Without questions (2wiki) the latency is measured on queries made of each of 100 seeded paragraphs' first
 sentence.
@@ -141,7 +141,7 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
                                                "mode": "extractive"})
         answered.raise_for_status()
         first = first_answer(answered.json())
-        hit = bool(fold(q["answer"])) and fold(q["answer"]) in fold(first)
+        hit = bool(fold(q["answer"])) and f" {fold(q['answer'])} " in f" {fold(first)} "  # whole words
         rows["attest2"] += recall(got, gold, 2)
         rows["attest5"] += recall(got, gold, 5)
         rows["bm2"] += recall(base, gold, 2)
