@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attest.answer.ppr import personalized_pagerank
+from attest.answer.ppr import DAMPING, personalized_pagerank
 from attest.store.fulltext import FullText, Hit
 
 BM25_DEPTH = 50  # BM25 hits read and fused
@@ -136,6 +136,8 @@ class PassageRanker:
             if h.chunk in chunk_index:
                 reset[chunk_index[h.chunk]] += PASSAGE_SEED_WEIGHT * h.score / top
         p = personalized_pagerank(size, s_arr, t_arr, np.ones(len(s_arr)), degrees, reset)
+        # what reached a passage through the graph: a BM25 seed's own restart mass is BM25's evidence, counted once
+        p = np.maximum(p - (1 - DAMPING) * reset / reset.sum(), 0.0)
         order = [j for j in np.argsort(-p[base:], kind="stable") if p[base + j] > 0][:MAX_RANKED]
         out = []
         for j in order:
