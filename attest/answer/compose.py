@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from attest.answer.citations import entity_marker, relation_marker
-from attest.answer.models import AnswerItem, ContextResponse
+from typing import Callable
+
+from attest.answer.models import AnswerItem, ContextPath, ContextResponse
 from attest.extract.sanitize import sanitize
 
 SENTENCE_BREAK = re.compile(r"[.!?]+\s+")
@@ -14,12 +16,17 @@ MAX_ENTITY_SENTENCES = 3
 NOTHING_FOUND = "The knowledge graph holds nothing that matches the question."
 
 
-def compose_extractive(context: ContextResponse) -> tuple[str, list[AnswerItem]]:
+def compose_extractive(context: ContextResponse, keep: Callable[[ContextPath], bool] | None = None,
+                       describe: bool = True) -> tuple[str, list[AnswerItem]]:
     """(text, answers named): one sentence per answer, naming it first, then the path's facts with their citations;
-    without paths, what the graph says of the entities the question names. Nothing is said the graph does not hold."""
+    without paths, what the graph says of the entities the question names. Nothing is said the graph does not hold.
+    `keep` says which paths' ends may be answers (the kind the question asks for); `describe` False says nothing
+    (NOTHING_FOUND) rather than describing the question's entities when no path is kept."""
     by_id = {r.id: r for r in context.relations}
     sentences, answers = [], []
     for path in context.paths:
+        if keep is not None and not keep(path):
+            continue
         key = path.end or f"value:{path.value}"
         if any((a.id or f"value:{a.value}") == key for a in answers):
             continue
@@ -29,7 +36,7 @@ def compose_extractive(context: ContextResponse) -> tuple[str, list[AnswerItem]]
         facts = ", ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in path.relations)
         sentences.append(f"{named}: {facts}.")
         answers.append(AnswerItem(id=path.end, label=path.label, value=path.value, score=path.score))
-    if not sentences:
+    if not sentences and describe:
         for e in [e for e in context.entities if e.hops == 0][:MAX_ENTITY_SENTENCES]:
             kind = f" ({', '.join(e.types)})" if e.types else ""
             about = f": {_clean(e.description).rstrip('.')}" if e.description else ""

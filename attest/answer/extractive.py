@@ -4,24 +4,58 @@ stated by a cited passage sentence; when none is, the answer says so."""
 from __future__ import annotations
 
 from attest.answer.asks import Asks, asks
-from attest.answer.citations import entity_marker, relation_marker
-from attest.answer.compose import _clean
+from attest.answer.citations import entity_marker
+from attest.answer.compose import _clean, compose_extractive
 from attest.answer.evidence import Candidate, candidates, fold, is_date
 from attest.answer.lookup import GraphLookup
-from attest.answer.models import AnswerItem, ContextResponse
+from attest.answer.models import AnswerItem, ContextPath, ContextResponse
 from attest.extract.ontology_terms import OntologyTerms
 from attest.store.fulltext import FullText
+from attest.vocab import ONT
 
 VALUE_KINDS = frozenset({"date", "number"})
 OTHER_KIND = 0.5  # a value where an entity is asked for, or the reverse, when nothing else is found ("what ...")
 
 
-def compose_from_passages(question: str, context: ContextResponse, index: FullText, lookup: GraphLookup,
-                          terms: OntologyTerms | None, skip: frozenset[str]) -> tuple[str, list[AnswerItem]]:
+def compose_answer(question: str, context: ContextResponse, index: FullText | None, lookup: GraphLookup,
+                   terms: OntologyTerms | None, skip: frozenset[str]) -> tuple[str, list[AnswerItem]]:
+    """The facts' answer when a retrieved path ends at something of the kind asked for, not named in the question;
+    else the best such candidate of the passages; else what the graph says of the question's entities, or that
+    nothing supports an answer."""
     want = asks(question, terms)
     if want.kind == "yesno":
         return ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
                 "values the documents state, and does not judge."), []
+    named = {e for link in context.links for e in link.entities}
+    asked = f" {fold(question)} "
+    ends = {lookup.ids.iri(p.end) for p in context.paths if p.end}
+    details = lookup.details({iri for iri in ends if iri})
+
+    def keep(path: ContextPath) -> bool:
+        if path.end is None:
+            return _fit(want, Candidate(path.value or "", None, None, 0.0), [], terms) > 0 and \
+                f" {fold(path.label)} " not in asked
+        iri = lookup.ids.iri(path.end)
+        info = details.get(iri) if iri else None
+        if path.end in named or (info and f" {fold(info.label)} " in asked):
+            return False
+        return _fit(want, Candidate(path.label, iri, None, 0.0), _local_types(info), terms) > 0
+
+    text, answers = compose_extractive(context, keep, describe=False)
+    if answers:
+        return text, answers
+    if index is not None and context.sources:
+        found = compose_from_passages(question, want, context, index, lookup, terms, skip)
+        if found is not None:
+            return found
+        what = "an answer" if want.kind == "any" else f"a {want.word}"
+        return f"None of the retrieved facts or passages names {what} that answers the question.", []
+    return compose_extractive(context, keep)
+
+
+def compose_from_passages(question: str, want: Asks, context: ContextResponse, index: FullText, lookup: GraphLookup,
+                          terms: OntologyTerms | None, skip: frozenset[str]) -> tuple[str, list[AnswerItem]] | None:
+    """The best candidate of the kind asked for in the fused passages, quoting its sentence; None when there is none."""
     found, _ = candidates(index, context.sources, question, skip)
     named = {e for link in context.links for e in link.entities}
     details = lookup.details({c.iri for c in found if c.iri})
@@ -33,8 +67,7 @@ def compose_from_passages(question: str, context: ContextResponse, index: FullTe
             continue
         if any(f" {fold(x)} " in asked for x in {c.text, label} if fold(x)):
             continue  # named in the question
-        fit = _fit(want, c, [t.rsplit("#", 1)[-1].rsplit("/", 1)[-1] for t in details[c.iri].types]
-                   if c.iri and c.iri in details else [], terms)
+        fit = _fit(want, c, _local_types(details.get(c.iri)) if c.iri else [], terms)
         if not fit:
             continue
         key = c.iri or f"value:{fold(c.text)}"
@@ -42,21 +75,16 @@ def compose_from_passages(question: str, context: ContextResponse, index: FullTe
         if key not in best or score > best[key][0]:
             best[key] = (score, c)
     if not best:
-        return f"None of the retrieved passages names a {want.word} that answers the question.", []
+        return None
     ranked = sorted(best.values(), key=lambda x: (-x[0], x[1].sentence.passage, x[1].sentence.start))
     score, top = ranked[0]
     s = top.sentence
     where = f"{s.document or 'document'}, characters {s.start}-{s.end}"
     quote = _clean(s.text).replace('"', "'")
-    by_end = {p.end: p for p in context.paths if p.end}
     if top.iri:
         ident = lookup.ids.of(top.iri)
         label = details[top.iri].label if top.iri in details else top.text
-        facts = ""
-        if (path := by_end.get(ident)) is not None:
-            by_id = {r.id: r for r in context.relations}
-            facts = "; " + ", ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in path.relations if r in by_id)
-        text = f"{_clean(label)} {entity_marker(ident)}: \"{quote}\" ({where}){facts}."
+        text = f"{_clean(label)} {entity_marker(ident)}: \"{quote}\" ({where})."
         item = AnswerItem(id=ident, label=label, score=round(score, 4))
     else:
         subject = _sentence_entity(found, s)
@@ -64,6 +92,11 @@ def compose_from_passages(question: str, context: ContextResponse, index: FullTe
         text = f"{_clean(top.text)}: \"{quote}\" ({where}){cite}."
         item = AnswerItem(label=top.text, value=top.text, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
+
+
+def _local_types(info) -> list[str]:
+    """The entity's classes in the ontology's namespace, by local name."""
+    return [t[len(ONT):] for t in info.types if t.startswith(ONT)] if info else []
 
 
 def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None) -> float:
@@ -76,7 +109,10 @@ def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None
         return 1.0 if c.iri else OTHER_KIND
     if not c.iri or want.cls is None:
         return 0.0
-    return 1.0 if terms is not None and any(t in terms.types and terms.is_subtype(t, want.cls) for t in types) else 0.0
+    known = [t for t in types if terms is not None and t in terms.types]
+    if not known:  # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
+        return 1.0
+    return 1.0 if any(terms.is_subtype(t, want.cls) for t in known) else 0.0
 
 
 def _sentence_entity(found: list[Candidate], sentence) -> str | None:

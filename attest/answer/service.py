@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attest.answer.compose import compose_extractive
-from attest.answer.extractive import compose_from_passages
+from attest.answer.extractive import compose_answer
 from attest.answer.ids import Ids, declared_prefixes
 from attest.answer.inference import Inference
 from attest.answer.llm_answer import llm_answer
@@ -57,11 +56,8 @@ class AnswerService:
                     raise
                 notes.append(f"LLM failed ({exc.message}); answered extractively from graph facts")
         if text is None:
-            index = fulltext.for_store(self.lookup.store)
-            if index is not None:  # the best candidate of the kind asked for, in the fused passages
-                text, answers = compose_from_passages(question, context, index, self.lookup, self._terms(), STOPWORDS)
-            else:
-                text, answers = compose_extractive(context)
+            text, answers = compose_answer(question, context, fulltext.for_store(self.lookup.store), self.lookup,
+                                           self._terms(), STOPWORDS)
         report = self.verifier.verify(text)
         return report.model_copy(update={"mode": used, "context": context.context, "notes": notes, "answers": answers})
 
