@@ -3,6 +3,9 @@ stated by a cited passage sentence; when none is, the answer says so."""
 
 from __future__ import annotations
 
+from pyoxigraph import NamedNode
+
+from attest.answer import queries as q
 from attest.answer.asks import Asks, asks
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
@@ -14,14 +17,20 @@ from attest.store.fulltext import FullText
 from attest.vocab import ONT
 
 VALUE_KINDS = frozenset({"date", "number"})
+WEAK_TYPE = 0.75  # an entity extracted at a lower confidence was typed by a guess (the rule extractor's `weak`)
+TYPE_CONFIDENCE = q.PREFIXES + """
+SELECT ?x (MAX(?c) AS ?conf) WHERE {
+  VALUES ?x { %(entities)s }
+  GRAPH ?g { ?x att:confidence ?c }
+} GROUP BY ?x"""
 OTHER_KIND = 0.5  # a value where an entity is asked for, or the reverse, when nothing else is found ("what ...")
 
 
 def compose_answer(question: str, context: ContextResponse, index: FullText | None, lookup: GraphLookup,
                    terms: OntologyTerms | None, skip: frozenset[str]) -> tuple[str, list[AnswerItem]]:
-    """The facts' answer when a retrieved path ends at something of the kind asked for, not named in the question;
-    else the best such candidate of the passages; else what the graph says of the question's entities, or that
-    nothing supports an answer."""
+    """The answer of the facts (a retrieved path ending at something of the kind asked for, not named in the
+    question) or of the passages (the best such candidate in a sentence that shares words with the question),
+    whichever scores higher; else what the graph says of the question's entities, or that nothing supports one."""
     want = asks(question, terms)
     if want.kind == "yesno":
         return ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
@@ -42,12 +51,15 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
         return _fit(want, Candidate(path.label, iri, None, 0.0), _local_types(info), terms) > 0
 
     text, answers = compose_extractive(context, keep, describe=False)
+    if index is not None and context.sources:
+        found = compose_from_passages(question, want, context, index, lookup, terms, skip)
+        # the better supported of the two: a path's score (link, predicate relevance, coverage of the question)
+        # against a passage sentence's (passage score times the share of the question's words it holds)
+        if found is not None and (not answers or found[1][0].score > answers[0].score):
+            return found
     if answers:
         return text, answers
     if index is not None and context.sources:
-        found = compose_from_passages(question, want, context, index, lookup, terms, skip)
-        if found is not None:
-            return found
         what = "an answer" if want.kind == "any" else f"a {want.word}"
         return f"None of the retrieved facts or passages names {what} that answers the question.", []
     return compose_extractive(context, keep)
@@ -59,6 +71,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     found, _ = candidates(index, context.sources, question, skip)
     named = {e for link in context.links for e in link.entities}
     details = lookup.details({c.iri for c in found if c.iri})
+    weak = _weakly_typed(lookup, list(details))
     asked = f" {fold(question)} "
     best: dict[str, tuple[float, Candidate]] = {}
     for c in found:
@@ -67,7 +80,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             continue
         if any(f" {fold(x)} " in asked for x in {c.text, label} if fold(x)):
             continue  # named in the question
-        fit = _fit(want, c, _local_types(details.get(c.iri)) if c.iri else [], terms)
+        fit = _fit(want, c, _local_types(details.get(c.iri)) if c.iri else [], terms, c.iri not in weak)
         if not fit:
             continue
         key = c.iri or f"value:{fold(c.text)}"
@@ -99,8 +112,9 @@ def _local_types(info) -> list[str]:
     return [t[len(ONT):] for t in info.types if t.startswith(ONT)] if info else []
 
 
-def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None) -> float:
-    """1 when the candidate is of the kind asked for, OTHER_KIND when the question's kind is open, else 0."""
+def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None, trusted: bool = True) -> float:
+    """1 when the candidate is of the kind asked for, OTHER_KIND when the question's kind is open or its type was
+    guessed, else 0."""
     if want.kind in VALUE_KINDS:
         if c.iri:
             return 0.0
@@ -112,7 +126,20 @@ def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None
     known = [t for t in types if terms is not None and t in terms.types]
     if not known:  # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
         return 1.0
-    return 1.0 if any(terms.is_subtype(t, want.cls) for t in known) else 0.0
+    if any(terms.is_subtype(t, want.cls) for t in known):
+        return 1.0
+    return 0.0 if trusted else OTHER_KIND
+
+
+def _weakly_typed(lookup: GraphLookup, iris: list[str]) -> set[str]:
+    """The entities whose extraction confidence says their type was a guess."""
+    out = set()
+    for i in range(0, len(iris), 200):
+        batch = [(NamedNode(iri),) for iri in iris[i:i + 200]]
+        for row in lookup.store.query(q.with_values(TYPE_CONFIDENCE, entities=batch)):
+            if float(row["conf"].value) < WEAK_TYPE:
+                out.add(row["x"].value)
+    return out
 
 
 def _sentence_entity(found: list[Candidate], sentence) -> str | None:
