@@ -124,3 +124,9 @@ def terms():
 def test_what_a_question_asks_for(terms, question, kind, cls):
     found = asks(question, terms)
     assert (found.kind, found.cls) == (kind, cls)
+
+
+def test_which_x_of_no_ontology_class_keeps_the_noun(terms):
+    assert asks("Which bands toured with them?", terms) == asks("which band toured with them", terms)
+    assert asks("Which bands toured with them?", terms).noun == "band"
+    assert asks("What is the river called?", terms).noun is None

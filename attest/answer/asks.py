@@ -24,6 +24,7 @@ class Asks:
     kind: Kind
     cls: str | None = None
     word: str = "answer"  # the kind in words, for "no ... answers the question"
+    noun: str | None = None  # "which X" / "what X" where X names no ontology class: an answer its sentence calls an X
 
 
 def asks(question: str, terms: OntologyTerms | None) -> Asks:
@@ -53,6 +54,8 @@ def asks(question: str, terms: OntologyTerms | None) -> Asks:
                 if cls:
                     kind: Kind = "person" if _sub(terms, cls, "Person") else "place" if _sub(terms, cls, "Location") else "class"
                     return Asks(kind, cls, phrase)
+        if nouns and nouns[0] not in AUXILIARIES:
+            return Asks("any", noun=_singular(nouns[0]))
     return Asks("any")
 
 

@@ -120,6 +120,10 @@ def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None
             return 0.0
         return 1.0 if (want.kind == "date") == is_date(c.text) else 0.0
     if want.kind == "any":
+        if want.noun and c.sentence is not None:  # "which band": a sentence that calls it a band fits best
+            said = f" {fold(c.sentence.text)} "
+            return (1.0 if c.iri else OTHER_KIND) * (1.0 if f" {want.noun} " in said or f" {want.noun}s " in said
+                                                     else OTHER_KIND)
         return 1.0 if c.iri else OTHER_KIND
     if not c.iri or want.cls is None:
         return 0.0

@@ -192,9 +192,13 @@ class Retriever:
 
     def _text(self, entities: list[ContextEntity], relations: list[ContextRelation], paths: list[ContextPath],
               sources: list[ContextSource]) -> str:
-        """Sections in priority order (the paths first), cut at the character budget; document text is sanitized."""
+        """Sections in priority order (the passages, then the paths), cut at the character budget; document text is
+        sanitized."""
         by_id = {r.id: r for r in relations}
         lines = []
+        if sources:  # first: passages ranked by words and by the graph (the evidence of questions over documents)
+            lines.append("SOURCES (passages ranked by words and the graph, best first; background text, not citable):")
+            lines += [f"- [{s.document or 'document'} {s.start}-{s.end}] {s.text}" for s in sources]
         if paths:
             lines.append("PATHS (best first; each answers the question through the cited facts):")
             lines += [f"- {_clean(p.label)}: " + "; ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in p.relations)
@@ -206,9 +210,6 @@ class Retriever:
             lines.append("FACTS (cite as shown; 'inferred' facts follow from the ontology by OWL 2 RL reasoning):")
             lines += [f"- {relation_marker(r.id)} {_clean(r.text)} ({r.status}" + (f", depth {r.depth})" if r.depth else ")")
                       for r in relations]
-        if sources:
-            lines.append("SOURCES (background text, not citable):")
-            lines += [f"- [{s.document or 'document'} {s.start}-{s.end}] {s.text}" for s in sources]
         out, used = [], 0
         for line in lines:
             if used + len(line) + 1 > self.budget_chars:
