@@ -204,12 +204,12 @@ def main() -> None:
             lines += ["", "| retriever | R@2 | R@5 |", "|---|---|---|",
                       f"| Attest `/context` sources | {100 * r['attest2']:.1f} | {100 * r['attest5']:.1f} |",
                       f"| plain BM25 (FTS5), same paragraphs | {100 * r['bm2']:.1f} | {100 * r['bm5']:.1f} |", "",
-                      f"{r['n']} questions; extractive answer hit (first answer names the gold): {100 * r['hits']:.0f}%; "
-                      f"/context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms"]
+                      (f"{r['n']} questions; extractive answer hit (first answer names the gold): {100 * r['hits']:.0f}%; "
+                       f"/context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")]
         else:
             r = latency_only(client, corpus, args.seed)
-            lines += [f"/context on {r['n']} queries (each a seeded paragraph's first sentence): "
-                      f"p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms"]
+            lines.append(f"/context on {r['n']} queries (each a seeded paragraph's first sentence): "
+                         f"p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")
         label, chunks, slowest = hub_latency(client, work)
         lines.append(f"a question naming the most mentioned entity ({label!r}, in {chunks} chunks): /context at most "
                      f"{slowest:.1f} ms over 5 runs")

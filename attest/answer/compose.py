@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from attest.answer.citations import entity_marker, relation_marker
-from typing import Callable
-
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
 from attest.extract.sanitize import sanitize
 

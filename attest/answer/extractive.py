@@ -3,9 +3,6 @@ stated by a cited passage sentence; when none is, the answer says so."""
 
 from __future__ import annotations
 
-from pyoxigraph import NamedNode
-
-from attest.answer import queries as q
 from attest.answer.asks import Asks, asks
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
@@ -17,12 +14,6 @@ from attest.store.fulltext import FullText
 from attest.vocab import ONT
 
 VALUE_KINDS = frozenset({"date", "number"})
-WEAK_TYPE = 0.75  # an entity extracted at a lower confidence was typed by a guess (the rule extractor's `weak`)
-TYPE_CONFIDENCE = q.PREFIXES + """
-SELECT ?x (MAX(?c) AS ?conf) WHERE {
-  VALUES ?x { %(entities)s }
-  GRAPH ?g { ?x att:confidence ?c }
-} GROUP BY ?x"""
 OTHER_KIND = 0.5  # a value where an entity is asked for, or the reverse, when nothing else is found ("what ...")
 
 
@@ -71,7 +62,6 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     found, _ = candidates(index, context.sources, question, skip)
     named = {e for link in context.links for e in link.entities}
     details = lookup.details({c.iri for c in found if c.iri})
-    weak = _weakly_typed(lookup, list(details))
     asked = f" {fold(question)} "
     best: dict[str, tuple[float, Candidate]] = {}
     for c in found:
@@ -80,7 +70,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             continue
         if any(f" {fold(x)} " in asked for x in {c.text, label} if fold(x)):
             continue  # named in the question
-        fit = _fit(want, c, _local_types(details.get(c.iri)) if c.iri else [], terms, c.iri not in weak)
+        fit = _fit(want, c, _local_types(details.get(c.iri)) if c.iri else [], terms)
         if not fit:
             continue
         key = c.iri or f"value:{fold(c.text)}"
@@ -112,9 +102,8 @@ def _local_types(info) -> list[str]:
     return [t[len(ONT):] for t in info.types if t.startswith(ONT)] if info else []
 
 
-def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None, trusted: bool = True) -> float:
-    """1 when the candidate is of the kind asked for, OTHER_KIND when the question's kind is open or its type was
-    guessed, else 0."""
+def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None) -> float:
+    """1 when the candidate is of the kind asked for, less when the question's kind is open, else 0."""
     if want.kind in VALUE_KINDS:
         if c.iri:
             return 0.0
@@ -130,20 +119,7 @@ def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None
     known = [t for t in types if terms is not None and t in terms.types]
     if not known:  # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
         return 1.0
-    if any(terms.is_subtype(t, want.cls) for t in known):
-        return 1.0
-    return 0.0 if trusted else OTHER_KIND
-
-
-def _weakly_typed(lookup: GraphLookup, iris: list[str]) -> set[str]:
-    """The entities whose extraction confidence says their type was a guess."""
-    out = set()
-    for i in range(0, len(iris), 200):
-        batch = [(NamedNode(iri),) for iri in iris[i:i + 200]]
-        for row in lookup.store.query(q.with_values(TYPE_CONFIDENCE, entities=batch)):
-            if float(row["conf"].value) < WEAK_TYPE:
-                out.add(row["x"].value)
-    return out
+    return 1.0 if any(terms.is_subtype(t, want.cls) for t in known) else 0.0
 
 
 def _sentence_entity(found: list[Candidate], sentence) -> str | None:

@@ -14,8 +14,8 @@ from attest.answer.citations import entity_marker, relation_marker
 from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher
 from attest.answer.lookup import SUPPORT_CAP, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
-from attest.answer.passages import PassageRanker
 from attest.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
+from attest.answer.passages import PassageRanker
 from attest.answer.paths import Path, PathSearch
 from attest.answer.predicates import CAMEL, focus_stems, question_terms
 from attest.extract.sanitize import sanitize
