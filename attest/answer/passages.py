@@ -14,8 +14,9 @@ BM25_DEPTH = 50  # BM25 hits read and fused
 BM25_SEEDS = 5  # the first BM25 passages seed the walk too ...
 PASSAGE_SEED_WEIGHT = 0.05  # ... each at this share of its normalized score (HippoRAG 2's passage node weight)
 RRF_K = 60  # reciprocal rank fusion constant (Cormack, Clarke and Buettcher 2009)
-CHUNKS_PER_ENTITY = 50  # passages read per entity: a hub's others are left out, and its mass to them leaks
-MAX_ENTITIES = 200  # entities expanded per request, the seeds' first
+CHUNKS_PER_ENTITY = 30  # passages read per entity: a hub's others are left out, and its mass to them leaks
+MAX_ENTITIES = 100  # entities expanded per request, the seeds' first
+MAX_READ_CHUNKS = 100  # first-hop passages whose entities are read (the second hop starts from these)
 MAX_LINKS = 4000
 BATCH = 500  # values per IN (...) list
 MAX_BRIDGES = 3
@@ -91,8 +92,13 @@ class PassageRanker:
         first = list(dict.fromkeys(first))[:MAX_ENTITIES]
         counts = {**counts, **self._counts("mentions", "entity", [e for e in first if e not in counts])}
         entity_chunks.update(self._chunks_of(first, counts))
-        reached = [c for e in first for c in entity_chunks[e] if c not in chunk_entities]
-        for chunk, entities in self._entities_of(list(dict.fromkeys(reached))).items():
+        named_by: dict[str, int] = {}  # first-hop passages, those naming most of the seeds' entities first
+        for e in first:
+            for c in entity_chunks[e]:
+                if c not in chunk_entities:
+                    named_by[c] = named_by.get(c, 0) + 1
+        reached = sorted(named_by, key=lambda c: -named_by[c])[:MAX_READ_CHUNKS]
+        for chunk, entities in self._entities_of(reached).items():
             chunk_entities[chunk] = entities
         second = [e for es in chunk_entities.values() for e in es if e not in entity_chunks]
         second = list(dict.fromkeys(second))[: max(0, MAX_ENTITIES - len(first))]
