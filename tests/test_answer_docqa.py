@@ -3,12 +3,17 @@ graph, each saying why) and /answer (extractive, typed, cited); every citation v
 
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from attest.answer.evidence import candidates
+from attest.answer.models import ContextSource
 from attest.main import create_app
+from attest.store.fulltext import Chunk, FullText
 from tests.ingest_support import offline_pipeline
 
 CORPUS = {
@@ -97,6 +102,25 @@ def test_a_question_naming_nothing_falls_back_to_bm25_and_says_so(api):
     assert body["sources"] and _titles(body["sources"])[0] == "Quarterly Review"
     assert any("BM25 only" in note for note in body["notes"])
     assert all(s["graph_rank"] is None for s in body["sources"])
+
+
+def test_a_named_document_keeps_its_own_passages_only(api):
+    body = api.post("/context", json={"query": "Who was the first president of the publisher of the Journal of "
+                                                "Psychotherapy Integration?"}).json()
+    journal = next(s["document"] for s in body["sources"] if s["text"].startswith("Journal of Psychotherapy"))
+    narrowed = api.post("/context", json={"query": "Who was the first president of the publisher of the Journal of "
+                                                    "Psychotherapy Integration?", "document": journal}).json()
+    assert narrowed["sources"] and {s["document"] for s in narrowed["sources"]} == {journal}
+
+
+def test_a_passage_naming_no_entity_still_answers():
+    """Candidates are read from every source's text, whether or not the extractor found a name in it."""
+    index = FullText(Path(tempfile.mkdtemp()) / "fulltext.sqlite")
+    index.replace("d", "sha256:d", [Chunk("c", "The bridge was opened in 1932 after six years of work.", 0, 55)])
+    source = ContextSource(chunk="c", document="d", start=0, end=55, text="", score=1.0)
+    found, _ = candidates(index, [source], "When was the bridge opened?", frozenset({"the", "was", "when"}))
+    assert [c.text for c in found if c.iri is None][:1] == ["1932"]
+    index.close()
 
 
 def test_k_is_bounded(api):

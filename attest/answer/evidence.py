@@ -62,7 +62,7 @@ def _stem(word: str) -> str:
 def candidates(index: FullText, sources: list[ContextSource], question: str, skip: frozenset[str]) -> tuple[list[Candidate], list[Sentence]]:
     """Every entity mention, date and number in the sentences of the sources, scored by passage and sentence."""
     wanted = content_words(question, skip)
-    texts = _texts(index, [s.chunk for s in sources])
+    texts = _texts(index, sources)
     mentions = _mentions(index, [s.chunk for s in sources], texts)
     out, sentences = [], []
     for rank, source in enumerate(sources):
@@ -96,18 +96,15 @@ def is_date(text: str) -> bool:
     return DATE.fullmatch(text) is not None
 
 
-def _texts(index: FullText, chunks: list[str]) -> dict[str, tuple[str, int]]:
-    """Chunk IRI -> (its whole text, its offset in its document)."""
-    if not chunks:
+def _texts(index: FullText, sources: list[ContextSource]) -> dict[str, tuple[str, int]]:
+    """Chunk IRI -> (its whole text, its offset in its document), read through its document's rows."""
+    docs = sorted({s.document for s in sources if s.document})
+    if not docs:
         return {}
-    marks = ",".join("?" * len(chunks))
-    docs = [r[0] for r in index.read(f"SELECT DISTINCT document FROM mentions WHERE chunk IN ({marks})", tuple(chunks))]
-    rows = []
-    if docs:
-        dmarks = ",".join("?" * len(docs))
-        rows = index.read("SELECT chunk, start, text FROM chunks WHERE rowid IN "
-                          f"(SELECT row FROM chunk_rows WHERE document IN ({dmarks}))", tuple(docs))
-    wanted = set(chunks)
+    marks = ",".join("?" * len(docs))
+    rows = index.read("SELECT chunk, start, text FROM chunks WHERE rowid IN "
+                      f"(SELECT row FROM chunk_rows WHERE document IN ({marks}))", tuple(docs))
+    wanted = {s.chunk for s in sources}
     return {c: (t, s or 0) for c, s, t in rows if c in wanted}
 
 
