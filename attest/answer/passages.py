@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attest.answer.ppr import DAMPING, personalized_pagerank
+from attest.answer.ppr import personalized_pagerank
 from attest.store.fulltext import FullText, Hit
 
 BM25_DEPTH = 50  # BM25 hits read and fused
@@ -141,9 +141,20 @@ class PassageRanker:
         for h in seed_hits:
             if h.chunk in chunk_index:
                 reset[chunk_index[h.chunk]] += PASSAGE_SEED_WEIGHT * h.score / top
-        p = personalized_pagerank(size, s_arr, t_arr, np.ones(len(s_arr)), degrees, reset)
-        # what reached a passage through the graph: a BM25 seed's own restart mass is BM25's evidence, counted once
-        p = np.maximum(p - (1 - DAMPING) * reset / reset.sum(), 0.0)
+        weights = np.ones(len(s_arr))
+        p = personalized_pagerank(size, s_arr, t_arr, weights, degrees, reset)
+        # A passage's graph score is the mass that reached it from the other seeds: what a BM25 seed gets back from
+        # its own restart (the restart itself, and the echo through its entities) is BM25's evidence, counted once.
+        # PPR is linear in the restart vector, so that part is the seed's share times its own walk's mass at itself.
+        total = reset.sum()
+        graph = p.copy()
+        for h in seed_hits:
+            i = chunk_index.get(h.chunk)
+            if i is not None and reset[i] > 0:
+                alone = np.zeros(size)
+                alone[i] = 1.0
+                graph[i] -= reset[i] / total * personalized_pagerank(size, s_arr, t_arr, weights, degrees, alone)[i]
+        p = np.maximum(graph, 0.0)
         order = [j for j in np.argsort(-p[base:], kind="stable") if p[base + j] > 0][:MAX_RANKED]
         out = []
         for j in order:
