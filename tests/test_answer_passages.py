@@ -130,3 +130,13 @@ def test_which_x_of_no_ontology_class_keeps_the_noun(terms):
     assert asks("Which bands toured with them?", terms) == asks("which band toured with them", terms)
     assert asks("Which bands toured with them?", terms).noun == "band"
     assert asks("What is the river called?", terms).noun is None
+
+
+def test_several_restart_vectors_walk_as_one_each():
+    src, dst = np.array([0, 1, 1, 2, 2, 3]), np.array([1, 0, 2, 1, 3, 2])
+    degrees = np.array([1.0, 2.0, 2.0, 1.0])
+    resets = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    both = personalized_pagerank(4, src, dst, np.ones(6), degrees, resets)
+    for k in range(2):
+        alone = personalized_pagerank(4, src, dst, np.ones(6), degrees, resets[:, k])
+        assert np.allclose(both[:, k], alone)

@@ -142,25 +142,27 @@ class PassageRanker:
             if h.chunk in chunk_index:
                 reset[chunk_index[h.chunk]] += PASSAGE_SEED_WEIGHT * h.score / top
         weights = np.ones(len(s_arr))
-        p = personalized_pagerank(size, s_arr, t_arr, weights, degrees, reset)
         # A passage's graph score is the mass that reached it from the other seeds: what a BM25 seed gets back from
         # its own restart (the restart itself, and the echo through its entities) is BM25's evidence, counted once.
-        # PPR is linear in the restart vector, so that part is the seed's share times its own walk's mass at itself.
-        total = reset.sum()
-        graph = p.copy()
-        for h in seed_hits:
-            i = chunk_index.get(h.chunk)
-            if i is not None and reset[i] > 0:
-                alone = np.zeros(size)
-                alone[i] = 1.0
-                graph[i] -= reset[i] / total * personalized_pagerank(size, s_arr, t_arr, weights, degrees, alone)[i]
-        p = np.maximum(graph, 0.0)
-        order = [j for j in np.argsort(-p[base:], kind="stable") if p[base + j] > 0][:MAX_RANKED]
+        # PPR is linear in the restart vector, so that part is the seed's share times its own walk's mass at itself:
+        # column 0 walks from every seed, column k from the k-th seed passage alone.
+        own = [chunk_index[h.chunk] for h in seed_hits if h.chunk in chunk_index and reset[chunk_index[h.chunk]] > 0]
+        resets = np.zeros((size, 1 + len(own)))
+        resets[:, 0] = reset
+        for k, i in enumerate(own):
+            resets[i, 1 + k] = 1.0
+        walks = personalized_pagerank(size, s_arr, t_arr, weights, degrees, resets)
+        graph = walks[:, 0].copy()
+        for k, i in enumerate(own):
+            graph[i] -= reset[i] / reset.sum() * walks[i, 1 + k]
+        p = walks[:, 0]
+        score = np.maximum(graph, 0.0)
+        order = [j for j in np.argsort(-score[base:], kind="stable") if score[base + j] > 0][:MAX_RANKED]
         out = []
         for j in order:
             c = chunk_list[j]
             into = sorted(((p[entity_index[e]] / degrees[entity_index[e]], e) for e in naming[c]), key=lambda x: (-x[0], x[1]))
-            out.append((c, float(p[base + j]), [e for _, e in into[:MAX_BRIDGES]]))
+            out.append((c, float(score[base + j]), [e for _, e in into[:MAX_BRIDGES]]))
         return out
 
     def _chunks_of(self, entities: list[str], counts: dict[str, int]) -> dict[str, list[str]]:
