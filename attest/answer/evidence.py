@@ -7,10 +7,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from attest.answer.claims import split_claims
 from attest.answer.models import ContextSource
 from attest.store.fulltext import FullText
 
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+(?=\s|$)|$)|[^\n]+")
 CONTENT = re.compile(r"\w{3,}", re.UNICODE)
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 DATE = re.compile(rf"\b(?:(?:\d{{1,2}}\s+)?(?:{MONTHS})(?:\s+\d{{1,2}})?,?\s+)?(?:1\d{{3}}|20\d{{2}})\b(?:s\b)?")
@@ -71,18 +71,16 @@ def candidates(index: FullText, sources: list[ContextSource], question: str, ski
             continue
         text, offset = found
         spans = mentions.get(source.chunk, [])
-        for m in SENTENCE.finditer(text):
-            body = m.group(0).strip()
-            if not body:
-                continue
+        for span in split_claims(text):  # the answer path's own sentence splitter (abbreviations kept whole)
+            body = text[span.start:span.end]
             shared = content_words(body, skip) & wanted
-            sentence = Sentence(source.chunk, source.document, offset + m.start(), offset + m.end(), body, rank,
+            sentence = Sentence(source.chunk, source.document, offset + span.start, offset + span.end, body, rank,
                                 source.score, len(shared) / len(wanted) if wanted else 0.0)
             sentences.append(sentence)
             score = source.score * sentence.overlap  # a sentence that shares nothing with the question supports nothing
             if score <= 0:
                 continue
-            lo, hi = m.start(), m.end()
+            lo, hi = span.start, span.end
             for entity, surface in spans:
                 if surface and surface in text[lo:hi]:
                     out.append(Candidate(surface, entity, sentence, score))

@@ -34,10 +34,10 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
     def keep(path: ContextPath) -> bool:
         if path.end is None:
             return _fit(want, Candidate(path.value or "", None, None, 0.0), [], terms) > 0 and \
-                f" {fold(path.label)} " not in asked
+                not _named(path.label, asked)
         iri = lookup.ids.iri(path.end)
         info = details.get(iri) if iri else None
-        if path.end in named or (info and f" {fold(info.label)} " in asked):
+        if path.end in named or (info and _named(info.label, asked)):
             return False
         return _fit(want, Candidate(path.label, iri, None, 0.0), _local_types(info), terms) > 0
 
@@ -68,8 +68,8 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
         label = details[c.iri].label if c.iri and c.iri in details else c.text
         if c.iri and lookup.ids.of(c.iri) in named:
             continue
-        if any(f" {fold(x)} " in asked for x in {c.text, label} if fold(x)):
-            continue  # named in the question
+        if any(_named(x, asked) for x in {c.text, label}):
+            continue
         fit = _fit(want, c, _local_types(details.get(c.iri)) if c.iri else [], terms)
         if not fit:
             continue
@@ -95,6 +95,13 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
         text = f"{_clean(top.text)}: \"{quote}\" ({where}){cite}."
         item = AnswerItem(label=top.text, value=top.text, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
+
+
+def _named(text: str, asked: str) -> bool:
+    """Whether the (folded, space-padded) question names it, as whole words. (Half of its words is too much: an
+    answer's label may carry a title or a family name the question also uses, as "Queensland Senator ...".)"""
+    folded = fold(text)
+    return bool(folded) and f" {folded} " in asked
 
 
 def _local_types(info) -> list[str]:
