@@ -63,6 +63,17 @@ def test_context_fuses_bm25_and_the_graph_and_says_why(api):
     assert sources[0]["score"] == 1.0
 
 
+def test_one_retriever_everywhere_and_the_passages_come_first_for_a_model(api):
+    from attest.api.answer import KagQuery
+    from attest.mcp.tools import _kag_query
+
+    question = "Who was the first president of the publisher of the Journal of Psychotherapy Integration?"
+    over_http = api.post("/context", json={"query": question}).json()
+    over_mcp = _kag_query(api.app.state, KagQuery(query=question))  # what MCP's kag_query returns
+    assert [s["chunk"] for s in over_mcp["sources"]] == [s["chunk"] for s in over_http["sources"]]
+    assert over_http["context"].startswith("SOURCES (passages ranked by words and the graph")
+
+
 def test_answer_names_the_typed_answer_and_every_citation_verifies(api):
     report = api.post("/answer", json={"question": "Who was the first president of the society that publishes the "
                                                    "Journal of Psychotherapy Integration?", "mode": "extractive"}).json()
