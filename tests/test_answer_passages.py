@@ -140,3 +140,22 @@ def test_several_restart_vectors_walk_as_one_each():
     for k in range(2):
         alone = personalized_pagerank(4, src, dst, np.ones(6), degrees, resets[:, k])
         assert np.allclose(both[:, k], alone)
+
+
+def test_the_index_reads_mentions_and_entity_links_from_a_document_graph():
+    from pyoxigraph import Literal, NamedNode, Quad
+
+    from attest.store.fulltext import links_of, mentions_of
+    from attest.vocab import ATT, ONT, Iris
+
+    iris = Iris("https://w3id.org/attest/")
+    g = NamedNode(iris.document_graph("d"))
+    chunk, mention = NamedNode(iris.chunk("c1")), NamedNode(iris.chunk("c1") + "/mention/hall")
+    hall, som = NamedNode(iris.entity("hall")), NamedNode(iris.entity("som"))
+    quads = [Quad(mention, NamedNode(ATT + "inChunk"), chunk, g), Quad(mention, NamedNode(ATT + "denotes"), hall, g),
+             Quad(mention, NamedNode(ATT + "charStart"), Literal(3), g),
+             Quad(mention, NamedNode(ATT + "charEnd"), Literal(7), g),
+             Quad(hall, NamedNode(ONT + "memberOf"), som, g),
+             Quad(hall, NamedNode(ONT + "memberOf"), NamedNode("https://elsewhere.org/x"), g)]  # not minted: no link
+    assert mentions_of(quads, iris) == [MentionRow(chunk.value, hall.value, 3, 7)]
+    assert links_of(quads, iris) == [(hall.value, som.value)]
