@@ -114,6 +114,8 @@ class PassageRanker:
                 naming.setdefault(c, set()).add(e)
         entity_index = {e: i for i, e in enumerate(sorted({e for es in naming.values() for e in es} | set(entities)
                                                           | {x for link in links for x in link} | set(seeds)))}
+        # every entity's true number of passages, expanded or not, so that what it sends outside the subgraph leaks
+        counts.update(self._counts("mentions", "entity", [e for e in entity_index if e not in counts]))
         chunk_list = sorted(naming)
         base = len(entity_index)
         size = base + len(chunk_list)
