@@ -132,7 +132,12 @@ class ContextSource(BaseModel):
     start: int | None = Field(description="Character offset of the chunk in its document")
     end: int | None = Field(description="Character offset just past the chunk")
     text: str = Field(description="The snippet (sanitized, possibly shortened)")
-    score: float = Field(description="Keyword score")
+    score: float = Field(description="Fused score (reciprocal rank fusion of BM25 and the graph ranking), the best 1")
+    bm25_rank: int | None = Field(None, description="Its rank by BM25 over the question's words (1 = best); null when BM25 did not find it")
+    bm25_score: float | None = Field(None, description="Its BM25 score, the best BM25 hit 1")
+    graph_rank: int | None = Field(None, description="Its rank by the graph (Personalized PageRank from the question's entities); null when the graph did not reach it")
+    graph_score: float | None = Field(None, description="Its Personalized PageRank mass, the best passage's 1")
+    bridges: list[str] = Field(default_factory=list, description="Ids of the entities that carried the most graph mass to it (the bridge of a second hop)")
 
 
 class ContextResponse(BaseModel):
@@ -145,3 +150,4 @@ class ContextResponse(BaseModel):
     sources: list[ContextSource] = Field(default_factory=list, description="Source snippets")
     context: str = Field(description="Context text for an LLM, within the character budget")
     total_entities: int = Field(description="Entities reached before the limit was applied")
+    notes: list[str] = Field(default_factory=list, description="How the passages were ranked when not by BM25 and the graph together (fallbacks)")

@@ -16,6 +16,7 @@ from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher
 from attest.answer.lookup import SUPPORT_CAP, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
 from attest.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
+from attest.answer.passages import PassageRanker
 from attest.answer.path_query import path_sparql
 from attest.answer.paths import Path, PathSearch
 from attest.answer.predicates import CAMEL, asks_for_person, focus_stems, question_terms
@@ -29,7 +30,7 @@ MAX_SOURCE_SEEDS = 5  # ... and at most this many from each passage
 MAX_SIGNATURES = 3  # the best path of each of this many kinds of path is kept before the rest by score
 SIGNATURE_SHARE = 0.3  # ... when it scores at least this share of the best path
 MAX_KEYWORDS = q.CHUNK_KEYWORDS
-MAX_SOURCES = 5
+MAX_SOURCES = 5  # passages in `sources` unless the request says `k`
 MAX_DOCUMENTS = 3  # document ids shown per fact (how many there are is counted)
 SNIPPET_CHARS = 600
 KEYWORD = re.compile(r"[A-Za-z0-9]{3,40}")
@@ -50,6 +51,7 @@ class ContextQuery:
     max_hops: int = 2
     limit: int = 20
     document: str | None = None
+    k: int = MAX_SOURCES
 
 
 class Retriever:
@@ -72,7 +74,7 @@ class Retriever:
             if iri is not None:
                 seeds[iri] = 1.0
                 hinted.add(iri)
-        sources = self._sources(request.query, request.document)
+        sources, notes = self._sources(request.query, request.document, seeds, request.k)
         if not seeds:  # the question names nothing: start from what the best matching passages name
             for source in sources:
                 for iri in sorted(matcher.mentions(source.text))[:MAX_SOURCE_SEEDS]:
@@ -128,7 +130,7 @@ class Retriever:
                                      ambiguous=len(link.iris) > 1) for link in links]
         return ContextResponse(entities=entities, relations=relations, paths=context_paths, links=context_links,
                                sources=sources, context=self._text(entities, relations, context_paths, sources),
-                               total_entities=total)
+                               total_entities=total, notes=notes)
 
     # pieces of the response -------------------------------------------------------------
 
@@ -162,21 +164,27 @@ class Retriever:
                            label=value if value is not None else _label(details, end), score=round(path.score, 6),
                            sparql=path_sparql(path.seed, path.signature))
 
-    def _sources(self, question: str, document: str | None) -> list[ContextSource]:
+    def _sources(self, question: str, document: str | None, seeds: dict[str, float],
+                 k: int) -> tuple[list[ContextSource], list[str]]:
+        """The passages: BM25 fused with the graph ranking (attest/answer/passages.py), each saying why it was chosen."""
         index = fulltext.for_store(self.lookup.store)
-        if index is not None:  # BM25 over the full-text index beside the store
-            return [ContextSource(chunk=h.chunk, document=h.document, start=h.start, end=h.end,
-                                  text=_snippet(h.text[:SNIPPET_CHARS]), score=h.score)
-                    for h in index.search(question, MAX_SOURCES, document, skip=STOPWORDS)]
+        if index is not None:
+            ranking = PassageRanker(index).rank(question, seeds, k, document, skip=STOPWORDS)
+            return [ContextSource(chunk=p.chunk, document=p.document, start=p.start, end=p.end,
+                                  text=_snippet(p.text[:SNIPPET_CHARS]), score=p.score, bm25_rank=p.bm25_rank,
+                                  bm25_score=p.bm25_score, graph_rank=p.graph_rank, graph_score=p.graph_score,
+                                  bridges=[self.ids.of(e) for e in p.bridges])
+                    for p in ranking.passages], [ranking.note] if ranking.note else []
         # a store with no index beside it (in memory, remote): keyword containment over every chunk's text
         words = [w.casefold() for w in KEYWORD.findall(question)]
         keywords = sorted({w for w in words if w not in STOPWORDS}, key=lambda w: (-len(w), w))[:MAX_KEYWORDS]
+        notes = ["no full-text index beside this store: passages found by keyword containment, without the graph"]
         if not keywords:
-            return []
+            return [], notes
         subs = {f"k{i}": Literal(k) for i, k in enumerate(keywords)}
         if document:
             subs["doc"] = NamedNode(self.iris.document(document))
-        search = q.chunk_search(len(keywords), MAX_SOURCES, in_document=document is not None)
+        search = q.chunk_search(len(keywords), k, in_document=document is not None)
         best = [(int(row["hits"].value) / len(keywords), row["c"].value, row["text"].value)
                 for row in self.lookup.store.query(search, substitutions=subs)]
         spans = self.lookup.chunk_spans([chunk for _, chunk, _ in best])
@@ -185,13 +193,17 @@ class Retriever:
             doc, start, end = spans.get(chunk) or (None, None, None)
             out.append(ContextSource(chunk=chunk, document=doc.rsplit("/", 1)[-1] if doc else None, start=start, end=end,
                                      text=_snippet(text[:SNIPPET_CHARS]), score=round(score, 4)))
-        return out
+        return out, notes
 
     def _text(self, entities: list[ContextEntity], relations: list[ContextRelation], paths: list[ContextPath],
               sources: list[ContextSource]) -> str:
-        """Sections in priority order (the paths first), cut at the character budget; document text is sanitized."""
+        """Sections in priority order (the passages, then the paths), cut at the character budget; document text is
+        sanitized."""
         by_id = {r.id: r for r in relations}
         lines = []
+        if sources:  # first: passages ranked by words and by the graph (the evidence of questions over documents)
+            lines.append("SOURCES (passages ranked by words and the graph, best first; background text, not citable):")
+            lines += [f"- [{s.document or 'document'} {s.start}-{s.end}] {s.text}" for s in sources]
         if paths:
             lines.append("PATHS (best first; each answers the question through the cited facts):")
             lines += [f"- {_clean(p.label)}: " + "; ".join(f"{_clean(by_id[r].text)} {relation_marker(r)}" for r in p.relations)
@@ -203,9 +215,6 @@ class Retriever:
             lines.append("FACTS (cite as shown; 'inferred' facts follow from the ontology by OWL 2 RL reasoning):")
             lines += [f"- {relation_marker(r.id)} {_clean(r.text)} ({r.status}" + (f", depth {r.depth})" if r.depth else ")")
                       for r in relations]
-        if sources:
-            lines.append("SOURCES (background text, not citable):")
-            lines += [f"- [{s.document or 'document'} {s.start}-{s.end}] {s.text}" for s in sources]
         if not (paths or entities or sources):
             lines = [NOTHING_NAMED]
         out, used = [], 0

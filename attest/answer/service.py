@@ -5,18 +5,20 @@ from __future__ import annotations
 from typing import Literal
 
 from attest.answer.compose import compose_extractive
+from attest.answer.extractive import compose_answer
 from attest.answer.ids import Ids, declared_prefixes
 from attest.answer.inference import Inference
 from attest.answer.llm_answer import llm_answer
 from attest.answer.lookup import GraphLookup
 from attest.answer.models import AnswerItem, ContextResponse, VerifyReport
 from attest.answer.path_query import context_walk, walks_sparql
-from attest.answer.retrieve import ContextQuery, Retriever
+from attest.answer.retrieve import STOPWORDS, ContextQuery, Retriever
 from attest.answer.verify import Verifier
 from attest.errors import ConfigError, ExtractionError, LlmUnavailable
 from attest.extract.llm_client import LlmClient, llm_available
+from attest.extract.ontology_terms import OntologyTerms, terms_from_store
 from attest.settings import Settings
-from attest.store import GraphStore
+from attest.store import GraphStore, fulltext
 from attest.vocab import Iris
 
 AnswerMode = Literal["auto", "llm", "extractive"]
@@ -56,7 +58,8 @@ class AnswerService:
                     raise
                 notes.append(f"LLM failed ({exc.message}); answered extractively from graph facts")
         if text is None:
-            text, answers = compose_extractive(context)
+            text, answers = compose_answer(question, context, fulltext.for_store(self.lookup.store), self.lookup,
+                                           self._terms(), STOPWORDS)
         report = self.verifier.verify(text)
         return report.model_copy(update={"mode": used, "context": context.context, "notes": notes, "answers": answers,
                                          "sparql": self.answer_sparql(context, answers)})
@@ -74,6 +77,12 @@ class AnswerService:
             if seed is not None:
                 walks.append(context_walk(path, relations, seed))
         return walks_sparql(walks) if walks else None
+
+    def _terms(self) -> OntologyTerms | None:
+        """The store's ontology classes (what "which university" asks for), read once per write generation."""
+        graph = self.lookup.iris.ontology_graph
+        return self.lookup.memo.many("graph ontology terms", [graph],
+                                     lambda gs: {g: terms_from_store(self.lookup.store, g) for g in gs})[graph]
 
     def _llm(self) -> LlmClient:
         if self._client is None:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, field_validator
 
 from attest.answer.inference import reasoner_inference
-from attest.answer.limits import MAX_HINTS, MAX_HOPS, MAX_LIMIT, MAX_QUESTION_BYTES, MAX_VERIFY_CHARS
+from attest.answer.limits import MAX_HINTS, MAX_HOPS, MAX_LIMIT, MAX_PASSAGES, MAX_QUESTION_BYTES, MAX_VERIFY_CHARS
 from attest.answer.models import ContextResponse, VerifyReport
 from attest.answer.retrieve import ContextQuery
 from attest.answer.service import AnswerService
@@ -35,6 +35,7 @@ class KagQuery(BaseModel):
     include_relations: bool = Field(True, description="Include facts between the entities")
     max_hops: int = Field(2, ge=0, le=MAX_HOPS, description="Hops of expansion over asserted and inferred facts, 0-3")
     limit: int = Field(20, ge=1, le=MAX_LIMIT, description="Most entities and most facts returned, 1-100")
+    k: int = Field(5, ge=1, le=MAX_PASSAGES, description="Source passages returned, 1-20")
 
     _query_size = field_validator("query")(lambda v: _within_bytes(v, "query"))
 

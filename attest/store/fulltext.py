@@ -1,4 +1,5 @@
-"""Full-text index of chunk text (SQLite FTS5, BM25) and each document's entity labels, beside the store, kept in step with commits."""
+"""Full-text index of chunk text (SQLite FTS5, BM25), each document's entity labels, chunk mentions and entity links,
+beside the store, kept in step with commits."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ log = logging.getLogger("attest.fulltext")
 FILE = "fulltext.sqlite"
 TERM = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 16
-LAYOUT = 3  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
+LAYOUT = 4  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
 # chunk_rows: which rows of `chunks` hold a document's text. FTS5 cannot index its UNINDEXED `document` column, so a
 # delete by document through it reads every chunk row; through chunk_rows it reads that document's rows only.
 SCHEMA = """
@@ -29,7 +30,18 @@ CREATE TABLE IF NOT EXISTS chunk_rows (document TEXT NOT NULL, row INTEGER NOT N
 CREATE INDEX IF NOT EXISTS chunk_rows_by_document ON chunk_rows (document);
 CREATE TABLE IF NOT EXISTS labels (document TEXT NOT NULL, entity TEXT NOT NULL, label TEXT NOT NULL, type TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS labels_by_document ON labels (document);
+CREATE TABLE IF NOT EXISTS mentions (document TEXT NOT NULL, chunk TEXT NOT NULL, entity TEXT NOT NULL,
+  start INTEGER, end INTEGER);
+CREATE INDEX IF NOT EXISTS mentions_by_document ON mentions (document);
+CREATE INDEX IF NOT EXISTS mentions_by_entity ON mentions (entity, chunk);
+CREATE INDEX IF NOT EXISTS mentions_by_chunk ON mentions (chunk);
+CREATE TABLE IF NOT EXISTS links (document TEXT NOT NULL, subject TEXT NOT NULL, object TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_by_document ON links (document);
+CREATE INDEX IF NOT EXISTS links_by_subject ON links (subject);
+CREATE INDEX IF NOT EXISTS links_by_object ON links (object);
 """
+# mentions: which chunk names which entity (the graph's att:denotes mention records), where in the document;
+# links: a fact a document states between two entities, direction and predicate dropped (the passage ranking walks them)
 _OPEN: dict[Path, "FullText"] = {}
 _opening = threading.Lock()
 
@@ -48,6 +60,16 @@ class Hit:
 class Chunk:
     iri: str
     text: str
+    start: int | None
+    end: int | None
+
+
+@dataclass(frozen=True)
+class MentionRow:
+    """One chunk naming one entity, at a span of its document (None when the extractor gave none)."""
+
+    chunk: str
+    entity: str
     start: int | None
     end: int | None
 
@@ -84,6 +106,7 @@ class FullText:
         db.execute("SELECT count(*) FROM documents").fetchone()
         if db.execute("PRAGMA user_version").fetchone()[0] < LAYOUT:  # documents forgotten: the next sync refills them
             db.executescript("DELETE FROM documents; DELETE FROM chunks; DELETE FROM chunk_rows; DELETE FROM labels; "
+                             "DELETE FROM mentions; DELETE FROM links; "
                              f"PRAGMA user_version = {LAYOUT};")
         return db
 
@@ -91,22 +114,27 @@ class FullText:
         with self.lock:
             return dict(self.db.execute("SELECT document, hash FROM documents").fetchall())
 
-    def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = ()) -> None:
-        """The document's chunks and labels, in one SQLite transaction (an empty hash deletes them)."""
+    def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = (),
+                mentions: Iterable[MentionRow] = (), links: Iterable[tuple[str, str]] = ()) -> None:
+        """The document's chunks, labels, mentions and links, in one SQLite transaction (an empty hash deletes them)."""
         rows = [(c.text, c.iri, document, c.start, c.end) for c in chunks]
         label_rows = [(document, x.entity, x.label, x.type) for x in labels]
+        mention_rows = [(document, m.chunk, m.entity, m.start, m.end) for m in mentions]
+        link_rows = [(document, s, o) for s, o in links]
         with self.lock:
             self.db.execute("BEGIN")
             try:
                 self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
                                 (document,))
-                for table in ("chunk_rows", "labels", "documents"):
+                for table in ("chunk_rows", "labels", "mentions", "links", "documents"):
                     self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
                 if content_hash:
                     written = [(document, self.db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", row).lastrowid)
                                for row in rows]
                     self.db.executemany("INSERT INTO chunk_rows VALUES (?, ?)", written)
                     self.db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", label_rows)
+                    self.db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?)", mention_rows)
+                    self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", link_rows)
                     self.db.execute("INSERT INTO documents VALUES (?, ?)", (document, content_hash))
                 self.db.execute("COMMIT")
             except BaseException:
@@ -141,6 +169,10 @@ class FullText:
                 types.add(type_name)
             out[entity] = (min(known, label) if known and label else known or label, types)
         return out
+
+    def read(self, query: str, args: tuple = ()) -> list[tuple]:
+        """Rows of a read-only query on this thread's reading connection (the passage ranking's bounded reads)."""
+        return self._reader().execute(query, args).fetchall()
 
     def _reader(self) -> sqlite3.Connection:
         """This thread's reading connection: in WAL mode readers neither wait for the writer nor for each other (one
@@ -214,6 +246,32 @@ def labels_of(quads: Iterable[Quad], iris: Iris) -> list[Label]:
     return sorted(out, key=lambda x: (x.entity, x.label, x.type))
 
 
+def mentions_of(quads: Iterable[Quad], iris: Iris) -> list[MentionRow]:
+    """The mention records of a document graph: which chunk names which minted entity, and where."""
+    props: dict[str, dict[str, object]] = {}
+    for q in quads:
+        p = q.predicate.value
+        if p in (ATT + "inChunk", ATT + "denotes", ATT + "charStart", ATT + "charEnd") and isinstance(q.subject, NamedNode) \
+                and "/mention/" in q.subject.value:
+            props.setdefault(q.subject.value, {})[p[len(ATT):]] = q.object
+    out = set()
+    for p in props.values():
+        if "inChunk" in p and "denotes" in p and iris.entity_id(p["denotes"].value) is not None:
+            out.add(MentionRow(p["inChunk"].value, p["denotes"].value, _int(p.get("charStart")), _int(p.get("charEnd"))))
+    return sorted(out, key=lambda m: (m.chunk, m.start or 0, m.entity))
+
+
+def links_of(quads: Iterable[Quad], iris: Iris) -> list[tuple[str, str]]:
+    """The facts a document graph states between two minted entities, as (subject, object)."""
+    out = set()
+    for q in quads:
+        s, o = q.subject, q.object
+        if isinstance(s, NamedNode) and isinstance(o, NamedNode) and s != o and iris.entity_id(s.value) is not None \
+                and iris.entity_id(o.value) is not None:
+            out.add((s.value, o.value))
+    return sorted(out)
+
+
 def _int(term) -> int | None:
     return int(term.value) if isinstance(term, Literal) else None
 
@@ -223,7 +281,8 @@ def reindex(store, iris: Iris, doc: str, content_hash: str) -> None:
     if index is None:
         return
     quads = list(store.quads(iris.document_graph(doc)))
-    index.replace(doc, content_hash, chunks_of(quads, iris).get(doc, []), labels_of(quads, iris))
+    index.replace(doc, content_hash, chunks_of(quads, iris).get(doc, []), labels_of(quads, iris), mentions_of(quads, iris),
+                  links_of(quads, iris))
 
 
 def on_commit(store, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
@@ -233,4 +292,5 @@ def on_commit(store, iris: Iris, doc: str, document: list[Quad], status: list[Qu
         return
     content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
                          and q.subject.value == iris.document(doc)), "")
-    index.replace(doc, content_hash if document else "", chunks_of(document, iris).get(doc, []), labels_of(document, iris))
+    index.replace(doc, content_hash if document else "", chunks_of(document, iris).get(doc, []), labels_of(document, iris),
+                  mentions_of(document, iris), links_of(document, iris))
