@@ -41,7 +41,7 @@ def ingest(
     store = open_store(settings)
     try:
         iris = Iris(settings.base_iri)
-        load_ontology(store, settings.ontology_dir, iris)
+        load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
         # the pipeline's reasoner comes up before the run's first write and then derives only what each write
         # adds or retracts; stored records whose stamp is current are kept (README "Reasoner")
         session = open_session(store, settings, offline=offline)

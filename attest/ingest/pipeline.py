@@ -71,9 +71,9 @@ class IngestPipeline:
         self.settings = settings
         self.iris = Iris(settings.base_iri)
         self.extractor = extractor  # None: rebuild-only (unmerge), every chunk must have a stored extraction
-        self.terms = terms or load_terms(settings.ontology_dir)
+        self.terms = terms or load_terms(settings.ontology_dir, settings.ontology_modules_off)
         self.validator = ExtractionValidator(self.terms)
-        self.gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir)
+        self.gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir, settings.ontology_modules_off)
         self.registry = StatusRegistry(store, self.iris)
         self.reasoner = reasoner
         self._index: EntityIndex | None = None
