@@ -19,7 +19,6 @@ for every fold: the honest figure, since the shipped model is trained on all 500
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from collections import Counter
@@ -29,36 +28,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from pyoxigraph import RdfFormat, Store  # noqa: E402
-
-from attest.extract.ontology_terms import load_terms, local_name  # noqa: E402
+from attest.extract.ontology_terms import load_terms  # noqa: E402
 from attest.extract.validate import ExtractionValidator  # noqa: E402
 from attest.ingest.chunk import chunk_text, clean  # noqa: E402
 from docred import GoldDoc, folds, load_docs  # noqa: E402
+from train_relations import wikidata_map  # noqa: E402
 
 ONTOLOGY = REPO / "ontology"
-ALIGNMENT = """
-PREFIX owl: <http://www.w3.org/2002/07/owl#>
-PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
-SELECT ?p ?wd WHERE { { ?p owl:equivalentProperty ?wd } UNION { ?p skos:exactMatch ?wd }
-  FILTER(STRSTARTS(STR(?wd), "http://www.wikidata.org/")) }
-"""
-
-
-def wikidata_map(ontology_dir: Path, terms) -> dict[str, tuple[str, bool]]:
-    """predicate local name -> (Wikidata property id, inverted?): its own alignment, or its inverse's, reversed."""
-    store = Store()
-    for path in sorted(ontology_dir.glob("*.ttl")):
-        store.load(path.read_bytes(), format=RdfFormat.TURTLE)
-    aligned: dict[str, str] = {}
-    for row in store.query(ALIGNMENT):
-        if m := re.search(r"/(P\d+)$", row["wd"].value):
-            aligned[local_name(row["p"].value)] = m.group(1)
-    out = {name: (pid, False) for name, pid in aligned.items()}
-    for name, term in terms.predicates.items():
-        if name not in out and term.inverse in aligned:
-            out[name] = (aligned[term.inverse], True)
-    return out
 
 
 def run_extraction(docs: list[GoldDoc], extractor, validator) -> tuple[list[tuple[list, list]], float]:
@@ -175,11 +151,13 @@ def main() -> None:
     tally = Tally()
     seconds = 0.0
     if args.cv:
-        from train_relations import train_model
+        from train_relations import collect, train_model
 
+        per_doc = collect(docs, terms)  # candidate pairs do not depend on the model: found once, split by fold
         for k, held in enumerate(folds(len(docs), args.cv)):
             held_set = set(held)
-            model = train_model([d for i, d in enumerate(docs) if i not in held_set], terms)
+            model = train_model([samples for i, samples in enumerate(per_doc) if i not in held_set])
+            print(f"fold {k + 1}/{args.cv}: thresholds {model.thresholds}", file=sys.stderr)
             test = [docs[i] for i in held]
             results, s = run_extraction(test, make_extractor(terms, model), validator)
             seconds += s

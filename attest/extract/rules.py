@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 import spacy
 from rapidfuzz import fuzz, process
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -41,6 +42,8 @@ from spacy.tokens import Doc, Span
 
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.relation_model import RelationModel
+from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
 from attest.extract.refuse import inside, refused_sentences
@@ -48,6 +51,13 @@ from attest.extract.sanitize import injection_kinds
 
 CUE = "CUE_"  # EntityRuler label prefix of type-cue patterns (ontology class labels)
 FUZZY_CUTOFF = 88.0
+_SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded once per process
+
+
+def shipped_relation_model() -> RelationModel | None:
+    if not _SHIPPED:
+        _SHIPPED.append(RelationModel.load())
+    return _SHIPPED[0]
 
 
 @dataclass
@@ -124,6 +134,7 @@ class RuleExtractor(LowercaseNames):
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
         self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
         self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
+        self.relation_model = shipped_relation_model()
 
     # ------------------------------------------------------------------ setup
     def _type(self, label: str) -> str | None:
@@ -471,18 +482,60 @@ class RuleExtractor(LowercaseNames):
             self._retype_by_signature(predicate, b, a, doc)
         return b, predicate, a, 0.75 if fits else 0.5
 
+    # ------------------------------------------------------------------ statistical relations
+    def _model_relations(self, doc: Doc, mentions: list[Mention]) -> list[tuple[Mention, str, Mention, float, int, int]]:
+        """Relations the trained classifier states between candidate pairs (relation_pairs): for each pair, every
+        class at or over the model's threshold; "related" (no ontology predicate) only when no predicate is."""
+        model = self.relation_model
+        if model is None:
+            return []
+        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None]
+        if not pairs:
+            return []
+        probs = model.predict([p.features for p in pairs])
+        found = []
+        for pair, row in zip(pairs, probs):
+            typed = False
+            threshold = model.threshold(pair.features)
+            for k in np.flatnonzero(row >= threshold):
+                label = model.classes[k]
+                if label in ("none", "related"):
+                    continue
+                predicate, forward = label[:-1], label.endswith(">")
+                if predicate not in self.terms.predicates:
+                    continue  # a predicate of a module that is turned off
+                subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
+                term = self.terms.predicates[predicate]
+                if not (self._fits(subject, term.domain) and self._fits(obj, term.range)):
+                    continue  # a typed name contradicts the predicate: no fact rather than a wrong one
+                self._retype_by_signature(predicate, subject, obj, doc)
+                found.append((subject, predicate, obj, float(row[k]), pair.start_char, pair.end_char))
+                typed = True
+            related = 1.0 - float(row[model.classes.index("none")])
+            if not typed and related >= threshold and "relatesTo" in self.terms.predicates:
+                found.append((pair.a, "relatesTo", pair.b, related, pair.start_char, pair.end_char))
+        return found
+
     # ------------------------------------------------------------------ entry point
-    def extract(self, text: str) -> Extraction:
+    def analyse(self, text: str) -> tuple[Doc, list[Mention], list[Mention], list[RefusedSentence]]:
+        """The parsed chunk, its mentions outside refused sentences, those inside them, and the refused sentences."""
         doc = self.nlp(text)
         refused = refused_sentences(text)
         mentions = self._mentions(doc)
         held = [m for m in mentions if inside(refused, m.start_char) is not None]
         mentions = [m for m in mentions if inside(refused, m.start_char) is None]
-        triples = self._relations(doc, mentions)
+        return doc, mentions, held, refused
+
+    def extract(self, text: str) -> Extraction:
+        doc, mentions, held, refused = self.analyse(text)
+        triples = [(*t, None, None) for t in self._relations(doc, mentions)]
+        triples += self._model_relations(doc, mentions)
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
-            for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])]:
+            for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
+                           or (t[4] is not None and inside(refused, t[4]) is not None)]:
                 triples.remove(triple)
-                _spans_refused(refused, triple[0], triple[2]).dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
+                sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
+                sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
         entities: dict[str, ExtractedEntity] = {}
         for m in mentions:
             if m.type is None:
@@ -494,13 +547,16 @@ class RuleExtractor(LowercaseNames):
                 entity = best.model_copy(update={"start": entities[key].start, "end": entities[key].end})
             entities[key] = entity
         relations: dict[tuple[str, str, str], ExtractedRelation] = {}
-        for subject, predicate, obj, confidence in triples:
+        for subject, predicate, obj, confidence, start, end in triples:
             if subject.text.casefold() == obj.text.casefold():
                 continue
             key = (subject.text.casefold(), predicate, obj.text.casefold())
+            if start is None:  # a rule's relation: the sentence of its object
+                sentence = doc[obj.start].sent
+                start, end = sentence.start_char, sentence.end_char
             if key not in relations or relations[key].confidence < confidence:
                 relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
-                                                   confidence=round(confidence, 3))
+                                                   confidence=round(confidence, 3), start=start, end=end)
         for m in held:
             sentence = inside(refused, m.start_char)
             if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:

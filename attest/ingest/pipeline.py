@@ -255,6 +255,13 @@ class IngestPipeline:
                 else:
                     span = None
                 ce.mentions[entity.name] = Mention(entity, self.index.resolve(entity.name, entity.type), span)
+            for i, rel in enumerate(ce.relations):  # the sentence that states it, in the original text
+                key = f"relation:{rel.subject}|{rel.predicate}|{rel.object}"
+                if key not in spans and cleaned is not None and rel.start is not None and rel.end is not None \
+                        and 0 <= rel.start < rel.end <= len(c.text):
+                    spans[key] = list(cleaned.span_to_original(clean_starts[c.id] + rel.start, clean_starts[c.id] + rel.end))
+                if spans.get(key):
+                    ce.sentences[i] = tuple(spans[key])
             cache["spans"] = spans
             c.cache = json.dumps(cache)
             extractions.append(ce)
