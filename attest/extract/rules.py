@@ -426,8 +426,11 @@ class RuleExtractor(LowercaseNames):
         if not candidates and "and" in content:
             # "X was developed by Y and implements Z": the verb after "and" belongs to the earlier subject
             tail = content[len(content) - content[::-1].index("and"):]
-            if tail and (candidates := self.phrases.get(tail)):
-                subject, confidence = last_subject or in_sent[0], 0.75
+            opener = in_sent[0] if in_sent[0].start - doc.user_data["sentence_start"][in_sent[0].start] <= 1 else None
+            if tail and (last_subject or opener) and (candidates := self.phrases.get(tail)):
+                # the earlier subject, or the name that opens the sentence; "She was born in X and studied at Y"
+                # names no subject, and X is none
+                subject, confidence = last_subject or opener, 0.75
         if not candidates and (lowered[:2] in ([",", "a"], [",", "an"], [",", "the"]) or lowered[:1] in (["is"], ["was"])):
             # "Ontotext, a company headquartered in Sofia" / "Protégé is an ontology editor developed at Stanford"
             for cut in range(1, min(len(content), 4)):
