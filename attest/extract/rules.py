@@ -486,19 +486,22 @@ class RuleExtractor(LowercaseNames):
         return b, predicate, a, 0.75 if fits else 0.5
 
     # ------------------------------------------------------------------ statistical relations
-    def _model_relations(self, doc: Doc, mentions: list[Mention]) -> list[tuple[Mention, str, Mention, float, int, int]]:
+    def _model_relations(self, doc: Doc, mentions: list[Mention],
+                         related: set[frozenset[str]]) -> list[tuple[Mention, str, Mention, float, int, int]]:
         """Relations the trained classifier states between candidate pairs (relation_pairs): for each pair, every
-        class at or over the model's threshold; "related" (no ontology predicate) only when no predicate is."""
+        predicate class at or over the threshold of the pair's kind. Not stated: "related" (a relation the text
+        states with no predicate to land on: ont:relatesTo would say too little to cite), and anything about a pair
+        the phrase rules already relate (they are the more precise where they apply)."""
         model = self.relation_model
         if model is None:
             return []
-        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None]
+        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None
+                 and frozenset((p.a.text, p.b.text)) not in related]
         if not pairs:
             return []
         probs = model.predict([p.features for p in pairs])
         found = []
         for pair, row in zip(pairs, probs):
-            typed = False
             threshold = model.threshold(pair.features)
             for k in np.flatnonzero(row >= threshold):
                 label = model.classes[k]
@@ -513,10 +516,6 @@ class RuleExtractor(LowercaseNames):
                     continue  # a typed name contradicts the predicate: no fact rather than a wrong one
                 self._retype_by_signature(predicate, subject, obj, doc)
                 found.append((subject, predicate, obj, float(row[k]), pair.start_char, pair.end_char))
-                typed = True
-            related = 1.0 - float(row[model.classes.index("none")])
-            if not typed and related >= threshold and "relatesTo" in self.terms.predicates:
-                found.append((pair.a, "relatesTo", pair.b, related, pair.start_char, pair.end_char))
         return found
 
     # ------------------------------------------------------------------ entry point
@@ -532,7 +531,7 @@ class RuleExtractor(LowercaseNames):
     def extract(self, text: str) -> Extraction:
         doc, mentions, held, refused = self.analyse(text)
         triples = [(*t, None, None) for t in self._relations(doc, mentions)]
-        triples += self._model_relations(doc, mentions)
+        triples += self._model_relations(doc, mentions, {frozenset((t[0].text, t[2].text)) for t in triples})
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
             for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
                            or (t[4] is not None and inside(refused, t[4]) is not None)]:
