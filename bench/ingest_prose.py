@@ -1,6 +1,6 @@
 """Benchmark: `attest ingest --offline` of real Wikipedia paragraphs (2WikiMultihopQA corpus), documents/s.
 
-    python bench/ingest_prose.py [--docs 6119]
+    python bench/ingest_prose.py [--docs 6119] [--repo CHECKOUT]
 
 Each paragraph is written as one Markdown file, its title as the heading (as the docqa README says), into a
 temporary folder; then `attest ingest --offline FOLDER` runs on a fresh store with the default settings (batched
@@ -26,6 +26,7 @@ CORPUS = REPO.parent / "shared" / "data" / "docqa" / "2wiki_corpus.json"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=6119)
+    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout whose attest runs (to compare branches)")
     args = parser.parse_args()
     if not CORPUS.exists():
         raise SystemExit(f"{CORPUS} is missing (see ../shared/data/docqa/README.md)")
@@ -41,7 +42,7 @@ def main() -> None:
         print(f"load average before: {os.getloadavg()[0]:.1f}")
         started = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "attest.cli", "--config", str(config), "ingest", "--offline",
-                               str(corpus)], cwd=REPO, capture_output=True, text=True)
+                               str(corpus)], cwd=args.repo, capture_output=True, text=True)
         seconds = time.perf_counter() - started
         print(f"load average after: {os.getloadavg()[0]:.1f}")
         if done.returncode != 0:

@@ -123,7 +123,7 @@ def _extract_document(extractor, text: str) -> tuple[list, list]:
         extraction = extractor.extract(chunk.text)
         entities += extraction.entities
         relations += extraction.relations
-        assert all(0 <= r.start < r.end <= len(chunk.text) for r in extraction.relations)
+        assert all(r.start is None or 0 <= r.start < r.end <= len(chunk.text) for r in extraction.relations)
     return entities, relations
 
 

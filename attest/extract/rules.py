@@ -553,9 +553,6 @@ class RuleExtractor(LowercaseNames):
             if subject.text.casefold() == obj.text.casefold():
                 continue
             key = (subject.text.casefold(), predicate, obj.text.casefold())
-            if start is None:  # a rule's relation: the sentence of its object
-                sentence = doc[obj.start].sent
-                start, end = sentence.start_char, sentence.end_char
             if key not in relations or relations[key].confidence < confidence:
                 relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
                                                    confidence=round(confidence, 3), start=start, end=end)
