@@ -167,8 +167,9 @@ class RuleExtractor(LowercaseNames):
                         and (named[j + 1] or words[j + 1][0].isdigit()):
                     j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237
                 elif lower[j] in {"of", "for"} and j + 1 < n and named[j + 1] and j + 1 not in taken \
-                        and any(lower[k] in lex.ORG_WORDS for k in range(i, j)):
-                    j += 1  # University of Oxford, Institute for Applied Informatics
+                        and lower[j + 1] not in STOP_WORDS and (any(lower[k] in lex.ORG_WORDS for k in range(i, j))
+                                                               or (lower[j] == "of" and self._of_joins(words, lower, i, j))):
+                    j += 1  # University of Oxford, Institute for Applied Informatics, Journal of Psychotherapy
                 elif lower[j] in lex.NAME_PARTICLES and j + 1 < n and words[j + 1][:1].isupper():
                     j += 1  # Guido van Rossum
                 else:
@@ -185,6 +186,13 @@ class RuleExtractor(LowercaseNames):
             spans.append((i, j))
             i = j
         return spans
+
+    @staticmethod
+    def _of_joins(words: list[str], lower: list[str], i: int, j: int) -> bool:
+        """ "X of Y" is one name ("Journal of Psychotherapy Integration", "Franz Joseph I of Austria") unless X is
+        a role or title alone ("Mayor of Calgary")."""
+        left = lower[i:j]
+        return not (len(left) == 1 and (left[0] in lex.PERSON_ROLES or left[0].rstrip(".") in lex.PERSON_TITLES))
 
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
         """A lower-case type cue (ontology class label) starting within `reach` tokens of k, only words between."""
