@@ -172,10 +172,14 @@ class RuleExtractor(LowercaseNames):
                     j += 1  # University of Oxford, Institute for Applied Informatics, Journal of Psychotherapy
                 elif lower[j] in lex.NAME_PARTICLES and j + 1 < n and words[j + 1][:1].isupper():
                     j += 1  # Guido van Rossum
+                elif words[j] == "&" and j + 1 < n and named[j + 1] and j + 1 not in taken:
+                    j += 1  # Mumford & Sons, AT&T
                 else:
                     break
-            while j > i + 1 and (words[j - 1] in {"-", "/"} or lower[j - 1] in {"of", "for"}):
+            while j > i + 1 and (words[j - 1] in {"-", "/", "&"} or lower[j - 1] in {"of", "for"}):
                 j -= 1
+            while j - i >= 2 and lower[i].rstrip(".") in lex.TITLES and named[i + 1] and lower[i + 1] not in STOP_WORDS:
+                i += 1  # "Prime Minister Sheikh Hasina", "Dr. Jane Roe": the title says what the name is, not who
             lone_initial = j == i + 1 and starts[i]
             if lone_initial and not (_shape_strong(words[i]) or words[i] in capitalized_elsewhere
                                      or self._fuzzy_known(words[i]) or self._cue_after(doc, i, j)
