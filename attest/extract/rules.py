@@ -524,11 +524,29 @@ class RuleExtractor(LowercaseNames):
                     continue  # a predicate of a module that is turned off
                 subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
                 term = self.terms.predicates[predicate]
-                if not (self._fits(subject, term.domain) and self._fits(obj, term.range)):
+                # the place a subject of locatedIn must be (its shape: an Agent or a Location; the OWL domain cannot say so)
+                domain = "Location" if predicate == "locatedIn" and subject.weak and "Location" in self.terms.types \
+                    else term.domain
+                if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
                     continue  # a typed name contradicts the predicate: no fact rather than a wrong one
-                self._retype_by_signature(predicate, subject, obj, doc)
+                for mention, required in ((subject, domain), (obj, term.range)):
+                    if not required or required == "Entity" or self.terms.is_subtype(mention.type, required):
+                        continue
+                    if required == "Agent":
+                        person = self._person_like([t.text for t in doc[mention.start:mention.end]])
+                        required = self._type("person" if person else "organization")
+                    elif required == "Topic":
+                        required = self._type("technology")
+                    mention.type, mention.confidence = required, max(mention.confidence, 0.75)
                 found.append((subject, predicate, obj, float(row[k]), pair.start_char, pair.end_char))
         return found
+
+    def _narrows(self, mention: Mention, required: str | None) -> bool:
+        """Whether the mention may take the required class: no requirement, a weak type, its own class or a subclass,
+        or a superclass the requirement narrows (a Location is the Country that citizenOf needs)."""
+        if not required or required == "Entity" or mention.type is None or mention.weak:
+            return True
+        return self.terms.is_subtype(mention.type, required) or self.terms.is_subtype(required, mention.type)
 
     # ------------------------------------------------------------------ entry point
     def analyse(self, text: str) -> tuple[Doc, list[Mention], list[Mention], list[RefusedSentence]]:
