@@ -148,3 +148,20 @@ def test_a_one_megabyte_run_on_sentence_completes_with_few_facts(extractor):
     _, relations = _extract_document(extractor, text)
     assert time.monotonic() - started < 120
     assert len({(r.subject, r.predicate, r.object) for r in relations}) <= 5  # one clause, said again and again
+
+
+FRENCH = ("La tour Marnelle est une tour de fer de 120 mètres située à Lyon, au bord du Rhône, dans le quartier de "
+          "Perrache. Elle fut construite par l'ingénieur Gustave Morel pour l'exposition de 1894 et appartient à la "
+          "ville depuis 1920.")
+
+
+def test_text_that_is_not_english_is_stored_with_a_report_that_little_was_found(store, settings, iris, extractor):
+    extraction = extractor.extract(FRENCH)
+    assert extraction.entities == [] and extraction.relations == []
+    pipeline = offline_pipeline(store, settings)
+    report = pipeline.ingest(LoadedDocument("marnelle.txt", "text/plain", FRENCH, len(FRENCH.encode())))
+    assert report.status == "done" and report.entities == 0 and report.relations == 0
+    assert "found little" in report.message and "English" in report.message
+    assert pipeline.registry.get(report.doc_id).message == report.message  # listed by `attest documents`
+    english = pipeline.ingest(LoadedDocument("lake.txt", "text/plain", LAKE * 3, len(LAKE.encode()) * 3))
+    assert english.message == "" and english.entities >= 2

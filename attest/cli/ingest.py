@@ -65,6 +65,8 @@ def ingest(
                     typer.echo(f"{report.outcome} {source}", err=True)
                 if report.outcome in ("failed", "rejected"):
                     tqdm.write(f"{report.outcome}: {report.message}", file=sys.stderr)
+                elif report.message:
+                    tqdm.write(f"{source}: {report.message}", file=sys.stderr)
                 elif report.quarantined:
                     tqdm.write(f"{source}: {len(report.quarantined)} item(s) quarantined: {report.quarantined[0]['message']}",
                                file=sys.stderr)

@@ -45,6 +45,7 @@ from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.relation_model import RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
+from attest.extract.language import reads_as_english
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
 from attest.extract.refuse import inside, refused_sentences
 from attest.extract.sanitize import injection_kinds
@@ -560,6 +561,9 @@ class RuleExtractor(LowercaseNames):
 
     def extract(self, text: str) -> Extraction:
         doc, mentions, held, refused = self.analyse(text)
+        if not reads_as_english(text):  # capitals and phrases of another language say nothing the rules can read
+            mentions = [m for m in mentions if m.known]
+            return self._extraction(doc, mentions, held, refused, [])
         triples = [(*t, None, None) for t in self._relations(doc, mentions)]
         triples += self._model_relations(doc, mentions, {frozenset((t[0].text, t[2].text)) for t in triples})
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
@@ -568,6 +572,10 @@ class RuleExtractor(LowercaseNames):
                 triples.remove(triple)
                 sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
                 sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
+        return self._extraction(doc, mentions, held, refused, triples)
+
+    def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
+                    triples: list) -> Extraction:
         entities: dict[str, ExtractedEntity] = {}
         for m in mentions:
             if m.type is None:

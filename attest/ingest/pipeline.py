@@ -15,6 +15,7 @@ from pyoxigraph import NamedNode, Quad
 
 from attest import metrics
 from attest.errors import DocumentRejected, ExtractionError, NotFound, PayloadTooLarge, UnsupportedFormat
+from attest.extract.language import reads_as_english
 from attest.extract.models import Extraction, Extractor
 from attest.extract.ontology_terms import OntologyTerms, load_terms
 from attest.extract.validate import ExtractionValidator
@@ -296,6 +297,9 @@ class IngestPipeline:
                                and q.subject.value.startswith(self.iris.entity_prefix)
                                and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
         status.state, status.message, status.updated = "done", "", now().isoformat()
+        if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):
+            report.message = status.message = (f"the offline extractor found little: the text does not read as English "
+                                               f"({report.entities} entities, {report.relations} relations)")
         status.report = {k: getattr(report, k) for k in STORED_REPORT}
         self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status),
                      quarantine=quarantine, fresh=fresh)
