@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def check_startup(settings: Settings) -> None:
     """What the app's startup would fail on, raised as one AttestError before the server starts: the ontology, the
     embedded store (a remote one may come up later: the app waits for it)."""
-    check_ontology(settings.ontology_dir, Iris(settings.base_iri))
+    check_ontology(settings.ontology_dir, Iris(settings.base_iri), settings.ontology_modules_off)
     if settings.store != "sparql":
         open_store(settings).close()
 
@@ -117,7 +117,7 @@ def _prepare_store(store, settings: Settings, iris: Iris) -> None:
     if hasattr(store, "drop_stale_loads"):
         store.ping()
         store.drop_stale_loads()
-    load_ontology(store, settings.ontology_dir, iris)
+    load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
     summary.ensure(store, iris)  # a store from before the summary, or edited by hand
     sync_fulltext(store, iris)  # after a crash between a commit and its index update
 

@@ -30,6 +30,8 @@ class Settings(BaseSettings):
     ontology_dir: Path = Field(Path("ontology"), description="Directory of the ontology's Turtle files")
     shapes_dir: Path = Field(Path("shapes"), description="Directory of the SHACL shapes' Turtle files")
     queries_dir: Path = Field(Path("queries"), description="Directory of the named SPARQL queries (*.rq)")
+    ontology_modules_off: list[str] = Field([], description="Ontology modules left out: file names without .ttl in "
+                                            "ontology_dir (and the shapes file of the same name), e.g. [general]")
     default_graph_as_union: bool = Field(True, description="SPARQL default graph is the union of all graphs unless the request names graphs")
 
     # remote store (store = sparql)

@@ -115,7 +115,7 @@ def test_ontology_terms_have_trees_counts_and_the_line_that_defines_them(browse)
     assert located["range"] == [ONT + "Location"]
     line = (REPO / "ontology" / located["file"]).read_text(encoding="utf-8").splitlines()[located["line"] - 1]
     assert line.startswith("ont:locatedIn ")
-    assert body["files"] == ["core.ttl", "relations.ttl"]
+    assert body["files"] == ["core.ttl", "general.ttl", "relations.ttl"]
 
 
 def test_term_sources_read_prefixes_and_full_iris(tmp_path):

@@ -68,7 +68,7 @@ def test_cleaning_maps_every_kept_character_back_to_the_original():
     original = ("# Heading\n\nOxigraph   uses **RocksDB**\u200b and [Rust](https://rust-lang.org).\n\n\n"
                 "- item one\n- `code` item")
     cleaned = clean(original, markdown=True)
-    assert cleaned.text == "Heading\n\nOxigraph uses RocksDB and Rust.\n\nitem one code item"
+    assert cleaned.text == "Heading\n\nOxigraph uses RocksDB and Rust.\n\nitem one\ncode item"  # list items keep their lines
     for i, ch in enumerate(cleaned.text):
         if not ch.isspace():
             assert original[cleaned.to_original(i)] == ch

@@ -130,8 +130,10 @@ def test_a_document_graph_says_nothing_twice(store, settings, iris):
     activities = [q.subject for q in quads if q.predicate.value == PROV + "used"]
     assert activities and len(activities) == 1  # the one activity every statement and mention is attributed to
     reifiers = {q.subject for q in quads if q.predicate.value == RDF + "reifies"}
-    assert reifiers and all({q.predicate.value for q in quads if q.subject == st} == {
+    span = {ATT + "charStart", ATT + "charEnd"}  # the stating sentence, where the extractor gave it
+    assert reifiers and all({q.predicate.value for q in quads if q.subject == st} - span == {
         RDF + "reifies", ATT + "confidence", ATT + "inChunk"} for st in reifiers)
+    assert all(len({q.predicate.value for q in quads if q.subject == st} & span) in (0, 2) for st in reifiers)
     mentions = {q.subject for q in quads if q.predicate.value == ATT + "denotes"}
     assert mentions and all({q.predicate.value for q in quads if q.subject == m} == {
         ATT + "inChunk", ATT + "denotes", ATT + "charStart", ATT + "charEnd"} for m in mentions)  # forms = labels

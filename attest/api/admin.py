@@ -17,7 +17,7 @@ def reload_ontology(request: Request, store: StoreDep, settings: SettingsDep, ir
 
     A broken file answers 422 and changes nothing.
     """
-    report = load_ontology(store, settings.ontology_dir, iris)
+    report = load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
     body: dict[str, object] = {"status": "reloaded", "files": report.files, "triples": report.triples}
     if settings.reason_after_ingest:
         body["reasoning"] = get_reasoner(request).refresh([iris.ontology_graph]).to_dict()

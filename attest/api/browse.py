@@ -196,7 +196,7 @@ def ontology_terms(store: StoreDep, iris: IrisDep, settings: SettingsDep) -> dic
         if row["p"] is not None:
             values.setdefault(row["p"].value, set()).add(row["v"].value)
     counts = {r["class"].value: int(r["n"].value) for r in store.query(CLASS_COUNTS, substitutions={"o": graph})}
-    sources = term_sources(settings.ontology_dir)
+    sources = term_sources(settings.ontology_dir, settings.ontology_modules_off)
     classes, properties = [], []
     for iri, (kinds, values) in sorted(terms.items()):
         file, line = sources.get(iri, (None, None))
@@ -208,7 +208,7 @@ def ontology_terms(store: StoreDep, iris: IrisDep, settings: SettingsDep) -> dic
         else:
             properties.append({**entry, **_property(kinds, values)})
     return {"classes": classes, "properties": properties,
-            "files": [p.name for p in ontology_files(settings.ontology_dir)]}
+            "files": [p.name for p in ontology_files(settings.ontology_dir, settings.ontology_modules_off)]}
 
 
 def _first(values: dict[str, set[str]], predicate: str) -> str | None:
@@ -233,7 +233,7 @@ def ontology_file(name: str, settings: SettingsDep) -> PlainTextResponse:
 
 def ontology_source(settings, name: str) -> Path:
     """The file of that name in the ontology directory; only names the directory lists are served."""
-    for path in ontology_files(settings.ontology_dir):
+    for path in ontology_files(settings.ontology_dir, settings.ontology_modules_off):
         if path.name == name:
             return path
     raise NotFound(f"no ontology file '{name[:200]}'", file=name[:200])

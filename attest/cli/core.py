@@ -182,7 +182,7 @@ def restore(
 def ontology_check(ctx: typer.Context) -> None:
     """Parse the ontology files; report errors as file:line:column. Changes nothing."""
     settings = settings_of(ctx)
-    report = check_ontology(settings.ontology_dir, Iris(settings.base_iri))
+    report = check_ontology(settings.ontology_dir, Iris(settings.base_iri), settings.ontology_modules_off)
     typer.echo(f"ontology OK: {len(report.files)} files, {report.triples} triples")
 
 
@@ -193,7 +193,7 @@ def ontology_reload(ctx: typer.Context) -> None:
     iris = Iris(settings.base_iri)
     store = open_store(settings)
     try:
-        report = load_ontology(store, settings.ontology_dir, iris)
+        report = load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
         typer.echo(f"ontology reloaded: {len(report.files)} files, {report.triples} triples")
         if settings.reason_after_ingest:
             from attest.reasoner import Reasoner

@@ -41,7 +41,7 @@ def ingest(
     store = open_store(settings)
     try:
         iris = Iris(settings.base_iri)
-        load_ontology(store, settings.ontology_dir, iris)
+        load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
         # the pipeline's reasoner comes up before the run's first write and then derives only what each write
         # adds or retracts; stored records whose stamp is current are kept (README "Reasoner")
         session = open_session(store, settings, offline=offline)
@@ -64,6 +64,8 @@ def ingest(
                     typer.echo(f"{report.outcome} {report.source}", err=True)
                 if report.outcome in ("failed", "rejected"):
                     tqdm.write(f"{report.outcome}: {report.message}", file=sys.stderr)
+                elif report.message:
+                    tqdm.write(f"{report.source}: {report.message}", file=sys.stderr)
                 elif report.quarantined:
                     tqdm.write(f"{report.source}: {len(report.quarantined)} item(s) quarantined: "
                                f"{report.quarantined[0]['message']}", file=sys.stderr)
@@ -90,7 +92,7 @@ def _reports(pipeline, files: Iterable[tuple[Path, str]], count: int, settings) 
         return
     from attest.ingest.worker import OffloadedGate, StageWorker
 
-    worker = StageWorker(settings.shapes_dir, settings.ontology_dir, [], nice=0)
+    worker = StageWorker(settings.shapes_dir, settings.ontology_dir, [], nice=0, modules_off=settings.ontology_modules_off)
     try:
         yield from pipeline.ingest_paths(files, OffloadedGate(worker, pipeline.gate).gate_later)
     finally:

@@ -26,6 +26,8 @@ class ExtractedRelation(BaseModel):
     predicate: str = Field(description="Local name of an ontology object property, e.g. uses, partOf, improves")
     object: str = Field(description="Name of the object entity, exactly as in `entities`")
     confidence: float = Field(description="How sure the extractor is, from 0 to 1")
+    start: int | None = Field(None, description="Character offset in the chunk where the sentence stating it starts")
+    end: int | None = Field(None, description="Character offset in the chunk where that sentence ends (exclusive)")
 
 
 class RefusedSentence(BaseModel):

@@ -2,7 +2,7 @@
 
 Interface (stable; used by the extractors, the validator and the ingest pipeline):
 
-    terms = load_terms(settings.ontology_dir)          # parse ontology/*.ttl
+    terms = load_terms(settings.ontology_dir, settings.ontology_modules_off)  # parse ontology/*.ttl
     terms = terms_from_store(store, iris.ontology_graph)  # or read the store's ontology graph
     terms.types            -> {local name: TypeTerm}       every class rdfs:subClassOf+ ont:Entity
     terms.predicates       -> {local name: PredicateTerm}  object properties between entities
@@ -19,6 +19,7 @@ name or rdfs:label always wins over another term's altLabel.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -213,10 +214,10 @@ def _terms_from_solutions(class_rows, property_rows) -> OntologyTerms:
     return OntologyTerms(types, predicates)
 
 
-def load_terms(ontology_dir: Path) -> OntologyTerms:
+def load_terms(ontology_dir: Path, off: Collection[str] = ()) -> OntologyTerms:
     """Read the vocabulary from the ontology's Turtle files; raises OntologyError on syntax errors."""
     graph = "urn:attest:ontology"
-    quads, errors = read_ontology(Path(ontology_dir), graph)
+    quads, errors = read_ontology(Path(ontology_dir), graph, off)
     if errors:
         raise OntologyError("ontology has syntax errors:\n" + "\n".join(e.message for e in errors))
     store = Store()

@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 import spacy
 from rapidfuzz import fuzz, process
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -41,13 +42,23 @@ from spacy.tokens import Doc, Span
 
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.relation_model import RelationModel
+from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
+from attest.extract.language import reads_as_english
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
 from attest.extract.refuse import inside, refused_sentences
 from attest.extract.sanitize import injection_kinds
 
 CUE = "CUE_"  # EntityRuler label prefix of type-cue patterns (ontology class labels)
 FUZZY_CUTOFF = 88.0
+_SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded once per process
+
+
+def shipped_relation_model() -> RelationModel | None:
+    if not _SHIPPED:
+        _SHIPPED.append(RelationModel.load())
+    return _SHIPPED[0]
 
 
 @dataclass
@@ -124,6 +135,7 @@ class RuleExtractor(LowercaseNames):
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
         self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
         self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
+        self.relation_model = shipped_relation_model()
 
     # ------------------------------------------------------------------ setup
     def _type(self, label: str) -> str | None:
@@ -156,14 +168,19 @@ class RuleExtractor(LowercaseNames):
                         and (named[j + 1] or words[j + 1][0].isdigit()):
                     j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237
                 elif lower[j] in {"of", "for"} and j + 1 < n and named[j + 1] and j + 1 not in taken \
-                        and any(lower[k] in lex.ORG_WORDS for k in range(i, j)):
-                    j += 1  # University of Oxford, Institute for Applied Informatics
+                        and lower[j + 1] not in STOP_WORDS and (any(lower[k] in lex.ORG_WORDS for k in range(i, j))
+                                                               or (lower[j] == "of" and self._of_joins(words, lower, i, j))):
+                    j += 1  # University of Oxford, Institute for Applied Informatics, Journal of Psychotherapy
                 elif lower[j] in lex.NAME_PARTICLES and j + 1 < n and words[j + 1][:1].isupper():
                     j += 1  # Guido van Rossum
+                elif words[j] == "&" and j + 1 < n and named[j + 1] and j + 1 not in taken:
+                    j += 1  # Mumford & Sons, AT&T
                 else:
                     break
-            while j > i + 1 and (words[j - 1] in {"-", "/"} or lower[j - 1] in {"of", "for"}):
+            while j > i + 1 and (words[j - 1] in {"-", "/", "&"} or lower[j - 1] in {"of", "for"}):
                 j -= 1
+            while j - i >= 2 and lower[i].rstrip(".") in lex.TITLES and named[i + 1] and lower[i + 1] not in STOP_WORDS:
+                i += 1  # "Prime Minister Sheikh Hasina", "Dr. Jane Roe": the title says what the name is, not who
             lone_initial = j == i + 1 and starts[i]
             if lone_initial and not (_shape_strong(words[i]) or words[i] in capitalized_elsewhere
                                      or self._fuzzy_known(words[i]) or self._cue_after(doc, i, j)
@@ -174,6 +191,13 @@ class RuleExtractor(LowercaseNames):
             spans.append((i, j))
             i = j
         return spans
+
+    @staticmethod
+    def _of_joins(words: list[str], lower: list[str], i: int, j: int) -> bool:
+        """ "X of Y" is one name ("Journal of Psychotherapy Integration", "Franz Joseph I of Austria") unless X is
+        a role or title alone ("Mayor of Calgary")."""
+        left = lower[i:j]
+        return not (len(left) == 1 and (left[0] in lex.PERSON_ROLES or left[0].rstrip(".") in lex.PERSON_TITLES))
 
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
         """A lower-case type cue (ontology class label) starting within `reach` tokens of k, only words between."""
@@ -415,8 +439,11 @@ class RuleExtractor(LowercaseNames):
         if not candidates and "and" in content:
             # "X was developed by Y and implements Z": the verb after "and" belongs to the earlier subject
             tail = content[len(content) - content[::-1].index("and"):]
-            if tail and (candidates := self.phrases.get(tail)):
-                subject, confidence = last_subject or in_sent[0], 0.75
+            opener = in_sent[0] if in_sent[0].start - doc.user_data["sentence_start"][in_sent[0].start] <= 1 else None
+            if tail and (last_subject or opener) and (candidates := self.phrases.get(tail)):
+                # the earlier subject, or the name that opens the sentence; "She was born in X and studied at Y"
+                # names no subject, and X is none
+                subject, confidence = last_subject or opener, 0.75
         if not candidates and (lowered[:2] in ([",", "a"], [",", "an"], [",", "the"]) or lowered[:1] in (["is"], ["was"])):
             # "Ontotext, a company headquartered in Sofia" / "Protégé is an ontology editor developed at Stanford"
             for cut in range(1, min(len(content), 4)):
@@ -471,18 +498,84 @@ class RuleExtractor(LowercaseNames):
             self._retype_by_signature(predicate, b, a, doc)
         return b, predicate, a, 0.75 if fits else 0.5
 
+    # ------------------------------------------------------------------ statistical relations
+    def _model_relations(self, doc: Doc, mentions: list[Mention],
+                         related: set[frozenset[str]]) -> list[tuple[Mention, str, Mention, float, int, int]]:
+        """Relations the trained classifier states between candidate pairs (relation_pairs): for each pair, every
+        predicate class at or over the threshold of the pair's kind. Not stated: "related" (a relation the text
+        states with no predicate to land on: ont:relatesTo would say too little to cite), and anything about a pair
+        the phrase rules already relate (they are the more precise where they apply)."""
+        model = self.relation_model
+        if model is None:
+            return []
+        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None
+                 and frozenset((p.a.text, p.b.text)) not in related]
+        if not pairs:
+            return []
+        probs = model.predict([p.features for p in pairs])
+        found = []
+        for pair, row in zip(pairs, probs):
+            threshold = model.threshold(pair.features)
+            for k in np.flatnonzero(row >= threshold):
+                label = model.classes[k]
+                if label in ("none", "related"):
+                    continue
+                predicate, forward = label[:-1], label.endswith(">")
+                if predicate not in self.terms.predicates:
+                    continue  # a predicate of a module that is turned off
+                subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
+                term = self.terms.predicates[predicate]
+                # the place a subject of locatedIn must be (its shape: an Agent or a Location; the OWL domain cannot say so)
+                domain = "Location" if predicate == "locatedIn" and subject.weak and "Location" in self.terms.types \
+                    else term.domain
+                if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
+                    continue  # a typed name contradicts the predicate: no fact rather than a wrong one
+                for mention, required in ((subject, domain), (obj, term.range)):
+                    if not required or required == "Entity" or self.terms.is_subtype(mention.type, required):
+                        continue
+                    if required == "Agent":
+                        person = self._person_like([t.text for t in doc[mention.start:mention.end]])
+                        required = self._type("person" if person else "organization")
+                    elif required == "Topic":
+                        required = self._type("technology")
+                    mention.type, mention.confidence = required, max(mention.confidence, 0.75)
+                found.append((subject, predicate, obj, float(row[k]), pair.start_char, pair.end_char))
+        return found
+
+    def _narrows(self, mention: Mention, required: str | None) -> bool:
+        """Whether the mention may take the required class: no requirement, a weak type, its own class or a subclass,
+        or a superclass the requirement narrows (a Location is the Country that citizenOf needs)."""
+        if not required or required == "Entity" or mention.type is None or mention.weak:
+            return True
+        return self.terms.is_subtype(mention.type, required) or self.terms.is_subtype(required, mention.type)
+
     # ------------------------------------------------------------------ entry point
-    def extract(self, text: str) -> Extraction:
+    def analyse(self, text: str) -> tuple[Doc, list[Mention], list[Mention], list[RefusedSentence]]:
+        """The parsed chunk, its mentions outside refused sentences, those inside them, and the refused sentences."""
         doc = self.nlp(text)
         refused = refused_sentences(text)
         mentions = self._mentions(doc)
         held = [m for m in mentions if inside(refused, m.start_char) is not None]
         mentions = [m for m in mentions if inside(refused, m.start_char) is None]
-        triples = self._relations(doc, mentions)
+        return doc, mentions, held, refused
+
+    def extract(self, text: str) -> Extraction:
+        doc, mentions, held, refused = self.analyse(text)
+        if not reads_as_english(text):  # capitals and phrases of another language say nothing the rules can read
+            mentions = [m for m in mentions if m.known]
+            return self._extraction(doc, mentions, held, refused, [])
+        triples = [(*t, None, None) for t in self._relations(doc, mentions)]
+        triples += self._model_relations(doc, mentions, {frozenset((t[0].text, t[2].text)) for t in triples})
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
-            for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])]:
+            for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
+                           or (t[4] is not None and inside(refused, t[4]) is not None)]:
                 triples.remove(triple)
-                _spans_refused(refused, triple[0], triple[2]).dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
+                sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
+                sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
+        return self._extraction(doc, mentions, held, refused, triples)
+
+    def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
+                    triples: list) -> Extraction:
         entities: dict[str, ExtractedEntity] = {}
         for m in mentions:
             if m.type is None:
@@ -494,13 +587,13 @@ class RuleExtractor(LowercaseNames):
                 entity = best.model_copy(update={"start": entities[key].start, "end": entities[key].end})
             entities[key] = entity
         relations: dict[tuple[str, str, str], ExtractedRelation] = {}
-        for subject, predicate, obj, confidence in triples:
+        for subject, predicate, obj, confidence, start, end in triples:
             if subject.text.casefold() == obj.text.casefold():
                 continue
             key = (subject.text.casefold(), predicate, obj.text.casefold())
             if key not in relations or relations[key].confidence < confidence:
                 relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
-                                                   confidence=round(confidence, 3))
+                                                   confidence=round(confidence, 3), start=start, end=end)
         for m in held:
             sentence = inside(refused, m.start_char)
             if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:

@@ -44,6 +44,10 @@ PERSON_TITLES = frozenset({"dr", "prof", "professor", "mr", "mrs", "ms", "sir", 
 PERSON_ROLES = frozenset({"researcher", "scientist", "engineer", "professor", "author", "founder", "co-founder", "inventor",
                           "developer", "creator", "ceo", "cto", "director", "student", "programmer", "mathematician",
                           "linguist", "logician", "physicist", "colleague", "colleagues", "lecturer", "architect"})
+# titles and offices written before a name, not part of it ("President Lincoln", "Prime Minister Sheikh Hasina")
+TITLES = PERSON_TITLES | frozenset({"president", "prime", "minister", "king", "queen", "prince", "princess", "senator",
+                                    "governor", "mayor", "chairman", "bishop", "pope", "emperor", "empress", "ambassador",
+                                    "chancellor", "democrat", "republican", "representative", "congressman"})
 NAME_PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "di", "du", "le", "la", "bin", "al", "del", "dos"})
 CALENDAR = frozenset("january february march april may june july august september october november december "
                      "monday tuesday wednesday thursday friday saturday sunday".split())

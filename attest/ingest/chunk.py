@@ -65,7 +65,9 @@ def clean(text: str, *, markdown: bool = False) -> CleanText:
 
     for m in drop.finditer(text):
         if m.start() > pos:
-            _keep_collapsing(text, pos, m.start(), keep)
+            # a line's own markup (heading, quote, list item) keeps its line break: two list items never run together
+            marker = m.group().lstrip(" \t")[:1]
+            _keep_collapsing(text, pos, m.start(), keep, line_break=bool(marker) and marker in "#>-*+_0123456789")
         pos = m.end()
     if pos < len(text):
         _keep_collapsing(text, pos, len(text), keep)
@@ -77,13 +79,16 @@ def cleans_to_nothing(text: str, *, markdown: bool = False) -> bool:
     return not (_DROP if markdown else _DROP_PLAIN).sub("", text).strip()
 
 
-def _keep_collapsing(text: str, start: int, end: int, keep) -> None:
+def _keep_collapsing(text: str, start: int, end: int, keep, line_break: bool = False) -> None:
+    """Keep text[start:end] with each whitespace run collapsed: a blank line to "\n\n", else to " " (or to "\n"
+    for a single line break that ends the range, when `line_break`)."""
     pos = start
     for m in _SPACE.finditer(text, start, end):
         if m.start() > pos:
             keep(text[pos:m.start()], pos, True)
         run = m.group()
-        keep("\n\n" if run.count("\n") >= 2 else " ", m.start(), False)
+        single = "\n" if line_break and m.end() == end and "\n" in run else " "
+        keep("\n\n" if run.count("\n") >= 2 else single, m.start(), False)
         pos = m.end()
     if pos < end:
         keep(text[pos:end], pos, True)

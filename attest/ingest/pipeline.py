@@ -15,6 +15,7 @@ from pyoxigraph import NamedNode, Quad
 
 from attest import metrics
 from attest.errors import DocumentRejected, ExtractionError, NotFound, PayloadTooLarge, UnsupportedFormat
+from attest.extract.language import reads_as_english
 from attest.extract.models import Extraction, Extractor
 from attest.extract.ontology_terms import OntologyTerms, load_terms
 from attest.extract.validate import ExtractionValidator
@@ -82,9 +83,9 @@ class IngestPipeline:
         self.settings = settings
         self.iris = Iris(settings.base_iri)
         self.extractor = extractor  # None: rebuild-only (unmerge), every chunk must have a stored extraction
-        self.terms = terms or load_terms(settings.ontology_dir)
+        self.terms = terms or load_terms(settings.ontology_dir, settings.ontology_modules_off)
         self.validator = ExtractionValidator(self.terms)
-        self.gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir)
+        self.gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir, settings.ontology_modules_off)
         self.registry = StatusRegistry(store, self.iris)
         self.reasoner = reasoner
         self._index: EntityIndex | None = None
@@ -331,6 +332,13 @@ class IngestPipeline:
                 else:
                     span = None
                 ce.mentions[entity.name] = Mention(entity, self.index.resolve(entity.name, entity.type), span)
+            for i, rel in enumerate(ce.relations):  # the sentence that states it, in the original text
+                key = f"relation:{rel.subject}|{rel.predicate}|{rel.object}"
+                if key not in spans and cleaned is not None and rel.start is not None and rel.end is not None \
+                        and 0 <= rel.start < rel.end <= len(c.text):
+                    spans[key] = list(cleaned.span_to_original(clean_starts[c.id] + rel.start, clean_starts[c.id] + rel.end))
+                if spans.get(key):
+                    ce.sentences[i] = tuple(spans[key])
             cache["spans"] = spans
             c.cache = json.dumps(cache)
             extractions.append(ce)
@@ -369,6 +377,9 @@ class IngestPipeline:
                                and q.subject.value.startswith(self.iris.entity_prefix)
                                and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
         status.state, status.message, status.updated = "done", "", now().isoformat()
+        if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):
+            report.message = status.message = (f"the offline extractor found little: the text does not read as English "
+                                               f"({report.entities} entities, {report.relations} relations)")
         status.report = {k: getattr(report, k) for k in STORED_REPORT}
         self._commit(status.id, document=[*gated.kept, *step.extra_quads], status=self.registry.quads(status),
                      quarantine=quarantine, fresh=step.fresh)

@@ -91,6 +91,7 @@ class ChunkExtraction:
     chunk: Chunk
     mentions: dict[str, Mention] = field(default_factory=dict)  # by the entity name the relations use
     relations: list[ExtractedRelation] = field(default_factory=list)
+    sentences: dict[int, tuple[int, int]] = field(default_factory=dict)  # relations[i] -> its sentence, original span
 
 
 class DocumentMapper:
@@ -147,12 +148,12 @@ class DocumentMapper:
                 self._mention(ce.chunk, chunk_node, mention)
                 for other, score in r.candidates:
                     self._candidate(doc.id, r.iri, other, score)
-            for rel in ce.relations:
+            for i, rel in enumerate(ce.relations):
                 s, o = ce.mentions.get(rel.subject), ce.mentions.get(rel.object)
                 if s is None or o is None:
                     continue
                 key = (s.resolution.iri, ONT + rel.predicate, o.resolution.iri)
-                statements.setdefault(key, []).append((rel, ce.chunk))
+                statements.setdefault(key, []).append((rel, ce.chunk, ce.sentences.get(i)))
 
         for iri, (r, type_name, confidence, description) in entities.items():
             node = NamedNode(iri)
@@ -169,9 +170,12 @@ class DocumentMapper:
             add(triple.subject, triple.predicate, triple.object)
             stmt = NamedNode(f"{self.iris.base}statement/{short_hash(doc.id, s, p, o)}")
             add(stmt, REIFIES, triple)
-            add(stmt, att("confidence"), decimal(max(rel.confidence for rel, _ in sources)))
-            for chunk in dict.fromkeys(c for _, c in sources):  # the statement's only link to its sources
+            add(stmt, att("confidence"), decimal(max(rel.confidence for rel, _, _ in sources)))
+            for chunk in dict.fromkeys(c for _, c, _ in sources):  # the statement's only link to its sources
                 add(stmt, att("inChunk"), NamedNode(self.iris.chunk(chunk.id)))
+            if sentence := next((span for _, _, span in sources if span), None):  # where it is stated first
+                add(stmt, att("charStart"), integer(sentence[0]))
+                add(stmt, att("charEnd"), integer(sentence[1]))
         return self.quads
 
     def _chunk(self, chunk: Chunk, doc_node: NamedNode) -> NamedNode:

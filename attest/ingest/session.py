@@ -63,7 +63,7 @@ def make_reasoner(store: GraphStore, settings: Settings):
 
 
 def open_session(store: GraphStore, settings: Settings, *, offline: bool = False, reason: bool = True) -> Session:
-    terms = load_terms(settings.ontology_dir)
+    terms = load_terms(settings.ontology_dir, settings.ontology_modules_off)
     summary.ensure(store, Iris(settings.base_iri))
     sync_fulltext(store, Iris(settings.base_iri))
     extractor, mode = choose_extractor(store, settings, terms, offline=offline)

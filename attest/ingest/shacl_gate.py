@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,9 +57,10 @@ class GateResult:
         return [f for f in self.findings if f.removed]
 
 
-def read_turtle_dir(directory: Path) -> rdflib.Graph:
+def read_turtle_dir(directory: Path, off: Collection[str] = ()) -> rdflib.Graph:
+    """Every *.ttl file of the folder but those of the modules turned off (ontology_modules_off), as one graph."""
     graph = rdflib.Graph()
-    files = sorted(directory.glob("*.ttl"))
+    files = [p for p in sorted(directory.glob("*.ttl")) if p.stem not in set(off)]
     if not files:
         raise OntologyError(f"no Turtle files (*.ttl) in {directory}", directory=str(directory))
     for path in files:
@@ -88,8 +90,8 @@ class ShaclGate:
         self._lock = threading.Lock()  # pyshacl's harvested shapes are shared; validate one graph at a time
 
     @classmethod
-    def from_dirs(cls, shapes_dir: Path, ontology_dir: Path) -> "ShaclGate":
-        return cls(read_turtle_dir(shapes_dir), read_turtle_dir(ontology_dir))
+    def from_dirs(cls, shapes_dir: Path, ontology_dir: Path, off: Collection[str] = ()) -> "ShaclGate":
+        return cls(read_turtle_dir(shapes_dir, off), read_turtle_dir(ontology_dir, off))
 
     def _relevant_predicates(self) -> set[str] | None:
         """Predicates any shape can look at; None (= keep everything) for closed shapes, complex paths or SPARQL."""

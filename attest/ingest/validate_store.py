@@ -20,7 +20,7 @@ class GraphValidation:
 def validate_store(store: GraphStore, settings: Settings, gate: ShaclGate | None = None) -> list[GraphValidation]:
     """Each document graph is validated on its own (with the ontology's class hierarchy), as the gate did."""
     iris = Iris(settings.base_iri)
-    gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir)
+    gate = gate or ShaclGate.from_dirs(settings.shapes_dir, settings.ontology_dir, settings.ontology_modules_off)
     out = []
     for graph in store.graphs():
         if not graph.startswith(iris.document_graph_prefix):

@@ -34,8 +34,8 @@ class StageWorker:
     the call is retried once in a new one."""
 
     def __init__(self, shapes_dir: Path, ontology_dir: Path, known_labels: list[tuple[str, str]], nice: int,
-                 timeout_s: float = 20.0) -> None:
-        self._args = (str(shapes_dir), str(ontology_dir), known_labels, nice)
+                 timeout_s: float = 20.0, modules_off: list[str] = ()) -> None:
+        self._args = (str(shapes_dir), str(ontology_dir), known_labels, nice, list(modules_off))
         self.timeout_s = timeout_s
         self._pool, self._answered = self._start(), False
 
@@ -140,7 +140,8 @@ def offload(pipeline) -> StageWorker:
 
     settings, extractor = pipeline.settings, pipeline.extractor
     known = list(extractor.known.items()) if isinstance(extractor, RuleExtractor) else []
-    worker = StageWorker(settings.shapes_dir, settings.ontology_dir, known, settings.ingest_nice)
+    worker = StageWorker(settings.shapes_dir, settings.ontology_dir, known, settings.ingest_nice,
+                         modules_off=settings.ontology_modules_off)
     if isinstance(extractor, RuleExtractor):
         pipeline.extractor = OffloadedExtractor(worker, extractor)
     pipeline.gate = OffloadedGate(worker, pipeline.gate)
@@ -149,7 +150,8 @@ def offload(pipeline) -> StageWorker:
 
 # in the worker process --------------------------------------------------------------------------------------------
 
-def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str, str]], nice: int) -> None:
+def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str, str]], nice: int,
+                modules_off: list[str]) -> None:
     global _extractor, _gate
     from attest.extract.ontology_terms import load_terms
     from attest.extract.rules import RuleExtractor
@@ -157,8 +159,8 @@ def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str
 
     if nice and hasattr(os, "nice"):
         os.nice(nice)  # the whole process: the kernel gives the server's request threads the cores first
-    _extractor = RuleExtractor(load_terms(Path(ontology_dir)), known_labels)
-    _gate = ShaclGate.from_dirs(Path(shapes_dir), Path(ontology_dir))
+    _extractor = RuleExtractor(load_terms(Path(ontology_dir), modules_off), known_labels)
+    _gate = ShaclGate.from_dirs(Path(shapes_dir), Path(ontology_dir), modules_off)
 
 
 def _extract(texts: list[str], extractor=None) -> list[tuple[bool, object]]:

@@ -104,7 +104,7 @@ class Namespace:
         self.name, self.iris = name, iris
         self.settings = settings.model_copy(update={"data_dir": settings.data_dir / MEMORY_DIR / name})
         self.store: EmbeddedStore | None = EmbeddedStore(self.settings.store_path, iris)
-        load_ontology(self.store, settings.ontology_dir, iris)  # types, labels and shapes read the class hierarchy
+        load_ontology(self.store, settings.ontology_dir, iris, settings.ontology_modules_off)  # types, labels and shapes read the class hierarchy
         self.lock = _SharedLock()
         self._pipeline: IngestPipeline | None = None
         self._enricher: Enricher | None = None

@@ -1,0 +1,72 @@
+"""The relation classifier: multinomial logistic regression over candidate-pair features (numpy only, package data).
+
+Interface (used by RuleExtractor; trained by bench/train_relations.py):
+
+    model = RelationModel.load()            # attest/extract/data/relations.npz, the shipped model (None if absent)
+    probs = model.predict(feature_lists)    # (pairs, classes) probabilities; model.classes[i] names column i
+    model.save(path)
+
+Classes are "none" (no relation), "related" (a relation the ontology has no predicate for) and "<predicate>>" or
+"<predicate><" (an ontology predicate, the earlier mention as subject or as object). Unknown features are ignored.
+Each kind of candidate (a pair's first feature: "S" one sentence, "X" the topic and a later sentence) has its own
+threshold: the least probability at which a relation is stated. Stored sparse: each feature's weights are centred
+on their median (softmax is unchanged) and those under PRUNE dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+MODEL_PATH = Path(__file__).parent / "data" / "relations.npz"
+PRUNE = 0.1
+
+
+class RelationModel:
+    def __init__(self, features: list[str], weights: np.ndarray, bias: np.ndarray, classes: list[str],
+                 thresholds: dict[str, float], meta: str = "") -> None:
+        self.index = {f: i for i, f in enumerate(features)}
+        self.features = features
+        # a constant added to a feature's row changes no softmax: centred on the row's median, most weights are ~0
+        centred = weights - np.median(weights, axis=1, keepdims=True) if len(weights) else weights
+        self.weights = np.where(np.abs(centred) >= PRUNE, centred, 0).astype(np.float32)  # as stored
+        self.bias = bias.astype(np.float32)
+        self.classes = classes
+        self.thresholds = thresholds
+        self.meta = meta
+
+    def predict(self, feature_lists: list[list[str]]) -> np.ndarray:
+        logits = np.tile(self.bias, (len(feature_lists), 1))
+        for row, feats in enumerate(feature_lists):
+            idx = [i for f in feats if (i := self.index.get(f)) is not None]
+            if idx:
+                logits[row] += self.weights[idx].sum(axis=0)
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def save(self, path: Path) -> None:
+        rows, cols = np.nonzero(self.weights)
+        np.savez_compressed(path, features=np.array(self.features), shape=np.array(self.weights.shape),
+                            rows=rows.astype(np.int32), cols=cols.astype(np.uint8),
+                            values=self.weights[rows, cols].astype(np.float16),
+                            bias=self.bias, classes=np.array(self.classes),
+                            threshold_kinds=np.array(list(self.thresholds)),
+                            threshold_values=np.array(list(self.thresholds.values()), dtype=np.float32),
+                            meta=np.array(self.meta))
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> "RelationModel | None":
+        if not Path(path).exists():
+            return None
+        with np.load(path, allow_pickle=False) as data:
+            thresholds = dict(zip(data["threshold_kinds"].tolist(), (round(float(v), 3) for v in data["threshold_values"])))
+            weights = np.zeros(tuple(data["shape"]), dtype=np.float32)
+            weights[data["rows"], data["cols"]] = data["values"]
+            return cls(data["features"].tolist(), weights, data["bias"], data["classes"].tolist(),
+                       thresholds, str(data["meta"]))
+
+    def threshold(self, features: list[str]) -> float:
+        """The threshold of a candidate's kind (its first feature); 1.0 (never) for a kind the model does not know."""
+        return self.thresholds.get(features[0] if features else "", 1.0)

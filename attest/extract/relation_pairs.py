@@ -1,0 +1,172 @@
+"""Candidate entity pairs of a chunk and the features the relation model reads: same-sentence pairs and the topic's.
+
+Interface (used by RuleExtractor and by bench/train_relations.py, so that training and extraction see the same pairs):
+
+    pairs = candidate_pairs(doc, mentions)   # [Candidate]: a (earlier) and b (later) mention, features, sentence span
+
+Two kinds of candidate:
+  * two mentions of one sentence, at most MAX_GAP tokens apart: the words between them, around them, their types;
+  * the chunk's topic (the first name of its first prose sentence, "Wilfried Schneider (born ...) is a German
+    skeleton racer") and each name of a later sentence: how that sentence opens ("He was born in", "The band"),
+    the words before the name, the distance in sentences. Encyclopedic prose states most facts about its topic
+    in sentences that name it only by a pronoun.
+A line that does not end a sentence (a heading, the document's title) is a segment of its own and takes part in
+no pair: its names are labels, not statements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from attest.extract import rules_lexicon as lex
+
+MAX_GAP = 30  # tokens between two mentions of one sentence
+MAX_GAP_WORDS = 20  # words of a long gap read as a bag
+DEMONYM_ENDINGS = ("an", "ese", "ish", "ic", "i")
+PRONOUNS = {"he", "she", "it", "they", "his", "her", "its", "their"}
+
+
+@dataclass
+class Candidate:
+    a: object  # the earlier mention (rules.Mention)
+    b: object
+    features: list[str]
+    start_char: int  # the sentence that states it (the later mention's sentence)
+    end_char: int
+
+
+def _bucket(n: int, edges: tuple[int, ...]) -> str:
+    for edge in edges:
+        if n <= edge:
+            return str(edge)
+    return f">{edges[-1]}"
+
+
+def segments(doc) -> list[tuple[int, int, bool]]:
+    """(start token, end token, is_prose) of each sentence, cut again at line breaks; a segment is prose when its
+    last token ends a sentence (. ! ? or a closing quote or bracket after one)."""
+    out: list[tuple[int, int, bool]] = []
+    for sent in doc.sents:
+        start = sent.start
+        for i in range(sent.start, sent.end):
+            if doc[i].is_space and "\n" in doc[i].text:  # a blank line of its own token
+                out.append((start, i, False))
+                start = i + 1
+            elif "\n" in doc[i].whitespace_ and i + 1 < sent.end:
+                out.append((start, i + 1, False))
+                start = i + 1
+        out.append((start, sent.end, True))
+    return [(s, e, prose and _ends_sentence(doc, s, e)) for s, e, prose in out if e > s]
+
+
+def _ends_sentence(doc, start: int, end: int) -> bool:
+    for tok in reversed(doc[start:end]):
+        if tok.text in {'"', "'", ")", "”", "’"}:
+            continue
+        return tok.text in {".", "!", "?"} or tok.text.endswith(".")
+    return False
+
+
+def _mention_features(prefix: str, m, lower: list[str]) -> list[str]:
+    """What a name is: its type, head word, length, the name itself (a learnt gazetteer), a listed place's kind,
+    a demonym's ending ("German", "Canadian": nationality and country facts), a known first name."""
+    head = lower[m.end - 1]
+    f = [f"{prefix}t={m.type}", f"{prefix}h={head}", f"{prefix}n={min(m.end - m.start, 4)}", f"{prefix}x={m.text.lower()}"]
+    if kind := lex.places().get(m.text):
+        f.append(f"{prefix}p={kind}")
+    if m.end - m.start == 1 and head.endswith(DEMONYM_ENDINGS):
+        f.append(f"{prefix}dem={head[-3:]}")
+    if m.text.split()[0] in lex.first_names():
+        f.append(f"{prefix}fn")
+    return f
+
+
+def candidate_pairs(doc, mentions: list) -> list[Candidate]:
+    """Every candidate pair of the chunk, in text order of the later mention."""
+    lower = [t.lower_ for t in doc]
+    segs = segments(doc)
+    by_seg: list[list] = [[] for _ in segs]
+    seg_of = {}
+    k = 0
+    for m in sorted(mentions, key=lambda m: m.start):
+        while k < len(segs) and segs[k][1] <= m.start:
+            k += 1
+        if k < len(segs) and segs[k][0] <= m.start:
+            by_seg[k].append(m)
+            seg_of[id(m)] = k
+    out: list[Candidate] = []
+    topic, topic_seg = None, None
+    title_words: set[str] = set()
+    for k, (s, e, prose) in enumerate(segs):
+        if not prose:
+            title_words.update(t.lower_ for t in doc[s:e] if t.is_alpha and t.text[0].isupper())
+            continue
+        if by_seg[k]:
+            # the first name of the first sentence that shares a word with the title, else one opening the sentence
+            named = [m for m in by_seg[k] if title_words & set(lower[m.start:m.end])]
+            first = named[0] if named else by_seg[k][0]
+            if named or first.start - s <= 1:
+                topic, topic_seg = first, k
+        break
+    for k, (s, e, prose) in enumerate(segs):
+        if not prose:
+            continue
+        span = (doc[s].idx, doc[e - 1].idx + len(doc[e - 1].text))
+        ms = by_seg[k]
+        for i, a in enumerate(ms):
+            for j in range(i + 1, len(ms)):
+                b = ms[j]
+                if b.start - a.end > MAX_GAP:
+                    break
+                if b.text == a.text or b.start < a.end:
+                    continue
+                out.append(Candidate(a, b, _same_sentence(a, b, j - i - 1, lower, s, e, topic), *span))
+        if topic is not None and k > topic_seg:
+            for b in ms:
+                if b.text != topic.text:
+                    out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s), *span))
+    return out
+
+
+def _same_sentence(a, b, between: int, lower: list[str], s: int, e: int, topic) -> list[str]:
+    gap = lower[a.end:b.start]
+    f = ["S", "d=" + _bucket(len(gap), (0, 1, 2, 3, 5, 8, 12, 20)), "m=" + _bucket(between, (0, 1, 2))]
+    f.append("g=" + (" ".join(gap) if len(gap) <= 5 else "LONG"))
+    words = gap if len(gap) <= MAX_GAP_WORDS else gap[:MAX_GAP_WORDS // 2] + gap[-MAX_GAP_WORDS // 2:]
+    f.extend({"w=" + w for w in words})
+    if gap:
+        f += ["f=" + gap[0], "l=" + gap[-1]]
+        if len(gap) > 1:
+            f += ["f2=" + " ".join(gap[:2]), "l2=" + " ".join(gap[-2:])]
+    f.append("ab=" + (lower[a.start - 1] if a.start > s else "^"))
+    f.append("aa=" + (lower[b.end] if b.end < e else "$"))
+    f += _mention_features("A", a, lower) + _mention_features("B", b, lower)
+    types = f"{a.type}|{b.type}"
+    f.append("tt=" + types)
+    if gap:
+        f += [f"tt|f={types}|{gap[0]}", f"tt|l={types}|{gap[-1]}"]
+    if "(" in gap and ")" not in gap:
+        f.append("paren")  # "X (born in Y": b inside a parenthesis after a
+    if a.start - s <= 1:
+        f.append("a-opens")
+    if topic is not None and a.text == topic.text:
+        f.append("a-topic")
+    return f
+
+
+def _from_topic(topic, b, distance: int, lower: list[str], s: int) -> list[str]:
+    before = lower[s:b.start]
+    opener = lower[s] if s < len(lower) else "$"
+    f = ["X", "sd=" + _bucket(distance, (1, 2, 3, 5)), "o=" + opener]
+    f.append("pre=" + (" ".join(before) if len(before) <= 6 else "LONG"))
+    f.extend({"xw=" + w for w in before[-8:]})
+    if before:
+        f.append("xl=" + before[-1])
+        if len(before) > 1:
+            f.append("xl2=" + " ".join(before[-2:]))
+    if opener in PRONOUNS:
+        f.append("pron")
+        f.append("pron|" + " ".join(before[1:4]))
+    f += _mention_features("B", b, lower)
+    f.append("Xt=" + str(topic.type) + "|" + str(b.type))
+    return f
