@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from tqdm import tqdm
@@ -58,7 +58,8 @@ def ingest(
         # new documents are committed in batches by the bulk loader, each batch all or nothing
         with session.pipeline.batched(settings.ingest_batch_quads, committed), \
                 tqdm(files, unit="doc", desc="ingest", disable=quiet) as bar:
-            for report in _reports(session.pipeline, bar, len(files), settings):
+            for path, source in bar:
+                report = session.pipeline.ingest_path(path, source)
                 reports.append(report)
                 if bar.disable:  # no progress bar (not a terminal): one line per document instead
                     typer.echo(f"{report.outcome} {report.source}", err=True)
@@ -81,22 +82,6 @@ def ingest(
         store.close()
     if any(r.outcome in ("failed", "rejected") for r in reports):
         raise typer.Exit(1)
-
-
-def _reports(pipeline, files: Iterable[tuple[Path, str]], count: int, settings) -> Iterator[DocumentReport]:
-    """The documents' reports in order. Over several files the SHACL gate (half of a document's time) runs in a
-    worker process while the next document is extracted, so both cores work."""
-    if count < 2 or not settings.ingest_worker:
-        for path, source in files:
-            yield pipeline.ingest_path(path, source)
-        return
-    from attest.ingest.worker import OffloadedGate, StageWorker
-
-    worker = StageWorker(settings.shapes_dir, settings.ontology_dir, [], nice=0, modules_off=settings.ontology_modules_off)
-    try:
-        yield from pipeline.ingest_paths(files, OffloadedGate(worker, pipeline.gate).gate_later)
-    finally:
-        worker.close()
 
 
 # distinct entities and entity-to-entity facts of the fact summary (one copy each, however many documents say it)

@@ -6,7 +6,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,7 +24,7 @@ from attest.ingest.chunk import Chunk, CleanText, chunk_text, clean, content_has
 from attest.ingest.load import LoadedDocument, empty_after_cleaning, load_bytes, load_path
 from attest.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
 from attest.ingest.resolve import EntityIndex, slugify
-from attest.ingest.shacl_gate import GateResult, ShaclGate, quarantine_quads
+from attest.ingest.shacl_gate import ShaclGate, quarantine_quads
 from attest.ingest.status import ChunkStatus, DocStatus, StatusRegistry, commit, now
 from attest.settings import Settings
 from attest.store import GraphStore
@@ -61,17 +61,6 @@ class DocumentReport:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
-
-
-@dataclass
-class Prepared:
-    """A document extracted, resolved and mapped, waiting for its SHACL gate and commit."""
-
-    status: DocStatus
-    report: DocumentReport
-    quads: list[Quad]
-    fresh: bool  # nothing stored for it yet: a batch may take it
-    extra_quads: list[Quad]
 
 
 class IngestPipeline:
@@ -119,48 +108,11 @@ class IngestPipeline:
                 self._batch = self._on_commit = None
 
     def ingest_path(self, path: Path, source: str | None = None) -> DocumentReport:
-        with self._lock:
-            step = self._prepare_path(path, source or path.name)
-            return step if isinstance(step, DocumentReport) else self._finish(step, self._gate_here(step))
-
-    def ingest_paths(self, files: Iterable[tuple[Path, str]],
-                     gate_later: Callable[[list[Quad]], Callable[[], GateResult]]) -> Iterator[DocumentReport]:
-        """Ingest files in order, each document's graph SHACL-gated by `gate_later` (which starts the gate, e.g. in
-        a worker process, and returns the call that waits for its result) while the next file is extracted; each
-        document is committed once its own gate has answered, so the results are those of `ingest_path`."""
-        pending: tuple[Prepared, Callable[[], GateResult]] | None = None
-        with self._lock:
-            for path, source in files:
-                if pending is not None and pending[0].status.id == document_id(source):
-                    yield self._finish(*pending)  # the same document again: its second run must see the first
-                    pending = None
-                step = self._prepare_path(path, source)
-                if pending is not None and isinstance(step, DocumentReport):
-                    yield self._finish(*pending)
-                    pending = None
-                if isinstance(step, DocumentReport):
-                    yield step
-                    continue
-                started = gate_later(step.quads)
-                if pending is not None:
-                    yield self._finish(*pending)
-                pending = (step, started)
-            if pending is not None:
-                yield self._finish(*pending)
-
-    def _finish(self, step: Prepared, gated: Callable[[], GateResult]) -> DocumentReport:
-        report = self._complete(step, gated)
-        metrics.ingests.labels(report.outcome).inc()
-        return report
-
-    def _gate_here(self, step: Prepared) -> Callable[[], GateResult]:
-        return lambda: self.gate.gate(step.quads)
-
-    def _prepare_path(self, path: Path, source: str) -> Prepared | DocumentReport:
+        source = source or path.name
         start = time.perf_counter()
         try:
             loaded = load_path(path, source=source, max_bytes=self.settings.max_file_bytes)
-            return self._prepare(loaded, load_s=time.perf_counter() - start)
+            return self.ingest(loaded, load_s=time.perf_counter() - start)
         except (DocumentRejected, PayloadTooLarge, UnsupportedFormat) as exc:  # refused: nothing stored for it
             return DocumentReport(source, "rejected", message=exc.message)
 
@@ -178,42 +130,33 @@ class IngestPipeline:
         graph in the same transaction, after the SHACL gate; a rebuild from stored chunks does not keep them.
         `replace_other_extraction`: the same text stored from another extractor is not 'unchanged' but extracted
         again by this pipeline's extractor (the chat proxy's LLM enrichment of a turn first stored by the rules)."""
-        with self._lock:
-            step = self._prepare(doc, load_s=load_s, extra_quads=extra_quads,
-                                 replace_other_extraction=replace_other_extraction)
-            return step if isinstance(step, DocumentReport) else self._finish(step, self._gate_here(step))
-
-    def _prepare(self, doc: LoadedDocument, *, load_s: float = 0.0, extra_quads: Sequence[Quad] = (),
-                 replace_other_extraction: bool = False) -> Prepared | DocumentReport:
-        """A document up to its SHACL gate: extracted, validated, resolved and mapped (or its report: unchanged,
-        failed). The caller holds the lock."""
         doc_id = document_id(doc.source)
         chash = content_hash(doc.text)
         timings = dict.fromkeys(STAGES, 0.0)
         timings["load"] = load_s
-        if self._batch is not None and doc_id in self._batch:
-            self._settle()  # the same document twice in one batch: the second run must see the first
-        prior = self.registry.get(doc_id)
-        if prior is not None and prior.state == "done" and prior.content_hash == chash and \
-                not (replace_other_extraction and prior.extractor != self.extractor_name):
-            return DocumentReport(doc.source, "unchanged", doc_id, "done", chunks=len(prior.chunks),
-                                  extractor=prior.extractor, timings=timings)
-        t = time.perf_counter()
-        cleaned = clean(doc.text, markdown=doc.media_type == "text/markdown")
-        chunks = chunk_text(doc_id, cleaned)
-        if not chunks:  # loading refuses such text; a LoadedDocument made elsewhere may still hold it
-            raise empty_after_cleaning(doc.source)
-        timings["chunk"] = time.perf_counter() - t
-        cached = {c.id: c for c in prior.chunks} if prior else {}
-        status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor_name,
-                           chunks=[self._pending(ch, cached.get(ch.id)) for ch in chunks])
-        has_graph = self.store.has_graph(self.iris.document_graph(doc_id))
-        outcome = "changed" if prior is not None and has_graph else "new"
-        step = self._extract_and_map(status, outcome, timings, cleaned=cleaned, chunks=chunks,
-                                     fresh=prior is None and not has_graph, extra_quads=extra_quads)
-        if isinstance(step, DocumentReport):  # its extraction failed
-            metrics.ingests.labels(step.outcome).inc()
-        return step
+        with self._lock:
+            if self._batch is not None and doc_id in self._batch:
+                self._settle()  # the same document twice in one batch: the second run must see the first
+            prior = self.registry.get(doc_id)
+            if prior is not None and prior.state == "done" and prior.content_hash == chash and \
+                    not (replace_other_extraction and prior.extractor != self.extractor_name):
+                return DocumentReport(doc.source, "unchanged", doc_id, "done", chunks=len(prior.chunks),
+                                      extractor=prior.extractor, timings=timings)
+            t = time.perf_counter()
+            cleaned = clean(doc.text, markdown=doc.media_type == "text/markdown")
+            chunks = chunk_text(doc_id, cleaned)
+            if not chunks:  # loading refuses such text; a LoadedDocument made elsewhere may still hold it
+                raise empty_after_cleaning(doc.source)
+            timings["chunk"] = time.perf_counter() - t
+            cached = {c.id: c for c in prior.chunks} if prior else {}
+            status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor_name,
+                               chunks=[self._pending(ch, cached.get(ch.id)) for ch in chunks])
+            has_graph = self.store.has_graph(self.iris.document_graph(doc_id))
+            outcome = "changed" if prior is not None and has_graph else "new"
+            report = self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks,
+                                   fresh=prior is None and not has_graph, extra_quads=extra_quads)
+            metrics.ingests.labels(report.outcome).inc()
+            return report
 
     def retry_failed(self) -> list[DocumentReport]:
         """Re-extract the failed chunks of every failed document (done chunks reuse their stored extraction)."""
@@ -273,13 +216,9 @@ class IngestPipeline:
         return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
                            extractor=prior.extractor if keep else "", cache=cache)
 
-    def _process(self, status: DocStatus, outcome: str, timings: dict[str, float]) -> DocumentReport:
-        step = self._extract_and_map(status, outcome, timings)
-        return step if isinstance(step, DocumentReport) else self._complete(step, self._gate_here(step))
-
-    def _extract_and_map(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
-                         cleaned: CleanText | None = None, chunks: list[Chunk] | None = None,
-                         extra_quads: Sequence[Quad] = ()) -> Prepared | DocumentReport:
+    def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
+                 cleaned: CleanText | None = None, chunks: list[Chunk] | None = None,
+                 extra_quads: Sequence[Quad] = ()) -> DocumentReport:
         started = now()
         report = DocumentReport(status.source, outcome, status.id, timings=timings, chunks=len(status.chunks))
         # extract: chunks without a stored extraction go to the extractor
@@ -351,14 +290,10 @@ class IngestPipeline:
         run = ExtractionRun(report.extractor, model, started, now())
         quads = map_document(self.iris, info, run, extractions)
         timings["map"] = time.perf_counter() - t
-        return Prepared(status, report, quads, fresh, list(extra_quads))
 
-    def _complete(self, step: Prepared, gate: Callable[[], GateResult]) -> DocumentReport:
-        """The SHACL gate's result (waited for: in a worker, only the part not overlapped is timed), then one commit
-        of the document, its status and its quarantine records."""
-        status, report, timings = step.status, step.report, step.report.timings
+        # SHACL gate
         t = time.perf_counter()
-        gated = gate()
+        gated = self.gate.gate(quads)
         timings["shacl"] = time.perf_counter() - t
         doc_iri = self.iris.document(status.id)
         quarantine = quarantine_quads(self.iris.base, status.id, doc_iri, gated.findings, self.iris.quarantine_graph) \
@@ -381,8 +316,8 @@ class IngestPipeline:
             report.message = status.message = (f"the offline extractor found little: the text does not read as English "
                                                f"({report.entities} entities, {report.relations} relations)")
         status.report = {k: getattr(report, k) for k in STORED_REPORT}
-        self._commit(status.id, document=[*gated.kept, *step.extra_quads], status=self.registry.quads(status),
-                     quarantine=quarantine, fresh=step.fresh)
+        self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status),
+                     quarantine=quarantine, fresh=fresh)
         timings["write"] = time.perf_counter() - t
         report.status = "done"
         return report

@@ -5,18 +5,15 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Callable, TypeVar
 
 from pyoxigraph import RdfFormat, parse, serialize
 
 from attest.errors import AttestError, ExtractionError
 from attest.extract.models import Extraction
-
-if TYPE_CHECKING:
-    from attest.ingest.shacl_gate import GateResult
 
 log = logging.getLogger("attest.ingest")
 T = TypeVar("T")
@@ -64,14 +61,6 @@ class StageWorker:
                 return fallback()
         raise AttestError("the ingest worker process died twice on this document; nothing of it was stored")
 
-    def submit(self, function: Callable[..., T], *args) -> Future[T]:
-        """`function(*args)` in the worker, not waited for; a dead worker is replaced for the next call."""
-        try:
-            return self._pool.submit(function, *args)
-        except BrokenProcessPool:
-            self._restart()
-            return self._pool.submit(function, *args)
-
     def _restart(self) -> None:
         self.close()
         self._pool, self._answered = self._start(), False
@@ -114,23 +103,6 @@ class OffloadedGate:
         nquads = serialize(quads, format=NQUADS)
         kept, findings = self.worker.call(_run_gate, nquads, fallback=lambda: _run_gate(nquads, self.local))
         return GateResult(list(parse(kept, format=NQUADS)), findings)
-
-    def gate_later(self, quads) -> Callable[[], GateResult]:
-        """Start gating `quads` in the worker; the returned call waits for the result (gated here if the worker
-        died meanwhile). For IngestPipeline.ingest_paths, which extracts the next document meanwhile."""
-        from attest.ingest.shacl_gate import GateResult
-
-        nquads = serialize(quads, format=NQUADS)
-        future = self.worker.submit(_run_gate, nquads)
-
-        def result() -> GateResult:
-            try:
-                kept, findings = future.result()
-            except BrokenProcessPool:
-                log.warning("the ingest worker process died; this document is gated here")
-                kept, findings = _run_gate(nquads, self.local)
-            return GateResult(list(parse(kept, format=NQUADS)), findings)
-        return result
 
 
 def offload(pipeline) -> StageWorker:
