@@ -36,7 +36,7 @@ def test_answer_prints_claims_with_confidence_and_readable_citations(tmp_path, g
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "mode: extractive" in out and "no LLM answered" in out
-    assert "  1.00  RocksDB [1]: Oxigraph uses RocksDB [2]." in out  # the answer first, markers as numbered references
+    assert "  1.00  Oxigraph uses RocksDB [1]." in out  # the fact that names the answer, its marker a numbered reference
     assert "<<" not in out.split("citations:")[0]
     assert "relation Oxigraph uses RocksDB: asserted, 1.00" in out
 
