@@ -433,6 +433,18 @@ class GraphLookup:
                                                 int(end.value) if end is not None else None))
         return out
 
+    def properties_in_use(self, predicates: Iterable[str]) -> list[str]:
+        """Those of `predicates` that state at least one triple, in the order given."""
+        found = self.memo.many("property in use", predicates, self._read_properties_in_use)
+        return [p for p, used in found.items() if used]
+
+    def _read_properties_in_use(self, predicates: list[str]) -> dict[str, bool]:
+        used = dict.fromkeys(predicates, False)
+        for batch in _batches(_nodes(predicates)):
+            for row in self.store.query(q.with_values(q.PROPERTIES_IN_USE, properties=batch)):
+                used[row["p"].value] = True
+        return used
+
     def property_texts(self, predicates: Iterable[str]) -> dict[str, "PropertyText"]:
         """What each property is called: labels, alternative labels and comments, its own and its inverses'."""
         found = self.memo.many("property text", predicates, self._read_property_texts)

@@ -201,6 +201,15 @@ SELECT ?p ?k ?text ?inverse WHERE {
 }"""
 
 
+# the properties that state at least one triple (a declared property no fact uses cannot be walked, and its words
+# must not count as what the graph names as written)
+PROPERTIES_IN_USE = """
+SELECT ?p WHERE {
+  VALUES ?p { %(properties)s }
+  FILTER EXISTS { ?s ?p ?o }
+}"""
+
+
 def values_rows(rows: Iterable[Sequence[NamedNode]]) -> str:
     """Serialize rows of NamedNodes for a VALUES block; one term per row gives `<a> <b>`, several give `(<a> <b>)`."""
     out = []

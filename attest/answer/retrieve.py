@@ -86,7 +86,7 @@ class Retriever:
             allowed = lambda t, st: t in own or not st.asserted  # noqa: E731
         spans = [(link.start, link.end) for link in links if link.score >= NAMING_LINK]  # weaker ones may be words
         search = PathSearch(self.lookup, question_terms(request.query, spans), focus_stems(request.query, spans), allowed,
-                            declared=matcher.index.properties, question=request.query,
+                            declared=self.lookup.properties_in_use(matcher.index.properties), question=request.query,
                             mentions={link.start: link.end for link in links}, person=asks_for_person(request.query, spans))
         ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
         paths = search.search([(iri, score, mentions.get(iri)) for iri, score in ordered], request.max_hops)
