@@ -42,12 +42,7 @@ def answer(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON")] = False,
 ) -> None:
     """Answer a question from the graph; every claim's citations are verified and scored."""
-    if len(question.encode("utf-8")) > MAX_QUESTION_BYTES:
-        raise typer.BadParameter(f"the question is over the limit of {MAX_QUESTION_BYTES} bytes (10 KB)", param_hint="QUESTION")
-    if mode not in MODES:
-        raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}", param_hint="--mode")
-    if not 0 <= max_hops <= MAX_HOPS:
-        raise typer.BadParameter(f"must be between 0 and {MAX_HOPS}", param_hint="--max-hops")
+    check_question(question, mode, MODES, max_hops)
     if not 1 <= limit <= MAX_LIMIT:
         raise typer.BadParameter(f"must be between 1 and {MAX_LIMIT}", param_hint="--limit")
     report = _service_run(ctx, lambda s: s.answer(question, mode=mode, max_hops=max_hops, limit=limit))
@@ -69,6 +64,16 @@ def verify(
         raise typer.BadParameter(f"the text is over the limit of {MAX_VERIFY_CHARS} characters", param_hint="FILE")
     report = _service_run(ctx, lambda s: s.verify(text))
     typer.echo(report.model_dump_json(indent=2) if as_json else render(report))
+
+
+def check_question(question: str, mode: str, modes: tuple[str, ...], max_hops: int) -> None:
+    """The arguments `answer` and `ask-sparql` share, refused with a clear message."""
+    if len(question.encode("utf-8")) > MAX_QUESTION_BYTES:
+        raise typer.BadParameter(f"the question is over the limit of {MAX_QUESTION_BYTES} bytes (10 KB)", param_hint="QUESTION")
+    if mode not in modes:
+        raise typer.BadParameter(f"mode must be one of {', '.join(modes)}", param_hint="--mode")
+    if not 0 <= max_hops <= MAX_HOPS:
+        raise typer.BadParameter(f"must be between 0 and {MAX_HOPS}", param_hint="--max-hops")
 
 
 def render(report: VerifyReport) -> str:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from attest.answer.inference import reasoner_inference
-from attest.answer.service import AnswerService
-from attest.answer.sparql_generate import SparqlGenerator, threaded_runner
-from attest.answer.sparql_models import SparqlAnswer
-from attest.api.answer import MAX_HOPS, MAX_QUESTION_BYTES
-from attest.cli.answer import render
+from attest.cli.answer import check_question, render
 from attest.cli.base import cli, settings_of
-from attest.store import open_store
-from attest.vocab import Iris
+
+if TYPE_CHECKING:
+    from attest.answer.sparql_models import SparqlAnswer
 
 MODES = ("auto", "llm", "path")
 MAX_ROWS_SHOWN = 20
@@ -30,12 +26,13 @@ def ask_sparql(
 ) -> None:
     """Turn a question into SPARQL (the configured model, checked before it runs, else the path-derived query),
     run it under the query deadline and answer from its rows; /context retrieval answers when the model's query fails."""
-    if len(question.encode("utf-8")) > MAX_QUESTION_BYTES:
-        raise typer.BadParameter(f"the question is over the limit of {MAX_QUESTION_BYTES} bytes (10 KB)", param_hint="QUESTION")
-    if mode not in MODES:
-        raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}", param_hint="--mode")
-    if not 0 <= max_hops <= MAX_HOPS:
-        raise typer.BadParameter(f"must be between 0 and {MAX_HOPS}", param_hint="--max-hops")
+    from attest.answer.inference import reasoner_inference  # spaCy and the OpenAI client: imported when used
+    from attest.answer.service import AnswerService
+    from attest.answer.sparql_generate import SparqlGenerator, threaded_runner
+    from attest.store import open_store
+    from attest.vocab import Iris
+
+    check_question(question, mode, MODES, max_hops)
     settings = settings_of(ctx)
     store = open_store(settings, read_only=True)
     try:
