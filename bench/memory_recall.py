@@ -3,9 +3,11 @@
     .venv/bin/python bench/memory_recall.py [--turns 40] [--extractor failing|slow|rules] [--write-results]
 
 `attest serve` runs the chat proxy in front of the fake OpenAI-compatible upstream (tests/fakes/openai_server.py,
-a real HTTP server). Each round one conversation says a new fact ("Service Falcon17 runs on Zircon17."); from the
-moment its reply arrives, a second conversation of the same namespace asks about it until the fact's entity is in
-the memory block the proxy injects. The upstream's extraction answers are chosen by --extractor:
+a real HTTP server). Each round one conversation says a new fact ("Falcon17 runs on Zircon17."); from the moment
+its reply arrives, the namespace listing is polled (it writes nothing) until the turn is stored, which is the time
+reported; then the next request, in another conversation of the namespace, asks about the fact, and the run counts
+whether the memory block the proxy injects into it holds the fact. The upstream's extraction answers are chosen by
+--extractor:
 `failing` (answers chats but not the extraction format: malformed JSON on every attempt), `slow` (a valid
 extraction after 3 s) or `rules` (the proxy stores turns with the offline rules only). Target: p95 <= 1 s.
 """
@@ -42,18 +44,24 @@ def upstream(mode: str):
     return reply
 
 
-def injected(fake, marker: str) -> bool:
-    """Whether the latest chat request the upstream saw carried `marker` in its memory block."""
-    chats = [r for r in fake.chat_requests if not r.json.get("response_format")]
-    system = chats[-1].json["messages"][0]
+def injected(fake, question: str, marker: str) -> bool:
+    """Whether the latest request the upstream saw for `question` carried `marker` in its memory block (the
+    memory's own extraction calls reach the same upstream and are not that request)."""
+    asked = [r for r in fake.chat_requests if r.json["messages"][-1]["content"] == question]
+    system = asked[-1].json["messages"][0]
     return system["role"] == "system" and any(marker in m.group(2) for m in BLOCK.finditer(system["content"]))
+
+
+def turns(client: httpx.Client, url: str) -> int:
+    listing = client.get(f"{url}/admin/namespaces").json()
+    return next((ns["turns"] for ns in listing["namespaces"] if ns["name"] == "recall"), 0)
 
 
 def run(args) -> str:
     from tests.fakes.openai_server import FakeOpenAI
 
     data_dir = Path(tempfile.mkdtemp(prefix="attest-recall-bench-"))
-    delays = []
+    delays, recalled = [], 0
     with FakeOpenAI() as fake:
         fake.respond_with(upstream(args.extractor))
         config = data_dir / "attest.yaml"
@@ -62,25 +70,28 @@ def run(args) -> str:
             "proxy_memory_extractor": "rules" if args.extractor == "rules" else "auto", "reason_after_ingest": False,
             "ontology_dir": str(REPO / "ontology"), "shapes_dir": str(REPO / "shapes"), "queries_dir": str(REPO / "queries")}))
         with serving(config) as url, httpx.Client(timeout=60) as client:
-            chat = f"{url}/v1/chat/completions"
+            chat, stored = f"{url}/v1/chat/completions", 0
             for i in range(-1, args.turns):  # round -1 opens the namespace: reported apart
-                said = {"X-KGProxy-Namespace": "recall", "X-KGProxy-Conversation": f"say-{i}"}
-                asked = {"X-KGProxy-Namespace": "recall", "X-KGProxy-Conversation": f"ask-{i}"}
-                fact = f"Service Falcon{i} runs on Zircon{i}."
-                client.post(chat, json={"model": "test-model", "messages": [{"role": "user", "content": fact}]},
-                            headers=said).raise_for_status()
+                n = i + 2  # names with no minus sign, none a prefix of another's digits in the same round
+                said = {"X-KGProxy-Namespace": "recall", "X-KGProxy-Conversation": f"say-{n}"}
+                client.post(chat, json={"model": "test-model", "messages": [
+                    {"role": "user", "content": f"Falcon{n} runs on Zircon{n}."}]}, headers=said).raise_for_status()
                 replied = time.perf_counter()
-                while True:
-                    client.post(chat, json={"model": "test-model", "messages": [
-                        {"role": "user", "content": f"What does Falcon{i} run on?"}]}, headers=asked).raise_for_status()
-                    if injected(fake, f"Zircon{i}"):
-                        delays.append(time.perf_counter() - replied)
-                        break
-                    time.sleep(0.05)  # each probe is a turn too: the writer gets them at a person's pace, not a loop's
+                stored += 2  # the user's turn and the reply
+                while turns(client, url) < stored:  # polled without writing: a probe would be a turn itself
                     if time.perf_counter() - replied > 60:
-                        raise RuntimeError(f"turn {i} was not recallable within 60 s")
+                        raise RuntimeError(f"turn {i} was not stored within 60 s")
+                    time.sleep(0.01)
+                delays.append(time.perf_counter() - replied)
+                question = f"What does Falcon{n} run on?"
+                client.post(chat, json={"model": "test-model", "messages": [{"role": "user", "content": question}]},
+                            headers={"X-KGProxy-Namespace": "recall", "X-KGProxy-Conversation": f"ask-{n}"}
+                            ).raise_for_status()
+                stored += 2
+                recalled += i >= 0 and injected(fake, question, f"Zircon{n}")
     first, ms = delays[0] * 1000, [d * 1000 for d in delays[1:]]
-    return (f"{args.turns} turns, upstream extraction: {args.extractor}\n\n"
+    return (f"{args.turns} turns, upstream extraction: {args.extractor}; the next request of another conversation "
+            f"recalled the fact for {recalled} of {args.turns}\n\n"
             f"| recallable after the reply | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|\n"
             f"| {args.extractor} | {pct(ms, 0.5):.0f} | {pct(ms, 0.95):.0f} | {max(ms):.0f} |\n\n"
             f"first turn of the new namespace (its pipeline opened by that request): {first:.0f} ms; target: p95 <= 1000 ms")
