@@ -71,3 +71,25 @@ def reason(store, iris, settings=None) -> None:
     from attest.reasoner.reasoner import Reasoner
 
     Reasoner(store, iris, settings).materialize(full=True)
+
+
+def app_client(settings):
+    """The real app in process (entered; the caller exits it) over the answer graph, reasoned."""
+    from fastapi.testclient import TestClient
+
+    from attest.main import create_app
+
+    client = TestClient(create_app(settings), base_url="http://localhost")
+    client.__enter__()
+    state = client.app.state
+    load_graph(state.store, state.iris)
+    reason(state.store, state.iris, settings)
+    return client
+
+
+def without_llm(settings):
+    """The settings with the LLM base URL on a loopback port where nothing listens, failing at once."""
+    from tests.conftest import free_port
+
+    return settings.model_copy(update={"llm_base_url": f"http://127.0.0.1:{free_port()}/v1", "llm_max_retries": 0,
+                                       "llm_timeout_s": 1.0})

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from attest.answer.lookup import relation_id
-from attest.main import create_app
-from tests.answer_support import load_graph, reason, triple
-from tests.conftest import free_port
-
-
-def _client(settings):
-    client = TestClient(create_app(settings), base_url="http://localhost")
-    client.__enter__()
-    state = client.app.state
-    load_graph(state.store, state.iris)
-    reason(state.store, state.iris, settings)
-    return client
+from tests.answer_support import app_client, triple, without_llm
 
 
 @pytest.fixture
 def api(llm_settings):
-    client = _client(llm_settings)
+    client = app_client(llm_settings)
     yield client
     client.__exit__(None, None, None)
 
@@ -30,8 +18,7 @@ def api(llm_settings):
 @pytest.fixture
 def offline_api(settings):
     """The LLM base URL points at a loopback port where nothing listens."""
-    client = _client(settings.model_copy(update={"llm_base_url": f"http://127.0.0.1:{free_port()}/v1",
-                                                 "llm_max_retries": 0, "llm_timeout_s": 1.0}))
+    client = app_client(without_llm(settings))
     yield client
     client.__exit__(None, None, None)
 

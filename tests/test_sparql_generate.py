@@ -7,38 +7,26 @@ import threading
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 
 from attest.answer.sparql_check import check_query
-from attest.main import create_app
 from attest.vocab import ONT
-from tests.answer_support import load_graph, reason
+from tests.answer_support import app_client, load_graph, reason, without_llm
 from tests.conftest import free_port
 from tests.test_deadline import _pid_alive
 
 RUNAWAY = ("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?q ?r }")
 
 
-def _client(settings):
-    client = TestClient(create_app(settings), base_url="http://localhost")
-    client.__enter__()
-    state = client.app.state
-    load_graph(state.store, state.iris)
-    reason(state.store, state.iris, settings)
-    return client
-
-
 @pytest.fixture
 def api(llm_settings):
-    client = _client(llm_settings.model_copy(update={"query_timeout_s": 2.0}))
+    client = app_client(llm_settings.model_copy(update={"query_timeout_s": 2.0}))
     yield client
     client.__exit__(None, None, None)
 
 
 @pytest.fixture
 def offline_api(settings):
-    client = _client(settings.model_copy(update={"llm_base_url": f"http://127.0.0.1:{free_port()}/v1",
-                                                 "llm_max_retries": 0, "llm_timeout_s": 1.0}))
+    client = app_client(without_llm(settings))
     yield client
     client.__exit__(None, None, None)
 
