@@ -148,17 +148,8 @@ def _property(p: PredicateStats, by_iri: dict[str, PredicateStats], cluster_iris
 def _domain(p: PredicateStats, cluster_iris: dict[int, str]) -> list[Statement]:
     if not p.subjects:
         return []
-    candidates = [(n / p.subjects, p.subjects, cls, f"{n:,} of {p.subjects:,} sampled subjects are typed {_short(cls)}")
-                  for cls, n in p.subject_types.items()]
-    candidates += [(n / p.placed_subjects, p.placed_subjects, cluster_iris[i],
-                    (f"{n:,} of {p.placed_subjects:,} sampled subjects are untyped and fall in the cluster "
-                     f"{_short(cluster_iris[i])}")) for i, n in p.subject_clusters.items()]
-    if not candidates:
-        return []
-    share, n, cls, why = max(candidates)
-    if share <= MOST:
-        return []
-    return [Statement(RDFS + "domain", NamedNode(cls), confidence(share, n), why)]
+    return _class_of_most(RDFS + "domain", p.subjects, p.subject_types, p.placed_subjects, p.subject_clusters,
+                          cluster_iris, "subjects")
 
 
 def _range(p: PredicateStats, literal: bool, cluster_iris: dict[int, str]) -> list[Statement]:
@@ -169,17 +160,25 @@ def _range(p: PredicateStats, literal: bool, cluster_iris: dict[int, str]) -> li
         if n / total <= MOST:
             return []
         return [Statement(RDFS + "range", NamedNode(datatype), confidence(n / total, total), why)]
-    candidates = [(n / p.iri_objects, p.iri_objects, cls, f"{n:,} of {p.iri_objects:,} sampled IRI objects are typed {_short(cls)}")
-                  for cls, n in p.object_types.items() if p.iri_objects]
-    candidates += [(n / p.placed_objects, p.placed_objects, cluster_iris[i],
-                    (f"{n:,} of {p.placed_objects:,} sampled IRI objects are untyped and fall in the cluster "
-                     f"{_short(cluster_iris[i])}")) for i, n in p.object_clusters.items()]
+    return _class_of_most(RDFS + "range", p.iri_objects, p.object_types, p.placed_objects, p.object_clusters,
+                          cluster_iris, "IRI objects")
+
+
+def _class_of_most(axiom: str, total: int, types: dict[str, int], placed: int, clusters: dict[int, int],
+                   cluster_iris: dict[int, str], what: str) -> list[Statement]:
+    """`axiom` (rdfs:domain or rdfs:range) to the class, or the cluster of untyped ones, that more than MOST of the
+    sampled subjects or objects belong to; nothing when none does."""
+    candidates = [(n / total, total, cls, f"{n:,} of {total:,} sampled {what} are typed {_short(cls)}")
+                  for cls, n in types.items() if total]
+    candidates += [(n / placed, placed, cluster_iris[i],
+                    f"{n:,} of {placed:,} sampled {what} are untyped and fall in the cluster {_short(cluster_iris[i])}")
+                   for i, n in clusters.items()]
     if not candidates:
         return []
     share, n, cls, why = max(candidates)
     if share <= MOST:
         return []
-    return [Statement(RDFS + "range", NamedNode(cls), confidence(share, n), why)]
+    return [Statement(axiom, NamedNode(cls), confidence(share, n), why)]
 
 
 def _mirrors(p: PredicateStats, by_iri: dict[str, PredicateStats]) -> list[Statement]:
