@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, serialize
@@ -287,41 +287,36 @@ class Memory:
     def remember(self, namespace: str, conversation: str, turns: list[Turn]) -> Future:
         """Store the turns in the background (after the reply has gone), then have the LLM enrich them beside the
         writer; `pending` counts what is not written or not enriched yet."""
-        self._count(+1)
-        return self._writer.submit(self._write, namespace, conversation, turns)
+        return self._submit(self._writer, f"turns of conversation {conversation} in namespace {namespace} were not "
+                            "stored", self._write, namespace, conversation, turns)
 
     def _write(self, namespace: str, conversation: str, turns: list[Turn]) -> list[StoredTurn]:
-        try:
-            ns = self.namespace(namespace)
-            stored = ns.store_turns(conversation, turns)
-            if ns.enriches:
-                for turn in stored:
-                    self._count(+1)
-                    self._llm_worker.submit(self._extract, ns, turn)
-            return stored
-        except Exception:  # a background job has no caller to tell: log it whole, keep the writer alive
-            log.exception("memory: turns of conversation %s in namespace %s were not stored", conversation, namespace)
-            return []
-        finally:
-            self._count(-1)
+        ns = self.namespace(namespace)
+        stored = ns.store_turns(conversation, turns)
+        if ns.enriches:
+            for turn in stored:
+                self._submit(self._llm_worker, f"the LLM extraction of turn {turn.source} failed", self._extract, ns, turn)
+        return stored
 
     def _extract(self, ns: Namespace, turn: StoredTurn) -> None:
-        try:
-            if (extraction := ns.extract_with_llm(turn)) is not None:
-                self._count(+1)
-                self._writer.submit(self._replace, ns, turn, extraction)
-        except Exception:
-            log.exception("memory: the LLM extraction of turn %s failed", turn.source)
-        finally:
-            self._count(-1)
+        if (extraction := ns.extract_with_llm(turn)) is not None:
+            self._submit(self._writer, f"the LLM extraction of turn {turn.source} was not stored", ns.enrich, turn,
+                         extraction)
 
-    def _replace(self, ns: Namespace, turn: StoredTurn, extraction: Precomputed) -> None:
-        try:
-            ns.enrich(turn, extraction)
-        except Exception:
-            log.exception("memory: the LLM extraction of turn %s was not stored", turn.source)
-        finally:
-            self._count(-1)
+    def _submit(self, pool: ThreadPoolExecutor, failure: str, work: Callable, *args) -> Future:
+        """`work(*args)` in `pool`, counted as pending until it ends; a background job has no caller to tell, so a
+        failure is logged whole and the pool lives on."""
+        self._count(+1)
+
+        def job():
+            try:
+                return work(*args)
+            except Exception:
+                log.exception("memory: %s", failure)
+                return None
+            finally:
+                self._count(-1)
+        return pool.submit(job)
 
     def _count(self, delta: int) -> None:
         with self._pending_lock:
