@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -28,6 +29,10 @@ class ExtractedRelation(BaseModel):
     confidence: float = Field(description="How sure the extractor is, from 0 to 1")
     start: int | None = Field(None, description="Character offset in the chunk where the sentence stating it starts")
     end: int | None = Field(None, description="Character offset in the chunk where that sentence ends (exclusive)")
+    valid_from: date | None = Field(None, description="First day the relation holds, when the text dates it "
+                                                      "(\"since 2019\" -> 2019-01-01), else null")
+    valid_to: date | None = Field(None, description="Last day the relation holds, when the text dates its end "
+                                                    "(\"until 2005\" -> 2005-12-31), else null")
 
 
 class RefusedSentence(BaseModel):

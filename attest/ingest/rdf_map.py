@@ -176,6 +176,9 @@ class DocumentMapper:
             if sentence := next((span for _, _, span in sources if span), None):  # where it is stated first
                 add(stmt, att("charStart"), integer(sentence[0]))
                 add(stmt, att("charEnd"), integer(sentence[1]))
+            for field_name, predicate in (("valid_from", "validFrom"), ("valid_to", "validTo")):  # valid time, first dated source
+                if day := next((d for rel, _, _ in sources if (d := getattr(rel, field_name))), None):
+                    add(stmt, att(predicate), Literal(day.isoformat(), datatype=NamedNode(XSD + "date")))
         return self.quads
 
     def _chunk(self, chunk: Chunk, doc_node: NamedNode) -> NamedNode:
