@@ -27,11 +27,11 @@ class CitationReport(BaseModel):
     kind: Literal["entity", "relation"] = Field(description="entity or relation")
     ref: str = Field(description="The marker's payload (id, label or S|P|O)")
     status: CitationStatus = Field(description="found / label_match (entity); asserted / inferred (relation); not_found; invalid (malformed payload)")
-    iri: str | None = Field(None, description="Resolved entity IRI (entity citations)")
-    label: str | None = Field(None, description="Label of the resolved entity, or the fact in words")
-    triple: list[str] | None = Field(None, description="Resolved relation as [subject, predicate, object] IRIs")
-    match: float | None = Field(None, description="rapidfuzz similarity 0-100 when resolved by label")
-    depth: int | None = Field(None, description="0 for an asserted relation, the shallowest derivation depth for an inferred one")
+    iri: str | None = Field(default=None, description="Resolved entity IRI (entity citations)")
+    label: str | None = Field(default=None, description="Label of the resolved entity, or the fact in words")
+    triple: list[str] | None = Field(default=None, description="Resolved relation as [subject, predicate, object] IRIs")
+    match: float | None = Field(default=None, description="rapidfuzz similarity 0-100 when resolved by label")
+    depth: int | None = Field(default=None, description="0 for an asserted relation, the shallowest derivation depth for an inferred one")
     confidence: float = Field(description="Score by DESIGN.md's confidence model, 0-1")
     trace: list[TraceStep] = Field(default_factory=list, description="Reasoning trace of an inferred relation (bounded depth)")
 
@@ -54,20 +54,20 @@ class VerifyReport(BaseModel):
     original: str = Field(description="The text as given")
     confidence: float = Field(description="Average of cited claims' confidence weighted by their length in words; 0 when nothing is cited")
     flags: list[str] = Field(default_factory=list, description="Summary: ungrounded_claims, low_confidence_claims, removed_claims, no_citations")
-    mode: Mode = Field("verify", description="llm or extractive for /answer, verify for /verify")
+    mode: Mode = Field(default="verify", description="llm or extractive for /answer, verify for /verify")
     claims: list[ClaimReport] = Field(description="Every sentence, in order")
-    context: str | None = Field(None, description="The context the answer was built from (for /answer)")
+    context: str | None = Field(default=None, description="The context the answer was built from (for /answer)")
     answers: list[AnswerItem] = Field(default_factory=list, description="The answers an extractive answer names, in order")
     notes: list[str] = Field(default_factory=list, description="What the service did that the caller should know (fallbacks, neutralized input)")
-    sparql: str | None = Field(None, description="For /answer: the SPARQL SELECT (on /sparql) whose ?answer rows hold the answers, the walks of the paths the answer names; null when no path was found")
+    sparql: str | None = Field(default=None, description="For /answer: the SPARQL SELECT (on /sparql) whose ?answer rows hold the answers, the walks of the paths the answer names; null when no path was found")
 
 
 class AnswerItem(BaseModel):
     """One answer an extractive answer names: the end of a retrieved path."""
 
-    id: str | None = Field(None, description="Entity id (cite as <<entity:ID>>); null for a literal value")
+    id: str | None = Field(default=None, description="Entity id (cite as <<entity:ID>>); null for a literal value")
     label: str = Field(description="The entity's label, or the literal's value")
-    value: str | None = Field(None, description="The literal's lexical form when the answer is a value (a year, a rating)")
+    value: str | None = Field(default=None, description="The literal's lexical form when the answer is a value (a year, a rating)")
     score: float = Field(description="Score of the best path ending here")
 
 
@@ -90,15 +90,15 @@ class ContextRelation(BaseModel):
     subject: str = Field(description="Subject entity id")
     predicate: str = Field(description="Predicate: an ontology property's local name, else its id (CURIE or IRI)")
     object: str | None = Field(description="Object entity id; null for an attribute")
-    value: str | None = Field(None, description="The literal's lexical form for an attribute")
+    value: str | None = Field(default=None, description="The literal's lexical form for an attribute")
     triple: list[str] = Field(description="[subject, predicate, object] IRIs; the object in N-Triples form for an attribute")
     text: str = Field(description="The fact in words")
     status: Literal["asserted", "inferred"] = Field(description="Asserted in a graph, or inferred only")
     depth: int = Field(description="0 when asserted, else the shallowest derivation depth")
     documents: list[str] = Field(description="Ids of (at most three) documents asserting it, the first by id")
-    document_count: int = Field(0, description="How many documents assert it, counted up to 100")
-    document_count_capped: bool = Field(False, description="More than 100 documents assert it")
-    path: int | None = Field(None, description="Index in `paths` of the first path it belongs to")
+    document_count: int = Field(default=0, description="How many documents assert it, counted up to 100")
+    document_count_capped: bool = Field(default=False, description="More than 100 documents assert it")
+    path: int | None = Field(default=None, description="Index in `paths` of the first path it belongs to")
 
 
 class ContextPath(BaseModel):
@@ -107,10 +107,10 @@ class ContextPath(BaseModel):
     relations: list[str] = Field(description="Relation ids in walking order")
     start: str = Field(description="Id of the linked entity it starts from")
     end: str | None = Field(description="Id of the entity it ends at; null when it ends at a value")
-    value: str | None = Field(None, description="The value it ends at, for an attribute")
+    value: str | None = Field(default=None, description="The value it ends at, for an attribute")
     label: str = Field(description="Label of its end (or the value)")
     score: float = Field(description="Path score: link x predicate relevance per hop x hub dampening x coverage of the question")
-    sparql: str | None = Field(None, description="SPARQL SELECT that walks this path's predicates from its start entity over the union default graph; its ?answer rows are every end the walk reaches, this one included")
+    sparql: str | None = Field(default=None, description="SPARQL SELECT that walks this path's predicates from its start entity over the union default graph; its ?answer rows are every end the walk reaches, this one included")
 
 
 class ContextLink(BaseModel):
@@ -133,10 +133,10 @@ class ContextSource(BaseModel):
     end: int | None = Field(description="Character offset just past the chunk")
     text: str = Field(description="The snippet (sanitized, possibly shortened)")
     score: float = Field(description="Fused score (reciprocal rank fusion of BM25 and the graph ranking), the best 1")
-    bm25_rank: int | None = Field(None, description="Its rank by BM25 over the question's words (1 = best); null when BM25 did not find it")
-    bm25_score: float | None = Field(None, description="Its BM25 score, the best BM25 hit 1")
-    graph_rank: int | None = Field(None, description="Its rank by the graph (Personalized PageRank from the question's entities); null when the graph did not reach it")
-    graph_score: float | None = Field(None, description="Its Personalized PageRank mass, the best passage's 1")
+    bm25_rank: int | None = Field(default=None, description="Its rank by BM25 over the question's words (1 = best); null when BM25 did not find it")
+    bm25_score: float | None = Field(default=None, description="Its BM25 score, the best BM25 hit 1")
+    graph_rank: int | None = Field(default=None, description="Its rank by the graph (Personalized PageRank from the question's entities); null when the graph did not reach it")
+    graph_score: float | None = Field(default=None, description="Its Personalized PageRank mass, the best passage's 1")
     bridges: list[str] = Field(default_factory=list, description="Ids of the entities that carried the most graph mass to it (the bridge of a second hop)")
 
 

@@ -43,8 +43,8 @@ class ResultTerm(BaseModel):
 
     type: Literal["uri", "literal", "bnode", "triple"] = Field(description="Kind of RDF term")
     value: str = Field(description="The IRI, the literal's lexical form, or the blank node's id")
-    id: str | None = Field(None, description="Entity id to cite as <<entity:ID>> (IRIs that have one)")
-    label: str | None = Field(None, description="The entity's label when the graph gives one")
+    id: str | None = Field(default=None, description="Entity id to cite as <<entity:ID>> (IRIs that have one)")
+    label: str | None = Field(default=None, description="The entity's label when the graph gives one")
 
 
 class SparqlAnswer(BaseModel):
