@@ -6,13 +6,14 @@ import hashlib
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Iterator, TypedDict, TypeVar
 
-from pyoxigraph import Literal, NamedNode, RdfFormat, parse
+from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 
 from attest.answer import queries as q
 from attest.answer.ids import Ids
-from attest.answer.memo import Memo
+from attest.answer.memo import Changes, Memo
+from attest.answer.solutions import solutions
 from attest.ingest import summary
 from attest.store import GraphStore
 from attest.vocab import ATT, DCT, ONT, OWL, PREFIXES, RDF, RDFS, SCHEMA, SH, SKOS, XSD, Iris
@@ -24,8 +25,9 @@ LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked 
 HUB_DEGREE = 2000  # an IRI touched by more triples than this is a hub: read along wanted predicates only
 HUB_ROWS = 200  # rows read per node in a bounded read
 SUPPORT_CAP = 100  # documents counted per fact shown
+Fingerprint = tuple[tuple[str, ...], int | None]  # (label predicates, write generation) a label index was read at
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
-_LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[tuple, float, LabelIndex]]" = weakref.WeakKeyDictionary()
+_LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[Fingerprint, float, LabelIndex]]" = weakref.WeakKeyDictionary()
 _VOCABULARY_CACHE: "weakref.WeakKeyDictionary[object, tuple[int, Vocabulary]]" = weakref.WeakKeyDictionary()
 GENERIC_PREDICATES = frozenset(ONT + n for n in ("relatesTo", "mentions", "mentionedIn"))
 DESCRIPTION_PREDICATES = (ONT + "description", DCT + "description", RDFS + "comment", SKOS + "definition",
@@ -40,7 +42,8 @@ def is_literal(term: str) -> bool:
 
 def literal_value(term: str) -> str:
     """The lexical form of a literal held in N-Triples form."""
-    return next(iter(parse(f"<urn:x:s> <urn:x:p> {term} .", format=RdfFormat.N_TRIPLES))).object.value
+    value: str = next(iter(parse(f"<urn:x:s> <urn:x:p> {term} .", format=RdfFormat.N_TRIPLES))).object.value
+    return value
 
 
 def relation_id(ids: Ids | Iris, triple: Triple) -> str:
@@ -80,6 +83,22 @@ class FactStatus:
         return bool(self.asserted_in)
 
 
+class Phrases(TypedDict):
+    """LabelMatcher's phrase table of a label index (attest/answer/linking.py)."""
+
+    table: dict[tuple[str, ...], list[str]]  # a label's folded words -> IRIs, in index order
+    longest: dict[str, int]  # first word -> most words of a label starting with it
+    vocabulary: set[str]  # the folded words classes and properties are named by
+    related: dict[str, float]  # what WordNet relates the vocabulary's words to
+
+
+class Dataset(TypedDict):
+    """The dataset keywords of GraphStore.query that lookups pass."""
+
+    union_default_graph: bool
+    named_graphs: list[str]
+
+
 @dataclass
 class LabelIndex:
     """Every entity's labels: `labels[i]` names the IRI `iris[i]` (preferred labels first)."""
@@ -91,7 +110,7 @@ class LabelIndex:
     properties: list[str] = field(default_factory=list)  # IRIs declared as properties, in any graph
     ranks: dict[tuple[str, str], int] = field(default_factory=dict)  # (IRI, label) -> best predicate's rank
     normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
-    phrases: dict | None = None  # likewise: the matcher's phrase table
+    phrases: Phrases | None = None  # likewise: the matcher's phrase table
 
     def __contains__(self, iri: str) -> bool:
         return iri in self.preferred
@@ -124,7 +143,7 @@ class GraphLookup:
         self._label_nodes = [(NamedNode(p),) for p in self.label_predicates]
         self._not_facts = frozenset(self.label_predicates) | frozenset(DESCRIPTION_PREDICATES)
         self._kinds: dict[str, str | None] = {}
-        self._dataset: dict | None = None
+        self._dataset: Dataset | None = None
         self._nodes: dict[str, bool] = {}
         self.memo = Memo(self.owner)
 
@@ -132,14 +151,16 @@ class GraphLookup:
         return self.ids.of(iri)
 
     @property
-    def dataset(self) -> dict:
+    def dataset(self) -> Dataset:
         """The graphs lookups read: while the fact summary is current, it stands for every document graph (one
         copy of each fact instead of one per document that states it); else every graph."""
         if self._dataset is None:
-            self._dataset = self.memo.many("dataset", ["facts"], lambda _: {"facts": self._read_dataset()})["facts"]
+            dataset = self.memo.many("dataset", ["facts"], lambda _: {"facts": self._read_dataset()})["facts"]
+            assert dataset is not None  # the fetch gives the one key it is asked for
+            self._dataset = dataset
         return self._dataset
 
-    def _read_dataset(self) -> dict:
+    def _read_dataset(self) -> Dataset:
         included = summary.included_graphs(self.store, self.iris)
         if included is not None:  # one small read: the graph list is kept with the summary
             graphs = [self.iris.facts_graph, self.iris.inferred_graph, *included]
@@ -190,7 +211,7 @@ class GraphLookup:
         return index
 
     def _changed_since(self, since: int | None, until: int | None) -> set[str] | None:
-        changes = getattr(self.owner, "facts_changed_about", None)
+        changes: Changes | None = getattr(self.owner, "facts_changed_about", None)
         if since is None or until is None or until < since or changes is None:
             return None
         return changes(since, until)
@@ -202,18 +223,18 @@ class GraphLookup:
         cached = _VOCABULARY_CACHE.get(self.owner)
         if isinstance(generation, int) and cached and cached[0] == generation:
             return cached[1]
-        terms = [(row["x"].value, row["t"].value) for row in self.store.query(q.VOCABULARY_TERMS)]
+        terms = [(row["x"].value, row["t"].value) for row in solutions(self.store.query(q.VOCABULARY_TERMS))]
         vocabulary = Vocabulary(
             terms={x for x, _ in terms},
             properties=sorted({x for x, t in terms if t not in (RDFS + "Class", OWL + "Class") and isinstance(x, str)}),
-            names=[row["text"].value for row in self.store.query(q.VOCABULARY_NAMES)])
+            names=[row["text"].value for row in solutions(self.store.query(q.VOCABULARY_NAMES))])
         if isinstance(generation, int):
             _VOCABULARY_CACHE[self.owner] = (generation, vocabulary)
         return vocabulary
 
     def _read_labels(self) -> LabelIndex:
         query = q.with_values(q.ENTITY_LABELS, predicates=self._label_nodes)
-        return self._label_index_of(self._label_ranks(self.store.query(query, **self.dataset)))
+        return self._label_index_of(self._label_ranks(solutions(self.store.query(query, **self.dataset))))
 
     def _patched_labels(self, index: LabelIndex, changed: set[str]) -> LabelIndex:
         """`index` with the labels of the `changed` IRIs read again (none changed: `index` itself)."""
@@ -221,11 +242,11 @@ class GraphLookup:
             return index
         ranks = {key: r for key, r in index.ranks.items() if key[0] not in changed}
         for batch in _batches(_pairs(changed, self.label_predicates)):
-            for key, r in self._label_ranks(self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset)).items():
+            for key, r in self._label_ranks(solutions(self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset))).items():
                 ranks[key] = min(r, ranks.get(key, r))
         return self._label_index_of(ranks)
 
-    def _label_ranks(self, rows) -> dict[tuple[str, str], int]:
+    def _label_ranks(self, rows: Iterable[QuerySolution]) -> dict[tuple[str, str], int]:
         """(IRI, label) -> rank of the best predicate giving it, for the entities among label rows (?e ?p ?label ?g)."""
         rank = {p: i for i, p in enumerate(self.label_predicates)}
         vocabulary = self._vocabulary().terms
@@ -260,7 +281,7 @@ class GraphLookup:
         rank = {p: i for i, p in enumerate(self.label_predicates)}
         best: dict[str, tuple[int, str]] = {}
         for batch in _batches(_pairs(iris, self.label_predicates)):
-            for row in self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset):
+            for row in solutions(self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset)):
                 g = row["g"]
                 if self.counts(g.value if g is not None else "") is None:
                     continue
@@ -283,7 +304,7 @@ class GraphLookup:
         inferred_types: dict[str, set[str]] = {}
         descriptions: dict[str, str] = {}
         for batch in _batches(_pairs(iris, wanted)):
-            for row in self.store.query(q.with_values(q.ENTITY_DETAILS, pairs=batch), **self.dataset):
+            for row in solutions(self.store.query(q.with_values(q.ENTITY_DETAILS, pairs=batch), **self.dataset)):
                 g = row["g"]
                 kind = self.counts(g.value if g is not None else "")
                 if kind is None:
@@ -303,7 +324,7 @@ class GraphLookup:
         out = {}
         for iri in set(labels) | set(types) | set(inferred_types) | set(descriptions):
             label = labels[iri][1] if iri in labels else (self.ids.of(iri) or iri)
-            out[iri] = EntityInfo(iri, label, sorted(types.get(iri) or inferred_types.get(iri, ())),
+            out[iri] = EntityInfo(iri, label, sorted(types.get(iri) or inferred_types.get(iri, set())),
                                   descriptions.get(iri, ""))
         return out
 
@@ -317,7 +338,7 @@ class GraphLookup:
     def _read_degrees(self, iris: list[str]) -> dict[str, int]:
         out: dict[str, int] = {}
         for batch in _batches(_nodes(iris)):
-            for row in self.store.query(q.with_values(q.DEGREES, entities=batch), **self.dataset):
+            for row in solutions(self.store.query(q.with_values(q.DEGREES, entities=batch), **self.dataset)):
                 out[row["x"].value] = int(row["n"].value)
         return out
 
@@ -365,7 +386,7 @@ class GraphLookup:
 
     def _fact_quads(self, query: str) -> Iterable[Quad]:
         """The rows of a fact query that are facts: in a fact graph, between nodes, with a predicate that says something."""
-        for row in self.store.query(query, **self.dataset):
+        for row in solutions(self.store.query(query, **self.dataset)):
             g, s, p, o = row["g"], row["s"].value, row["p"].value, row["o"]
             g = g.value if g is not None else ""
             if p in self._not_facts or self.counts(g) is None or not self.is_node(s):
@@ -386,7 +407,7 @@ class GraphLookup:
         rows = [(NamedNode(s), NamedNode(p), NamedNode(o)) for s, p, o in triples]
         out: dict[Triple, list[str]] = {}
         for batch in _batches(rows):
-            for row in self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch), **self.dataset):
+            for row in solutions(self.store.query(q.with_values(q.TRIPLE_GRAPHS, triples=batch), **self.dataset)):
                 g = row["g"].value if row["g"] is not None else ""
                 if self.counts(g) is not None:
                     out.setdefault((row["s"].value, row["p"].value, row["o"].value), []).append(g)
@@ -404,7 +425,7 @@ class GraphLookup:
         for batch in _batches(triples, 50):
             branches = [q.TRIPLE_DOCUMENTS % {"i": i, "triple": " ".join(str(NamedNode(x)) for x in t), "prefix": prefix,
                                               "limit": SUPPORT_CAP + 1} for i, t in enumerate(batch)]
-            for row in self.store.query("SELECT ?i ?g WHERE { " + " UNION ".join(branches) + " }"):
+            for row in solutions(self.store.query("SELECT ?i ?g WHERE { " + " UNION ".join(branches) + " }")):
                 out.setdefault(batch[int(row["i"].value)], []).append(row["g"].value)
         return {t: sorted(graphs) for t, graphs in out.items()}
 
@@ -419,14 +440,15 @@ class GraphLookup:
 
     # chunks and properties ---------------------------------------------------------------
 
-    def chunk_spans(self, chunks: list[str]) -> dict[str, tuple[str | None, int | None, int | None]]:
-        """(document IRI, start, end) of each chunk IRI, each part None when the chunk does not say."""
+    def chunk_spans(self, chunks: list[str]) -> dict[str, tuple[str | None, int | None, int | None] | None]:
+        """(document IRI, start, end) of each chunk IRI, each part None when the chunk does not say; None for a
+        chunk the store does not hold."""
         return self.memo.many("span", chunks, self._read_spans)
 
     def _read_spans(self, chunks: list[str]) -> dict[str, tuple[str | None, int | None, int | None]]:
-        out = {}
+        out: dict[str, tuple[str | None, int | None, int | None]] = {}
         for batch in _batches(_nodes(chunks)):
-            for row in self.store.query(q.with_values(q.CHUNK_SPANS, chunks=batch)):
+            for row in solutions(self.store.query(q.with_values(q.CHUNK_SPANS, chunks=batch))):
                 doc, start, end = row["doc"], row["start"], row["end"]
                 out.setdefault(row["c"].value, (doc.value if doc is not None else None,
                                                 int(start.value) if start is not None else None,
@@ -441,7 +463,7 @@ class GraphLookup:
     def _read_properties_in_use(self, predicates: list[str]) -> dict[str, bool]:
         used = dict.fromkeys(predicates, False)
         for batch in _batches(_nodes(predicates)):
-            for row in self.store.query(q.with_values(q.PROPERTIES_IN_USE, properties=batch)):
+            for row in solutions(self.store.query(q.with_values(q.PROPERTIES_IN_USE, properties=batch))):
                 used[row["p"].value] = True
         return used
 
@@ -453,7 +475,7 @@ class GraphLookup:
     def _read_property_texts(self, predicates: list[str]) -> dict[str, "PropertyText"]:
         out: dict[str, PropertyText] = {}
         for batch in _batches(_nodes(predicates)):
-            for row in self.store.query(q.with_values(q.PROPERTY_TEXT, properties=batch)):
+            for row in solutions(self.store.query(q.with_values(q.PROPERTY_TEXT, properties=batch))):
                 text = out.setdefault(row["p"].value, PropertyText())
                 value = row["text"].value
                 if row["inverse"] is not None:
@@ -462,7 +484,7 @@ class GraphLookup:
                     text.label = value
                 else:
                     text.other.append(value)
-            for row in self.store.query(q.with_values(q.PROPERTY_CLASSES, properties=batch)):
+            for row in solutions(self.store.query(q.with_values(q.PROPERTY_CLASSES, properties=batch))):
                 text = out.setdefault(row["p"].value, PropertyText())
                 (text.domain if row["side"].value == "domain" else text.range).append(row["text"].value)
         return out
@@ -504,6 +526,9 @@ def _nodes(iris: Iterable[str]) -> list[tuple[NamedNode]]:
     return [(NamedNode(i),) for i in iris]
 
 
-def _batches(items: list, size: int = MAX_BATCH):
+T = TypeVar("T")
+
+
+def _batches(items: list[T], size: int = MAX_BATCH) -> Iterator[list[T]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]

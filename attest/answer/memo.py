@@ -5,10 +5,11 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from typing import Callable, Hashable, Iterable, TypeVar
+from typing import Callable, Hashable, Iterable, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+Changes = Callable[[int, int], "set[str] | None"]  # (since, until) -> IRIs the writes in between changed facts about
 MAX_ENTRIES = 50_000  # per store; least recently used entries go first
 _STORES: "weakref.WeakKeyDictionary[object, dict[str, GenerationCache]]" = weakref.WeakKeyDictionary()
 _create = threading.Lock()
@@ -20,17 +21,17 @@ class GenerationCache:
     key names one of them. Values read under an older generation are kept by the same rule: under a stream of
     writes most requests end after the next write, and what they read about other entities still holds."""
 
-    def __init__(self, max_entries: int = MAX_ENTRIES,
-                 changes: Callable[[int, int], set[str] | None] | None = None) -> None:
+    def __init__(self, max_entries: int = MAX_ENTRIES, changes: Changes | None = None) -> None:
         self.generation: int | None = None
         self.entries: OrderedDict[Hashable, object] = OrderedDict()
         self.max_entries = max_entries
         self.changes = changes
         self.lock = threading.Lock()
 
-    def get_many(self, generation: int, keys: Iterable[Hashable]) -> tuple[dict, list]:
+    def get_many(self, generation: int, keys: Iterable[Hashable]) -> tuple[dict[Hashable, object], list[Hashable]]:
         """(cached key -> value, keys not cached)."""
-        found, missing = {}, []
+        found: dict[Hashable, object] = {}
+        missing: list[Hashable] = []
         with self.lock:
             self._advance(generation)
             for key in keys:  # an entry of a newer generation than the request's is newer still: never stale
@@ -41,10 +42,10 @@ class GenerationCache:
                     missing.append(key)
         return found, missing
 
-    def put_many(self, generation: int, values: dict) -> None:
+    def put_many(self, generation: int, values: dict[Hashable, object]) -> None:
         with self.lock:
             self._advance(generation)
-            if generation != self.generation:  # read before writes that a newer request has already seen:
+            if self.generation is not None and generation != self.generation:  # read before writes that a newer request has already seen:
                 touched = self.changes(generation, self.generation) if self.changes else None
                 if touched is None:
                     return
@@ -68,7 +69,9 @@ class GenerationCache:
 def _names_any(key: Hashable, iris: set[str]) -> bool:
     """Whether a (kind, IRI) or (kind, triple) key names one of the IRIs."""
     value = key[1] if isinstance(key, tuple) and len(key) == 2 else key
-    return value in iris if isinstance(value, str) else any(part in iris for part in value if isinstance(part, str))
+    if isinstance(value, str):
+        return value in iris
+    return isinstance(value, tuple) and any(part in iris for part in value if isinstance(part, str))
 
 
 class Memo:
@@ -91,7 +94,9 @@ class Memo:
         self.generation = generation if isinstance(generation, int) else None
         facts = getattr(owner, "facts_generation", generation)
         self.facts_generation = facts if isinstance(facts, int) else self.generation
-        self.cache = self.facts_cache = self.support_cache = None
+        self.cache: GenerationCache | None = None
+        self.facts_cache: GenerationCache | None = None
+        self.support_cache: GenerationCache | None = None
         if self.generation is not None:
             self.cache = _cache_for(owner, "per write")
             self.facts_cache = _cache_for(owner, "per fact change", getattr(owner, "facts_changed_about", None))
@@ -108,10 +113,12 @@ class Memo:
         cache, generation = ((self.cache, self.generation) if family in self.PER_WRITE
                              else (self.support_cache, self.generation) if family in self.PER_SUPPORT_CHANGE
                              else (self.facts_cache, self.facts_generation))
+        assert cache is not None and generation is not None  # set together with self.cache and self.generation
         found, missing = cache.get_many(generation, ((kind, k) for k in keys))
-        out = {key[1]: value for key, value in found.items()}
+        # the cache holds, under (kind, key), what this kind's fetch returned for the key
+        out = {key[1]: cast("V | None", value) for key, value in cast(dict[tuple[str, K], object], found).items()}
         if missing:
-            wanted = [key[1] for key in missing]
+            wanted = [key[1] for key in cast(list[tuple[str, K]], missing)]
             fetched = fetch(wanted)
             new = {k: fetched.get(k) for k in wanted}
             cache.put_many(generation, {(kind, k): v for k, v in new.items()})
@@ -125,7 +132,7 @@ def forget(owner: object) -> None:
         _STORES.pop(owner, None)
 
 
-def _cache_for(owner: object, kind: str, changes=None) -> GenerationCache:
+def _cache_for(owner: object, kind: str, changes: Changes | None = None) -> GenerationCache:
     with _create:
         caches = _STORES.get(owner)
         if caches is None:
