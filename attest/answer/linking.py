@@ -26,6 +26,8 @@ VOCABULARY_WORD = 0.1  # a lower-case span made of the words classes and propert
 RELATED_WORD = 0.5  # WordNet's relatedness from which a question word counts as a vocabulary word
 WORD = re.compile(r"[^\W_]+(?:['’+#.-][^\W_]+)*[+#]*")
 FOLD = re.compile(r"[\W_]+")
+Token = tuple[str, int, int]  # a folded word of the question, with its match's offsets
+Span = tuple[int, int, list[str], float]  # (first word, past last word, IRIs, similarity)
 
 
 @functools.lru_cache(maxsize=200_000)  # every label is folded again each time the label index is rebuilt
@@ -111,7 +113,7 @@ class LabelMatcher:
         tokens = [(word, m.start(), m.end()) for m in WORD.finditer(question)
                   for word in normalize(m.group(0)).split(" ") if word][:MAX_LINK_WORDS]
         words = [t[0] for t in tokens]
-        spans: list[tuple[int, int, list[str], float]] = []  # (first word, past last word, IRIs, similarity)
+        spans: list[Span] = []
         for i, word in enumerate(words):
             for n in range(1, min(self.longest.get(word, 0), len(words) - i) + 1):
                 if iris := self.table.get(tuple(words[i:i + n])):
@@ -142,11 +144,11 @@ class LabelMatcher:
         ("director" for a property named "directed by")."""
         return word in self.vocabulary or lexicon.similarity(lexicon.related(word, general=True), self.related) >= RELATED_WORD
 
-    def _near_misses(self, question, tokens, words, taken) -> list[tuple[int, int, list[str], float]]:
+    def _near_misses(self, question: str, tokens: list[Token], words: list[str], taken: list[Span]) -> list[Span]:
         """Spans of the words no exact match took that look like names (a capital past the first word, a digit)
         and come within LINK_CUTOFF of a label."""
         used = {k for i, j, _, _ in taken for k in range(i, j)}
-        out = []
+        out: list[Span] = []
         for i in range(len(words)):
             for n in range(1, MAX_NGRAM + 1):
                 if i + n > len(words) or any(k in used for k in range(i, i + n)):
@@ -165,7 +167,7 @@ class LabelMatcher:
         return out
 
 
-def _longest_first(spans, chosen, tokens):
+def _longest_first(spans: list[Span], chosen: list[Span], tokens: list[Token]) -> list[Span]:
     """Add spans to `chosen`, longest (in characters) first, skipping any that overlaps one already chosen."""
     chosen = list(chosen)
     taken = {k for i, j, _, _ in chosen for k in range(i, j)}
