@@ -86,7 +86,7 @@ def declared_prefixes(ontology_dir: Path | None, configured: dict[str, str]) -> 
     return out
 
 
-def _mtimes(directory: Path) -> tuple:
+def _mtimes(directory: Path) -> tuple[tuple[str, int], ...]:
     try:
         return tuple(sorted((p.name, p.stat().st_mtime_ns) for p in directory.glob("*.ttl")))
     except OSError:
@@ -94,7 +94,7 @@ def _mtimes(directory: Path) -> tuple:
 
 
 @functools.lru_cache(maxsize=16)
-def _file_prefixes(directory: str, mtimes: tuple) -> dict[str, str]:
+def _file_prefixes(directory: str, mtimes: tuple[tuple[str, int], ...]) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, _ in mtimes:
         try:

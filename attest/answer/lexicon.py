@@ -9,6 +9,7 @@ import mmap
 import os
 import threading
 from pathlib import Path
+from typing import Callable
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ class WordNet:
         return words, tuple(pointers)
 
 
-_WORDNET: list = []  # [WordNet or None], loaded once
+_WORDNET: list[WordNet | None] = []  # [WordNet or None], loaded once
 _LOADING = threading.Lock()
 
 
@@ -190,7 +191,7 @@ def related(word: str, general: bool = False) -> dict[str, float]:
     return out
 
 
-def _hypernyms(wn: WordNet, pos: str, offset: int, level: int, add) -> None:
+def _hypernyms(wn: WordNet, pos: str, offset: int, level: int, add: Callable[[str, float], None]) -> None:
     words, pointers = wn.synset(pos, offset)
     for w in words:
         add(w, HYPERNYMS[level])
@@ -207,7 +208,7 @@ def noun_opposites(word: str) -> frozenset[str]:
     wn = wordnet() if 0 < len(word) <= MAX_WORD else None
     if wn is None:
         return frozenset()
-    out = set()
+    out: set[str] = set()
     for lemma, pos in wn.lemmas(word):
         if pos != "n":
             continue
