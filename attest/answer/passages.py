@@ -4,6 +4,7 @@ document facts and entity-to-chunk mentions, seeded by the question's entities a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 
@@ -61,7 +62,7 @@ class PassageRanker:
         known = self._counts("mentions", "entity", list(seeds))
         seeds = {iri: w for iri, w in seeds.items() if known.get(iri)}
         if not seeds:
-            note = ("the question names no entity the documents mention: passages ranked by BM25 only"
+            note: str | None = ("the question names no entity the documents mention: passages ranked by BM25 only"
                     if bm25 else "no passage matches the question's words, and it names no entity the documents mention")
             return Ranking(_fused(bm25, {}, k), False, note)
         graph = self._walk(seeds, known, hits[:BM25_SEEDS])
@@ -190,7 +191,7 @@ class PassageRanker:
         return out
 
     def _counts(self, table: str, column: str, values: list[str]) -> dict[str, int]:
-        out = {}
+        out: dict[str, int] = {}
         for batch in _batches(values):
             marks = ",".join("?" * len(batch))
             out.update(self.index.read(f"SELECT {column}, count(*) FROM {table} WHERE {column} IN ({marks}) GROUP BY {column}",
@@ -218,7 +219,7 @@ class PassageRanker:
         """Text and place of chunks the walk found, through the rows of their documents."""
         if not chunks:
             return []
-        docs = {}
+        docs: dict[str, str] = {}
         for batch in _batches(chunks):
             marks = ",".join("?" * len(batch))
             docs.update(self.index.read(f"SELECT DISTINCT chunk, document FROM mentions WHERE chunk IN ({marks})", tuple(batch)))
@@ -245,6 +246,6 @@ def _fused(passages: list[Passage], graph_rank: dict[str, int], k: int) -> list[
     return out
 
 
-def _batches(values: list, size: int = BATCH):
+def _batches(values: list[str], size: int = BATCH) -> Iterator[list[str]]:
     for i in range(0, len(values), size):
         yield values[i:i + size]

@@ -22,7 +22,7 @@ def personalized_pagerank(size: int, sources: np.ndarray, targets: np.ndarray, w
     r = reset.reshape(size, -1).astype(float)
     sums = r.sum(axis=0)
     r = np.divide(r, sums, out=np.zeros_like(r), where=sums > 0)
-    p = r.copy()
+    p: np.ndarray = r.copy()
     if len(sources) == 0:
         return p[:, 0] if single else p
     order = np.argsort(targets, kind="stable")
