@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -29,7 +29,7 @@ class Citation(BaseModel):
     start: int = Field(description="Offset of the marker's first character in the text")
     end: int = Field(description="Offset just past the marker's last character")
     parts: tuple[str, str, str] | None = Field(
-        None, description="For <<relation:S|P|O>>: subject id, predicate local name, object id (each trimmed)")
+        default=None, description="For <<relation:S|P|O>>: subject id, predicate local name, object id (each trimmed)")
 
 
 def parse_citations(text: str) -> list[Citation]:
@@ -43,7 +43,8 @@ def parse_citations(text: str) -> list[Citation]:
             pieces = [p.strip() for p in ref.split("|")]
             if len(pieces) == 3:
                 parts = (pieces[0], PREFIXED_PREDICATE.sub("", pieces[1]), pieces[2])
-        out.append(Citation(marker=m.group(0), kind=kind, ref=ref, start=m.start(), end=m.end(), parts=parts))
+        # MARKER admits only the two kinds (any case); Citation's validation rejects anything else
+        out.append(Citation(marker=m.group(0), kind=cast(CitationKind, kind), ref=ref, start=m.start(), end=m.end(), parts=parts))
     return out
 
 

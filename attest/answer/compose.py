@@ -25,7 +25,8 @@ def compose_extractive(context: ContextResponse, keep: Callable[[ContextPath], b
     question asks for); `describe` False says nothing (NOTHING_FOUND) rather than describing the question's
     entities when no path is kept."""
     by_id = {r.id: r for r in context.relations}
-    sentences, answers = [], []
+    sentences: list[str] = []
+    answers: list[AnswerItem] = []
     best = max((p.score for p in context.paths), default=0.0)
     for path in context.paths:
         if path.score < best * ANSWER_SHARE:

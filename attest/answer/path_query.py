@@ -13,6 +13,8 @@ from typing import Iterable, Sequence
 
 from pyoxigraph import NamedNode
 
+from attest.answer.models import ContextPath, ContextRelation
+
 ANSWER = "answer"  # the projected variable: the path's end
 
 Walk = tuple[str, Sequence[tuple[str, bool]]]  # (seed IRI, hops as (predicate IRI, forward))
@@ -57,9 +59,10 @@ def walks_sparql(walks: Iterable[Walk]) -> str:
     return f"SELECT DISTINCT ?{ANSWER} WHERE {{\n" + "\n".join(body) + "\n}"
 
 
-def context_walk(path, relations: dict, seed: str) -> Walk:
+def context_walk(path: ContextPath, relations: dict[str, ContextRelation], seed: str) -> Walk:
     """The walk of a /context path (a ContextPath whose relations are in `relations` by id) from its seed IRI."""
-    here, hops = seed, []
+    here = seed
+    hops: list[tuple[str, bool]] = []
     for rid in path.relations:
         subject, predicate, obj = relations[rid].triple
         forward = subject == here

@@ -10,7 +10,7 @@ from attest.answer.ids import Ids, declared_prefixes
 from attest.answer.inference import Inference
 from attest.answer.llm_answer import llm_answer
 from attest.answer.lookup import GraphLookup
-from attest.answer.models import AnswerItem, ContextResponse, VerifyReport
+from attest.answer.models import AnswerItem, ContextResponse, Mode, VerifyReport
 from attest.answer.path_query import context_walk, walks_sparql
 from attest.answer.retrieve import STOPWORDS, ContextQuery, Retriever
 from attest.answer.verify import Verifier
@@ -36,7 +36,7 @@ class AnswerService:
         self.verifier = Verifier(self.lookup, inference, settings.max_trace_depth)
         self._client = client
 
-    def context(self, request: ContextQuery):
+    def context(self, request: ContextQuery) -> ContextResponse:
         return self.retriever.context(request)
 
     def verify(self, text: str) -> VerifyReport:
@@ -46,7 +46,9 @@ class AnswerService:
         """Answer from the graph; the text is verified before it is returned, whichever mode wrote it."""
         context = self.retriever.context(ContextQuery(query=question, max_hops=max_hops, limit=limit))
         notes: list[str] = []
-        text, used, answers = None, "extractive", []
+        text: str | None = None
+        used: Mode = "extractive"
+        answers: list[AnswerItem] = []
         if mode == "llm" or (mode == "auto" and self._llm_reachable(notes)):
             try:
                 text, findings = llm_answer(self._llm(), question, context)
@@ -74,7 +76,7 @@ class AnswerService:
         for item in answers:
             path = next((p for p in context.paths if (p.end, p.value) == (item.id, item.value)), None)
             seed = self.lookup.ids.iri(path.start) if path is not None else None
-            if seed is not None:
+            if path is not None and seed is not None:
                 walks.append(context_walk(path, relations, seed))
         return walks_sparql(walks) if walks else None
 
