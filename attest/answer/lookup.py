@@ -6,7 +6,7 @@ import hashlib
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Iterable, Iterator, TypedDict, TypeVar
 
 from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 
@@ -17,6 +17,9 @@ from attest.answer.solutions import solutions
 from attest.ingest import summary
 from attest.store import GraphStore
 from attest.vocab import ATT, DCT, ONT, OWL, PREFIXES, RDF, RDFS, SCHEMA, SH, SKOS, XSD, Iris
+
+if TYPE_CHECKING:  # predicates reads PropertyText from here
+    from attest.answer.predicates import PredicateWords
 
 Triple = tuple[str, str, str]  # subject IRI, predicate IRI, object IRI or N-Triples literal ("…"^^<…>)
 Quad = tuple[str, str, str, str]  # the same and the graph IRI ('' for the default graph)
@@ -513,7 +516,7 @@ class PropertyText:
     range: list[str] = field(default_factory=list)
     # (local name, read backwards) -> stem weights, filled by predicates.describing_words: a PropertyText is
     # remembered across requests, and every question about a property would otherwise stem its words again
-    stems: dict[tuple[str, bool], dict[str, float]] = field(default_factory=dict, compare=False, repr=False)
+    stems: dict[tuple[str, bool], PredicateWords] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _pairs(iris: Iterable[str], predicates: list[str]) -> list[tuple[NamedNode, NamedNode]]:
