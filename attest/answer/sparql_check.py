@@ -20,8 +20,10 @@ from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from attest.answer.queries import with_values
+from attest.answer.solutions import solutions
 from attest.errors import BadRequest
 from attest.sparql.lexer import bare_words, top_level_words, with_page
+from attest.store import GraphStore
 from attest.vocab import XSD
 
 # Datatypes of casts and literals name no resource: they need not be in the store.
@@ -60,14 +62,14 @@ class Checked:
         return next((s for s in self.steps if not s.ok), None)
 
 
-def known_iris_in(store) -> Callable[[list[str]], set[str]]:
+def known_iris_in(store: GraphStore) -> Callable[[list[str]], set[str]]:
     """The existence test over a store: which of the IRIs it holds (one query per 200)."""
 
     def known(iris: list[str]) -> set[str]:
         out: set[str] = set()
         for i in range(0, len(iris), 200):
             rows = [(NamedNode(x),) for x in iris[i:i + 200]]
-            out.update(row["x"].value for row in store.query(with_values(KNOWN_IRIS, iris=rows)))
+            out.update(row["x"].value for row in solutions(store.query(with_values(KNOWN_IRIS, iris=rows))))
         return out
 
     return known
@@ -111,7 +113,8 @@ def check_query(text: str, known: Callable[[list[str]], set[str]], max_rows: int
         return out
     out.steps.append(Step("read_only", True, "a SELECT query; it runs on the query evaluator only"))
 
-    iris, names = set(), set()
+    iris: set[str] = set()
+    names: set[str] = set()
     try:
         _walk(algebra, iris, names)
     except RecursionError:
@@ -162,7 +165,7 @@ def _parses_as_update(text: str) -> bool:
     return True
 
 
-def _walk(node, iris: set[str], names: set[str]) -> None:
+def _walk(node: object, iris: set[str], names: set[str]) -> None:
     """Every IRI and every algebra operator name in a parsed query (filters, subqueries and EXISTS included)."""
     if isinstance(node, URIRef):
         iris.add(str(node))
