@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Iterator, Protocol
 
 from pyoxigraph import NamedNode, Triple as RdfTriple
 
 from attest.answer import queries as q
 from attest.answer.lookup import Triple
 from attest.answer.models import TraceStep
+from attest.answer.solutions import solutions
 from attest.reasoner.records import derivation_iri
+from attest.settings import Settings
 from attest.store import GraphStore
 from attest.vocab import Iris
 
@@ -36,7 +38,7 @@ class DerivationRecords:
         keys = {derivation_iri(self.iris, _rdf(t)): t for t in triples}
         out: dict[Triple, int] = {}
         for batch in _batches(list(keys)):
-            for row in self.store.query(q.with_values(q.DERIVATION_DEPTHS, derivations=[(d,) for d in batch])):
+            for row in solutions(self.store.query(q.with_values(q.DERIVATION_DEPTHS, derivations=[(d,) for d in batch]))):
                 if row["g"].value == self.iris.derivations_graph:
                     t = keys[row["d"]]
                     out[t] = min(out.get(t, 1 << 30), int(row["depth"].value))
@@ -48,11 +50,11 @@ class DerivationRecords:
         steps: dict[RdfTriple, TraceStep] = {}
         premises_of: dict[RdfTriple, list[RdfTriple]] = {}
         for batch in _batches(list(roots)):
-            rows = list(self.store.query(q.with_values(q.DERIVATION_TREES, derivations=[(d,) for d in batch])))
+            rows = list(solutions(self.store.query(q.with_values(q.DERIVATION_TREES, derivations=[(d,) for d in batch]))))
             found = {row["d"] for row in rows}
             missing = [d for d in batch if d not in found]
             if missing:  # a store whose `*` path left out the zero-length step (Virtuoso): the roots' own records
-                rows += self.store.query(q.with_values(q.DERIVATION_ROOTS, derivations=[(d,) for d in missing]))
+                rows += solutions(self.store.query(q.with_values(q.DERIVATION_ROOTS, derivations=[(d,) for d in missing])))
             for row in rows:
                 if row["g"].value != self.iris.derivations_graph:
                     continue
@@ -70,7 +72,9 @@ class DerivationRecords:
 def _walk(root: RdfTriple, steps: dict[RdfTriple, TraceStep], premises_of: dict[RdfTriple, list[RdfTriple]],
           max_depth: int) -> list[TraceStep]:
     """The root's step, then its derived premises' steps, depth-first, at most `max_depth` levels; each step once."""
-    out, seen, todo = [], set(), [(root, 1)]
+    out: list[TraceStep] = []
+    seen: set[RdfTriple] = set()
+    todo = [(root, 1)]
     while todo and len(out) < MAX_TRACE_STEPS:
         t, level = todo.pop()
         if t in seen or t not in steps or level > max_depth:
@@ -89,10 +93,10 @@ def _strs(t: RdfTriple) -> list[str]:
     return [x.value if isinstance(x, NamedNode) else str(x) for x in (t.subject, t.predicate, t.object)]
 
 
-def _batches(items: list, size: int = 500):
+def _batches(items: list[NamedNode], size: int = 500) -> Iterator[list[NamedNode]]:
     for i in range(0, len(items), size):
         yield items[i:i + size]
 
 
-def reasoner_inference(store: GraphStore, iris: Iris, settings=None) -> Inference:
+def reasoner_inference(store: GraphStore, iris: Iris, settings: Settings | None = None) -> Inference:
     return DerivationRecords(store, iris)
