@@ -41,7 +41,7 @@ class Candidate:
 
     text: str
     iri: str | None
-    sentence: Sentence
+    sentence: Sentence | None  # None for the end of a retrieved path, weighed by the same test
     score: float
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from attest.answer.asks import Asks, asks
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
-from attest.answer.evidence import Candidate, candidates, fold, is_date
-from attest.answer.lookup import GraphLookup
+from attest.answer.evidence import Candidate, Sentence, candidates, fold, is_date
+from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
 from attest.extract.ontology_terms import OntologyTerms
 from attest.store.fulltext import FullText
@@ -63,8 +63,10 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     named = {e for link in context.links for e in link.entities}
     details = lookup.details({c.iri for c in found if c.iri})
     asked = f" {fold(question)} "
-    best: dict[str, tuple[float, Candidate]] = {}
+    best: dict[str, tuple[float, Candidate, Sentence]] = {}
     for c in found:
+        if c.sentence is None:  # never: candidates() reads them from sentences
+            continue
         label = details[c.iri].label if c.iri and c.iri in details else c.text
         if c.iri and lookup.ids.of(c.iri) in named:
             continue
@@ -76,22 +78,21 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
         key = c.iri or f"value:{fold(c.text)}"
         score = c.score * fit
         if key not in best or score > best[key][0]:
-            best[key] = (score, c)
+            best[key] = (score, c, c.sentence)
     if not best:
         return None
-    ranked = sorted(best.values(), key=lambda x: (-x[0], x[1].sentence.passage, x[1].sentence.start))
-    score, top = ranked[0]
-    s = top.sentence
+    ranked = sorted(best.values(), key=lambda x: (-x[0], x[2].passage, x[2].start))
+    score, top, s = ranked[0]
     where = f"{s.document or 'document'}, characters {s.start}-{s.end}"
     quote = _clean(s.text).replace('"', "'")
     if top.iri:
-        ident = lookup.ids.of(top.iri)
+        ident = lookup.ids.of(top.iri)  # None only for an IRI without a citable id (str() writes it as before)
         label = details[top.iri].label if top.iri in details else top.text
-        text = f"{_clean(label)} {entity_marker(ident)}: \"{quote}\" ({where})."
+        text = f"{_clean(label)} {entity_marker(str(ident))}: \"{quote}\" ({where})."
         item = AnswerItem(id=ident, label=label, score=round(score, 4))
     else:
         subject = _sentence_entity(found, s)
-        cite = f" {entity_marker(lookup.ids.of(subject))}" if subject else ""
+        cite = f" {entity_marker(str(lookup.ids.of(subject)))}" if subject else ""
         text = f"{_clean(top.text)}: \"{quote}\" ({where}){cite}."
         item = AnswerItem(label=top.text, value=top.text, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
@@ -104,7 +105,7 @@ def _named(text: str, asked: str) -> bool:
     return bool(folded) and f" {folded} " in asked
 
 
-def _local_types(info) -> list[str]:
+def _local_types(info: EntityInfo | None) -> list[str]:
     """The entity's classes in the ontology's namespace, by local name."""
     return [t[len(ONT):] for t in info.types if t.startswith(ONT)] if info else []
 
@@ -124,11 +125,11 @@ def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None
     if not c.iri or want.cls is None:
         return 0.0
     known = [t for t in types if terms is not None and t in terms.types]
-    if not known:  # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
+    if not known or terms is None:  # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
         return 1.0
     return 1.0 if any(terms.is_subtype(t, want.cls) for t in known) else 0.0
 
 
-def _sentence_entity(found: list[Candidate], sentence) -> str | None:
+def _sentence_entity(found: list[Candidate], sentence: Sentence) -> str | None:
     """The first entity the sentence mentions (what the value is said of), else None."""
     return next((c.iri for c in found if c.iri and c.sentence is sentence), None)
