@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 from attest.answer import direction, lexicon
 from attest.answer.linking import normalize
-from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
+from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, PropertyText, Triple, is_literal
 from attest.answer.predicates import CAMEL, Term, class_words, describing_words, relevance
 
 IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
@@ -72,8 +73,8 @@ class Path:
 class PathSearch:
     """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
 
-    def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(), allowed=None,
-                 declared: list[str] = (), question: str = "", mentions: dict[int, int] | None = None,
+    def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(),
+                 allowed: Callable[[Triple, FactStatus], bool] | None = None, declared: Sequence[str] = (), question: str = "", mentions: dict[int, int] | None = None,
                  person: bool | None = None) -> None:
         """`focus`: stems of what the question asks for; `allowed(triple, status)`: a filter on facts (e.g. one
         document's), None keeps every fact; `declared`: the properties the graph declares (scored up front, so
@@ -181,7 +182,7 @@ class PathSearch:
                 best[key] = candidate
         return list(best.values())
 
-    def _relevance(self, predicate: str, forward: bool, texts) -> tuple[float, frozenset[int]]:
+    def _relevance(self, predicate: str, forward: bool, texts: dict[str, PropertyText]) -> tuple[float, frozenset[int]]:
         key = (predicate, forward)
         if key not in self._words:
             local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
@@ -199,15 +200,16 @@ class PathSearch:
         anchors = {p.mention: self._anchor(p.mention, relation_terms) for p in paths}
         for p in paths:
             coverage = len(self._covered(p)) / len(relation_terms) if relation_terms else 0.0
-            anchored = ANCHOR if anchors[p.mention] in p.hops[0].matched else 1.0
-            if anchored > 1.0 and firsts and self._against_wording(p, anchors[p.mention], firsts):
+            anchor = anchors[p.mention]
+            anchored = ANCHOR if anchor in p.hops[0].matched else 1.0
+            if anchor is not None and anchored > 1.0 and firsts and self._against_wording(p, anchor, firsts):
                 anchored = WRONG_WAY
             p.score = p.score * p.damping * (1.0 + coverage) ** COVERAGE * anchored * self._answer_type(p, texts)
             kind = self._ends_in_someone(p, lasts) if lasts else None
             if kind is not None:
                 p.score *= RIGHT_KIND if kind == self.person else WRONG_KIND
 
-    def _ends_in_someone(self, path: Path, texts) -> bool | None:
+    def _ends_in_someone(self, path: Path, texts: dict[str, PropertyText]) -> bool | None:
         """Whether the path ends in someone: the doer of its last relation (the object of "directed by", the subject
         of "uses") or what a noun naming the relation calls a person ("actors"); False for what is done to or a
         thing ("genre"); None when the predicate's name does not say."""
@@ -222,14 +224,14 @@ class PathSearch:
         return True if any(lexicon.is_kind_of(o, "person") for n in nouns for o in lexicon.noun_opposites(n)) else None
 
     @staticmethod
-    def _name(predicate: str, texts) -> str:
+    def _name(predicate: str, texts: dict[str, PropertyText]) -> str:
         local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         return texts[predicate].label or CAMEL.sub(" ", local)
 
-    def _against_wording(self, path: Path, anchor: int, texts) -> bool:
+    def _against_wording(self, path: Path, anchor: int, texts: dict[str, PropertyText]) -> bool:
         """Whether the first hop goes against the way the question's wording walks its relation."""
-        end = self.mentions.get(path.mention)
-        if end is None:
+        end = self.mentions.get(path.mention) if path.mention is not None else None
+        if path.mention is None or end is None:
             return False
         role, as_verb = direction.mention_role(self.words, (path.mention, end), self.terms[anchor].start)
         hop = path.hops[0]
@@ -254,7 +256,7 @@ class PathSearch:
             return max(before, key=lambda i: self.terms[i].start)
         return min(relation_terms, key=lambda i: self.terms[i].start)
 
-    def _answer_type(self, path: Path, texts) -> float:
+    def _answer_type(self, path: Path, texts: dict[str, PropertyText]) -> float:
         if not texts:
             return 1.0
         last = path.hops[-1]
@@ -265,8 +267,8 @@ class PathSearch:
 def _diverse(paths: list[Path]) -> list[Path]:
     """The best BEAM paths, at most PER_KIND of each kind, best first."""
     paths.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
-    kinds: dict[tuple, int] = {}
-    kept = []
+    kinds: dict[tuple[tuple[str, bool], ...], int] = {}
+    kept: list[Path] = []
     for p in paths:
         n = kinds.get(p.signature, 0)
         if n < PER_KIND:
@@ -277,7 +279,7 @@ def _diverse(paths: list[Path]) -> list[Path]:
     return kept
 
 
-def _preference(path: Path) -> tuple:
+def _preference(path: Path) -> tuple[bool, float, bool, bool, str]:
     """Which of several facts between the same two nodes a path takes: an asserted one (an inverse, super-property
     or symmetric twin inferred from it adds nothing to read), then the best scored, walked forward, specific."""
     hop = path.hops[-1]
