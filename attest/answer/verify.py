@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 from attest.answer.citations import Citation, parse_citations
 from attest.answer.claims import split_claims
 from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher, label_confidence
-from attest.answer.lookup import GraphLookup, Triple, is_literal, literal_value, relation_id, split_relation_id
-from attest.answer.models import CitationReport, ClaimReport, VerifyReport
+from attest.answer.lookup import FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id, split_relation_id
+from attest.answer.models import CitationReport, ClaimFlag, ClaimReport, TraceStep, VerifyReport
 from attest.vocab import Iris
 
 UNSAFE = re.compile(r"[<>\"{}|\\^`]")  # never in an id or a label a citation could mean
@@ -27,6 +28,14 @@ class EntityHit:
     label: str
     confidence: float
     match: float | None  # similarity when resolved through a label
+
+
+class _RelationMarker(TypedDict):
+    """The fields every report of a relation citation starts from."""
+
+    marker: str
+    kind: Literal["relation"]
+    ref: str
 
 
 class Verifier:
@@ -116,7 +125,7 @@ class Verifier:
                     hits[r] = EntityHit(iri, current[iri], label_confidence(score), score)
         return hits
 
-    def _labels_of(self, status, entities: dict[str, EntityHit]) -> dict[str, str]:
+    def _labels_of(self, status: dict[Triple, FactStatus], entities: dict[str, EntityHit]) -> dict[str, str]:
         labels = {h.iri: h.label for h in entities.values()}
         missing = {x for t in status for x in (t[0], t[2]) if x not in labels and not is_literal(x)}
         if missing:
@@ -132,8 +141,10 @@ class Verifier:
             marker=c.marker, kind="entity", ref=c.ref, iri=hit.iri, label=hit.label,
             status="found" if hit.match is None else "label_match", match=hit.match, confidence=hit.confidence)
 
-    def _relation_report(self, c, triple, status, depths, traces, parts, labels) -> CitationReport:
-        base = dict(marker=c.marker, kind="relation", ref=c.ref)
+    def _relation_report(self, c: Citation, triple: Triple | None, status: FactStatus | None, depths: dict[Triple, int],
+                         traces: dict[Triple, list[TraceStep] | None], parts: tuple[EntityHit | None, ...],
+                         labels: dict[str, str]) -> CitationReport:
+        base = _RelationMarker(marker=c.marker, kind="relation", ref=c.ref)
         if c.parts is None and split_relation_id(c.ref) is None:
             return CitationReport(**base, status="invalid", confidence=0.0)
         if triple is None or status is None:
@@ -174,7 +185,7 @@ def _claim(text: str, start: int, end: int, citations: list[CitationReport]) -> 
     if not citations:
         return ClaimReport(text=text[start:end], start=start, end=end, confidence=None, flags=["ungrounded"])
     confidence = min(c.confidence for c in citations)
-    flags = []
+    flags: list[ClaimFlag] = []
     if confidence < FLAG_UNDER:
         flags.append("low_confidence")
     if confidence < REMOVE_UNDER:
@@ -185,7 +196,7 @@ def _claim(text: str, start: int, end: int, citations: list[CitationReport]) -> 
 def _report(text: str, claims: list[ClaimReport]) -> VerifyReport:
     cited = [c for c in claims if c.confidence is not None]
     weights = [max(1, len(c.text.split())) for c in cited]
-    confidence = round(sum(w * c.confidence for w, c in zip(weights, cited)) / sum(weights), 4) if cited else 0.0
+    confidence = round(sum(w * (c.confidence or 0.0) for w, c in zip(weights, cited)) / sum(weights), 4) if cited else 0.0
     flags = []
     if any("ungrounded" in c.flags for c in claims):
         flags.append("ungrounded_claims")
