@@ -46,6 +46,13 @@ class Ids:
                 return f"{prefix}:{iri[len(namespace):]}"
         return iri
 
+    def node_id(self, iri: str) -> str:
+        """The id of an IRI known to have one (a node of a fact or of the label index: GraphLookup.is_node)."""
+        found = self.of(iri)
+        if found is None:
+            raise ValueError(f"{iri} has no citable id")
+        return found
+
     def iri(self, ref: str) -> str | None:
         """The IRI an id names, or None when it names none (an unknown prefix, a malformed id)."""
         if is_valid_id(ref):

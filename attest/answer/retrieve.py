@@ -14,14 +14,16 @@ from attest.answer.citations import entity_marker, relation_marker
 from attest.answer.direction import fact_sentence
 from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher
-from attest.answer.lookup import SUPPORT_CAP, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
+from attest.answer.lookup import SUPPORT_CAP, EntityInfo, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
 from attest.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
 from attest.answer.passages import PassageRanker
 from attest.answer.path_query import path_sparql
 from attest.answer.paths import Path, PathSearch
 from attest.answer.predicates import CAMEL, asks_for_person, focus_stems, question_terms
+from attest.answer.solutions import solutions
 from attest.extract.sanitize import sanitize
 from attest.store import fulltext
+from attest.store.base import Term
 
 NOTHING_NAMED = "NOTHING FOUND: the question names no entity of the graph, and no passage matches it."
 NAMING_LINK = 0.5  # a link this strong names an entity: its words are not read as relation words
@@ -101,22 +103,22 @@ class Retriever:
         depths = self._depths([t for t in triples if not statuses[t].asserted])
         support = self.lookup.documents(t for t in triples if statuses[t].asserted)
         names = {p: self._predicate_words(p) for p in {t[1] for t in triples}}
-        first_path = {}
+        first_path: dict[Triple, int] = {}
         for i, p in enumerate(kept):
             for h in p.hops:
                 first_path.setdefault(h.triple, i)
 
         best_score = paths[0].score if paths else 1.0
-        node_score = {}
+        node_score: dict[str, float] = {}
         for p in paths:
             for iri in p.nodes[1:]:
                 node_score.setdefault(iri, p.score / best_score)
-        hops = {}
+        hops: dict[str, int] = {}
         for p in paths:
             for k, iri in enumerate(p.nodes):
                 hops[iri] = min(hops.get(iri, k), k)
         entities = [
-            ContextEntity(id=self.ids.of(iri), iri=iri, label=details[iri].label,
+            ContextEntity(id=self.ids.node_id(iri), iri=iri, label=details[iri].label,
                           types=[self.ids.predicate_id(t) for t in details[iri].types],
                           description=details[iri].description,
                           score=round(node_score.get(iri, seeds.get(iri, 0.0)), 4), hops=hops.get(iri, 0))
@@ -126,7 +128,7 @@ class Retriever:
                      for t in triples]
         context_paths = [self._path(p, details) for p in kept]
         context_links = [ContextLink(text=link.text, start=link.start, end=link.end,
-                                     entities=[self.ids.of(i) for i in link.iris], score=link.score,
+                                     entities=[self.ids.node_id(i) for i in link.iris], score=link.score,
                                      ambiguous=len(link.iris) > 1) for link in links]
         return ContextResponse(entities=entities, relations=relations, paths=context_paths, links=context_links,
                                sources=sources, context=self._text(entities, relations, context_paths, sources),
@@ -143,23 +145,23 @@ class Retriever:
         local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         return text.label or CAMEL.sub(" ", local).strip().lower() or local
 
-    def _relation(self, triple: Triple, status: FactStatus, depth: int, support: list[str], details, names,
-                  path: int) -> ContextRelation:
+    def _relation(self, triple: Triple, status: FactStatus, depth: int, support: list[str], details: dict[str, EntityInfo],
+                  names: dict[str, str], path: int) -> ContextRelation:
         s, p, o = triple
         value = literal_value(o) if is_literal(o) else None
         words = fact_sentence(_label(details, s), names[p], value if value is not None else _label(details, o))
         documents = [g.removeprefix(self.iris.document_graph_prefix) for g in support]
-        return ContextRelation(id=relation_id(self.ids, triple), subject=self.ids.of(s), predicate=self.ids.predicate_id(p),
+        return ContextRelation(id=relation_id(self.ids, triple), subject=self.ids.node_id(s), predicate=self.ids.predicate_id(p),
                                object=None if value is not None else self.ids.of(o), value=value, triple=list(triple),
                                text=words, status="asserted" if status.asserted else "inferred",
                                depth=0 if status.asserted else depth, documents=documents[:MAX_DOCUMENTS],
                                document_count=min(len(documents), SUPPORT_CAP),
                                document_count_capped=len(documents) > SUPPORT_CAP, path=path)
 
-    def _path(self, path: Path, details) -> ContextPath:
+    def _path(self, path: Path, details: dict[str, EntityInfo]) -> ContextPath:
         end = path.end
         value = literal_value(end) if is_literal(end) else None
-        return ContextPath(relations=[relation_id(self.ids, h.triple) for h in path.hops], start=self.ids.of(path.seed),
+        return ContextPath(relations=[relation_id(self.ids, h.triple) for h in path.hops], start=self.ids.node_id(path.seed),
                            end=None if value is not None else self.ids.of(end), value=value,
                            label=value if value is not None else _label(details, end), score=round(path.score, 6),
                            sparql=path_sparql(path.seed, path.signature))
@@ -173,7 +175,7 @@ class Retriever:
             return [ContextSource(chunk=p.chunk, document=p.document, start=p.start, end=p.end,
                                   text=_snippet(p.text[:SNIPPET_CHARS]), score=p.score, bm25_rank=p.bm25_rank,
                                   bm25_score=p.bm25_score, graph_rank=p.graph_rank, graph_score=p.graph_score,
-                                  bridges=[self.ids.of(e) for e in p.bridges])
+                                  bridges=[self.ids.node_id(e) for e in p.bridges])
                     for p in ranking.passages], [ranking.note] if ranking.note else []
         # a store with no index beside it (in memory, remote): keyword containment over every chunk's text
         words = [w.casefold() for w in KEYWORD.findall(question)]
@@ -181,12 +183,12 @@ class Retriever:
         notes = ["no full-text index beside this store: passages found by keyword containment, without the graph"]
         if not keywords:
             return [], notes
-        subs = {f"k{i}": Literal(k) for i, k in enumerate(keywords)}
+        subs: dict[str, Term] = {f"k{i}": Literal(k) for i, k in enumerate(keywords)}
         if document:
             subs["doc"] = NamedNode(self.iris.document(document))
         search = q.chunk_search(len(keywords), k, in_document=document is not None)
         best = [(int(row["hits"].value) / len(keywords), row["c"].value, row["text"].value)
-                for row in self.lookup.store.query(search, substitutions=subs)]
+                for row in solutions(self.lookup.store.query(search, substitutions=subs))]
         spans = self.lookup.chunk_spans([chunk for _, chunk, _ in best])
         out = []
         for score, chunk, text in best:
@@ -230,12 +232,14 @@ def _whole_paths(paths: list[Path], limit: int) -> list[Path]:
     """The best paths whose facts fit in `limit` together, never half a path: first the best of each of the
     MAX_SIGNATURES best kinds of path (predicates and directions), then the rest by score."""
     best = paths[0].score if paths else 0.0
-    leaders, seen = [], set()
+    leaders: list[Path] = []
+    seen: set[tuple[tuple[str, bool], ...]] = set()
     for p in paths:
         if len(leaders) < MAX_SIGNATURES and p.signature not in seen and p.score >= best * SIGNATURE_SHARE:
             leaders.append(p)
             seen.add(p.signature)
-    kept, triples = [], set()
+    kept: list[Path] = []
+    triples: set[Triple] = set()
     for p in leaders + [p for p in paths if p not in leaders]:
         new = {h.triple for h in p.hops} - triples
         if len(triples) + len(new) > limit:
@@ -266,7 +270,7 @@ def _rank_nodes(kept: list[Path], paths: list[Path], seeds: dict[str, float],
     return list(out)
 
 
-def _label(details, iri: str) -> str:
+def _label(details: dict[str, EntityInfo], iri: str) -> str:
     info = details.get(iri)
     return info.label if info else iri
 
