@@ -21,6 +21,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from attest.answer.queries import with_values
 from attest.answer.solutions import solutions
+from attest.answer.sparql_models import CheckName
 from attest.errors import BadRequest
 from attest.sparql.lexer import bare_words, top_level_words, with_page
 from attest.store import GraphStore
@@ -45,7 +46,7 @@ SELECT ?x WHERE {
 class Step:
     """One check and its outcome."""
 
-    check: str
+    check: CheckName
     ok: bool
     detail: str
 

@@ -9,24 +9,34 @@ from __future__ import annotations
 import hashlib
 import threading
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal, TypedDict
 
-from pyoxigraph import BlankNode, Literal as RdfLiteral, NamedNode
+from pyoxigraph import BlankNode, Literal as RdfLiteral, NamedNode, Triple
 
 from attest.answer.compose import compose_extractive
 from attest.answer.citations import entity_marker
+from attest.answer.lookup import EntityInfo
 from attest.answer.models import ContextResponse
 from attest.answer.queries import PREFIXES, with_values
 from attest.answer.retrieve import ContextQuery
 from attest.answer.service import AnswerService
+from attest.answer.solutions import solutions
 from attest.answer.sparql_check import check_query, known_iris_in
-from attest.answer.sparql_models import CheckStep, QueryAttempt, ResultTerm, SparqlAnswer, SparqlDraft
+from attest.answer.sparql_models import (
+    AttemptSource, CheckStep, QueryAttempt, QuerySource, ResultTerm, SparqlAnswer, SparqlDraft,
+)
 from attest.errors import BadRequest, ExtractionError, LlmUnavailable, QueryResourcesExceeded, QueryTimeout
 from attest.extract.llm_client import LlmClient, llm_available, render_prompt
-from attest.extract.sanitize import sanitize
+from attest.extract.sanitize import Finding, sanitize
+from attest.store import GraphStore
+from attest.store.base import QueryResult
+
+if TYPE_CHECKING:
+    from attest.sparql.deadline import DeadlineExecutor
 
 GenerateMode = Literal["auto", "llm", "path"]
-Rows = tuple[list[str], list[dict]]  # (variables, rows of variable -> pyoxigraph term)
+RdfTerm = NamedNode | BlankNode | RdfLiteral | Triple
+Rows = tuple[list[str], list[dict[str, RdfTerm]]]  # (variables, rows of variable -> pyoxigraph term)
 Runner = Callable[[str, float, int], Rows]  # (query, timeout s, max rows) -> rows; raises QueryTimeout at the deadline
 
 MAX_ROWS = 100  # the LIMIT a query gets (its own, when lower, is kept)
@@ -68,30 +78,33 @@ class SparqlGenerator:
         context = self.service.context(ContextQuery(query=question, max_hops=max_hops))
         notes: list[str] = []
         attempts: list[QueryAttempt] = []
+        query: str | None = None  # the query whose rows are returned
+        columns: list[str] = []
+        found: list[dict[str, RdfTerm]] = []
         if mode == "llm" or (mode == "auto" and self._llm_reachable(notes)):
             rows = self._from_model(question, context, attempts, notes)
             if rows is not None:
-                query, (columns, solutions) = rows
-                return self._answer(question, "model", query, attempts, columns, solutions, notes, context=None)
+                query, (columns, found) = rows
+                return self._answer(question, "model", query, attempts, columns, found, notes, context=None)
             failed = attempts[-1].steps[-1]
             notes.append(f"the model wrote no query that passed the checks (last: {failed.check}: {failed.detail}); "
                          "answered from /context retrieval, and `query` is the path-derived query")
-            source = "fallback"
+            source: QuerySource = "fallback"
         else:
             source = "path"
         path_query = self.service.answer_sparql(context, [])
-        columns, solutions, query = [], [], None
         if path_query is None:
             notes.append("retrieval found no path, so there is no path-derived query")
         else:
             ran = self._attempt("path", path_query, attempts)
             if ran is not None:
-                query, (columns, solutions) = ran
-        return self._answer(question, source, query, attempts, columns, solutions, notes, context=context)
+                query, (columns, found) = ran
+        return self._answer(question, source, query, attempts, columns, found, notes, context=context)
 
     # the model's query -------------------------------------------------------------------------------------
 
-    def _from_model(self, question: str, context: ContextResponse, attempts: list[QueryAttempt], notes: list[str]):
+    def _from_model(self, question: str, context: ContextResponse, attempts: list[QueryAttempt],
+                    notes: list[str]) -> tuple[str, Rows] | None:
         messages, findings = self.messages(question, context)
         if kinds := sorted({f.kind for f in findings} - {"unicode"}):
             notes.append(f"the question was sanitized before it reached the model ({', '.join(kinds)})")
@@ -115,7 +128,7 @@ class SparqlGenerator:
                 messages = messages + [{"role": "user", "content": render_prompt("sparql_retry", **retry)}]
         return None
 
-    def messages(self, question: str, context: ContextResponse) -> tuple[list[dict[str, str]], list]:
+    def messages(self, question: str, context: ContextResponse) -> tuple[list[dict[str, str]], list[Finding]]:
         """The chat messages: the graph layout and rules, the ontology slice and linked entities, the sanitized question."""
         cleaned = sanitize(question)
         part = self.schema_slice(context)
@@ -154,7 +167,7 @@ class SparqlGenerator:
         for i in range(0, len(iris), 200):
             rows = [(NamedNode(x),) for x in iris[i:i + 200]]
             text = with_values(SCHEMA_FACTS, iris=rows, inferred=[(NamedNode(self.lookup.iris.inferred_graph),)])
-            for row in self.lookup.store.query(text, union_default_graph=False):
+            for row in solutions(self.lookup.store.query(text, union_default_graph=False)):
                 key = row["k"].value.rsplit("#", 1)[-1]
                 value = row["v"]
                 found = out[row["x"].value].setdefault(key, [])
@@ -165,7 +178,7 @@ class SparqlGenerator:
 
     # checking and running ------------------------------------------------------------------------------------
 
-    def _attempt(self, source: str, text: str, attempts: list[QueryAttempt]):
+    def _attempt(self, source: AttemptSource, text: str, attempts: list[QueryAttempt]) -> tuple[str, Rows] | None:
         """Check and run one query; the attempt is recorded either way. (query as run, rows) or None."""
         checked = check_query(text, known_iris_in(self.lookup.store), MAX_ROWS)
         steps = [CheckStep(check=s.check, ok=s.ok, detail=s.detail) for s in checked.steps]
@@ -188,8 +201,8 @@ class SparqlGenerator:
 
     # the answer --------------------------------------------------------------------------------------------
 
-    def _answer(self, question: str, source: str, query: str | None, attempts: list[QueryAttempt], columns: list[str],
-                solutions: list[dict], notes: list[str], context: ContextResponse | None) -> SparqlAnswer:
+    def _answer(self, question: str, source: QuerySource, query: str | None, attempts: list[QueryAttempt], columns: list[str],
+                solutions: list[dict[str, RdfTerm]], notes: list[str], context: ContextResponse | None) -> SparqlAnswer:
         iris = {t.value for row in solutions for t in row.values() if isinstance(t, NamedNode)}
         details = self.lookup.details(iris) if iris else {}
         rows = [{var: self._term(t, details) for var, t in row.items()} for row in solutions]
@@ -201,7 +214,7 @@ class SparqlGenerator:
         return SparqlAnswer(question=question, source=source, query=query, attempts=attempts, columns=columns, rows=rows,
                             answer=report, notes=notes)
 
-    def _term(self, term, details) -> ResultTerm:
+    def _term(self, term: RdfTerm, details: dict[str, EntityInfo]) -> ResultTerm:
         if isinstance(term, NamedNode):
             info = details.get(term.value)
             return ResultTerm(type="uri", value=term.value, id=self.lookup.ids.of(term.value),
@@ -223,7 +236,10 @@ class SparqlGenerator:
                 term = row.get(var)
                 if term is None or term.type in ("bnode", "triple") or (term.type == "uri" and not term.id):
                     continue
-                item = f"{_flat(term.label or term.id)} {entity_marker(term.id)}" if term.type == "uri" else _flat(term.value)
+                if term.type == "uri" and term.id:  # an IRI without an id was skipped above
+                    item = f"{_flat(term.label or term.id)} {entity_marker(term.id)}"
+                else:
+                    item = _flat(term.value)
                 if item not in named:
                     named.append(item)
         if not named:
@@ -248,21 +264,29 @@ def _flat(text: str) -> str:
     return " ".join(sanitize(str(text)).text.replace('"', "'").split())
 
 
-def rows_of(result) -> Rows:
+def rows_of(result: QueryResult) -> Rows:
     """(variables, rows) of pyoxigraph QuerySolutions, unbound variables left out of each row."""
-    columns = [v.value for v in result.variables]
+    found = solutions(result)
+    columns = [v.value for v in found.variables]
     rows = []
-    for solution in result:
+    for solution in found:
         rows.append({c: solution[c] for c in columns if solution[c] is not None})
     return columns, rows
 
 
-def threaded_runner(store, union_default_graph: bool) -> Runner:
+class _Outcome(TypedDict, total=False):
+    """What the query thread of threaded_runner leaves: its rows or its error."""
+
+    rows: Rows
+    error: BaseException
+
+
+def threaded_runner(store: GraphStore, union_default_graph: bool) -> Runner:
     """A runner for a store with no worker processes (the CLI's read-only store): the query runs in a daemon
     thread and is abandoned at the deadline (it stops when the process exits)."""
 
     def run(query: str, timeout: float, max_rows: int) -> Rows:
-        box: dict = {}
+        box: _Outcome = {}
 
         def work() -> None:
             try:
@@ -282,7 +306,7 @@ def threaded_runner(store, union_default_graph: bool) -> Runner:
     return run
 
 
-def executor_runner(executor, union_default_graph: bool) -> Runner:
+def executor_runner(executor: DeadlineExecutor, union_default_graph: bool) -> Runner:
     """A runner over the deadline executor's worker processes: a query past its deadline is killed, its CPU freed."""
 
     def run(query: str, timeout: float, max_rows: int) -> Rows:

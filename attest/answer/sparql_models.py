@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from attest.answer.models import VerifyReport
 
 QuerySource = Literal["model", "path", "fallback"]
+AttemptSource = Literal["model", "path"]
+CheckName = Literal["model", "parse", "read_only", "no_service", "iris_exist", "limit", "run"]
 
 
 class SparqlDraft(BaseModel):
@@ -21,7 +23,7 @@ class SparqlDraft(BaseModel):
 class CheckStep(BaseModel):
     """One check a query went through before (and while) it ran."""
 
-    check: Literal["model", "parse", "read_only", "no_service", "iris_exist", "limit", "run"] = Field(
+    check: CheckName = Field(
         description="model (the model replied with a query), parse, read_only (a SELECT, never an update), "
                     "no_service (no SERVICE clause), iris_exist (every IRI is in the graph or the ontology), "
                     "limit (a LIMIT applied), run (ran within the deadline)")
@@ -32,7 +34,7 @@ class CheckStep(BaseModel):
 class QueryAttempt(BaseModel):
     """One query and its checks, in order; the first failed step ends the attempt."""
 
-    source: Literal["model", "path"] = Field(description="model: written by the model; path: derived from the best /context paths")
+    source: AttemptSource = Field(description="model: written by the model; path: derived from the best /context paths")
     query: str | None = Field(description="The query as written (null when the model gave none)")
     steps: list[CheckStep] = Field(description="The checks, in order, up to the first that failed")
     ok: bool = Field(description="Whether every check passed and the query ran")
