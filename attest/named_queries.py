@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from pyoxigraph import Literal, NamedNode, Store, Variable
+from pyoxigraph import BlankNode, Literal, NamedNode, QueryBoolean, Store, Triple, Variable
 
 from attest.errors import BadRequest, ConfigError, NotFound, OutboundRefused
 from attest.sparql.outbound import check_outbound
@@ -219,10 +219,11 @@ def _check_runs(query: NamedQuery, where: str) -> None:
     """Run the query on an empty store with every parameter bound: catches syntax errors and parameters
     missing from the SELECT projection (pyoxigraph binds substitutions only to projected variables)."""
     sample_iris = Iris("https://example.org/")
-    subs = {Variable(p.name): CONVERTERS[p.type](_SAMPLES[p.type], sample_iris) for p in query.parameters}
+    subs: dict[Variable, NamedNode | BlankNode | Literal | Triple] = {
+        Variable(p.name): CONVERTERS[p.type](_SAMPLES[p.type], sample_iris) for p in query.parameters}
     try:
         result = Store().query(query.text, substitutions=subs or None)
-        if query.form != "ASK":
+        if query.form != "ASK" and not isinstance(result, QueryBoolean):
             list(result)
     except SyntaxError as exc:
         raise ConfigError(f"{where}: invalid SPARQL: {exc}", file=where) from exc
