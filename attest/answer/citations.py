@@ -44,7 +44,8 @@ def parse_citations(text: str) -> list[Citation]:
             if len(pieces) == 3:
                 parts = (pieces[0], PREFIXED_PREDICATE.sub("", pieces[1]), pieces[2])
         # MARKER admits only the two kinds (any case); Citation's validation rejects anything else
-        out.append(Citation(marker=m.group(0), kind=cast(CitationKind, kind), ref=ref, start=m.start(), end=m.end(), parts=parts))
+        out.append(Citation(marker=m.group(0), kind=cast(CitationKind, kind), ref=ref, start=m.start(), end=m.end(),
+                            parts=parts))
     return out
 
 

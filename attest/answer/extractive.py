@@ -125,7 +125,8 @@ def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None
     if not c.iri or want.cls is None:
         return 0.0
     known = [t for t in types if terms is not None and t in terms.types]
-    if not known or terms is None:  # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
+    # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
+    if not known or terms is None:
         return 1.0
     return 1.0 if any(terms.is_subtype(t, want.cls) for t in known) else 0.0
 

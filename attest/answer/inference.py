@@ -38,7 +38,8 @@ class DerivationRecords:
         keys = {derivation_iri(self.iris, _rdf(t)): t for t in triples}
         out: dict[Triple, int] = {}
         for batch in _batches(list(keys)):
-            for row in solutions(self.store.query(q.with_values(q.DERIVATION_DEPTHS, derivations=[(d,) for d in batch]))):
+            query = q.with_values(q.DERIVATION_DEPTHS, derivations=[(d,) for d in batch])
+            for row in solutions(self.store.query(query)):
                 if row["g"].value == self.iris.derivations_graph:
                     t = keys[row["d"]]
                     out[t] = min(out.get(t, 1 << 30), int(row["depth"].value))
@@ -50,11 +51,13 @@ class DerivationRecords:
         steps: dict[RdfTriple, TraceStep] = {}
         premises_of: dict[RdfTriple, list[RdfTriple]] = {}
         for batch in _batches(list(roots)):
-            rows = list(solutions(self.store.query(q.with_values(q.DERIVATION_TREES, derivations=[(d,) for d in batch]))))
+            rows = list(solutions(self.store.query(q.with_values(q.DERIVATION_TREES,
+                                                                 derivations=[(d,) for d in batch]))))
             found = {row["d"] for row in rows}
             missing = [d for d in batch if d not in found]
             if missing:  # a store whose `*` path left out the zero-length step (Virtuoso): the roots' own records
-                rows += solutions(self.store.query(q.with_values(q.DERIVATION_ROOTS, derivations=[(d,) for d in missing])))
+                rows += solutions(self.store.query(q.with_values(q.DERIVATION_ROOTS,
+                                                                 derivations=[(d,) for d in missing])))
             for row in rows:
                 if row["g"].value != self.iris.derivations_graph:
                     continue

@@ -245,7 +245,8 @@ class GraphLookup:
             return index
         ranks = {key: r for key, r in index.ranks.items() if key[0] not in changed}
         for batch in _batches(_pairs(changed, self.label_predicates)):
-            for key, r in self._label_ranks(solutions(self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset))).items():
+            rows = solutions(self.store.query(q.with_values(q.LABELS_OF, pairs=batch), **self.dataset))
+            for key, r in self._label_ranks(rows).items():
                 ranks[key] = min(r, ranks.get(key, r))
         return self._label_index_of(ranks)
 

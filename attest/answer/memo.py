@@ -45,7 +45,8 @@ class GenerationCache:
     def put_many(self, generation: int, values: dict[Hashable, object]) -> None:
         with self.lock:
             self._advance(generation)
-            if self.generation is not None and generation != self.generation:  # read before writes that a newer request has already seen:
+            # values read before writes that a newer request has already seen (_advance set self.generation):
+            if self.generation is not None and generation != self.generation:
                 touched = self.changes(generation, self.generation) if self.changes else None
                 if touched is None:
                     return

@@ -31,7 +31,8 @@ class CitationReport(BaseModel):
     label: str | None = Field(default=None, description="Label of the resolved entity, or the fact in words")
     triple: list[str] | None = Field(default=None, description="Resolved relation as [subject, predicate, object] IRIs")
     match: float | None = Field(default=None, description="rapidfuzz similarity 0-100 when resolved by label")
-    depth: int | None = Field(default=None, description="0 for an asserted relation, the shallowest derivation depth for an inferred one")
+    depth: int | None = Field(default=None, description="0 for an asserted relation, the shallowest derivation depth "
+                                                        "for an inferred one")
     confidence: float = Field(description="Score by DESIGN.md's confidence model, 0-1")
     trace: list[TraceStep] = Field(default_factory=list, description="Reasoning trace of an inferred relation (bounded depth)")
 
@@ -59,7 +60,9 @@ class VerifyReport(BaseModel):
     context: str | None = Field(default=None, description="The context the answer was built from (for /answer)")
     answers: list[AnswerItem] = Field(default_factory=list, description="The answers an extractive answer names, in order")
     notes: list[str] = Field(default_factory=list, description="What the service did that the caller should know (fallbacks, neutralized input)")
-    sparql: str | None = Field(default=None, description="For /answer: the SPARQL SELECT (on /sparql) whose ?answer rows hold the answers, the walks of the paths the answer names; null when no path was found")
+    sparql: str | None = Field(default=None, description="For /answer: the SPARQL SELECT (on /sparql) whose ?answer "
+                                                         "rows hold the answers, the walks of the paths the answer "
+                                                         "names; null when no path was found")
 
 
 class AnswerItem(BaseModel):
@@ -67,7 +70,8 @@ class AnswerItem(BaseModel):
 
     id: str | None = Field(default=None, description="Entity id (cite as <<entity:ID>>); null for a literal value")
     label: str = Field(description="The entity's label, or the literal's value")
-    value: str | None = Field(default=None, description="The literal's lexical form when the answer is a value (a year, a rating)")
+    value: str | None = Field(default=None, description="The literal's lexical form when the answer is a value (a "
+                                                        "year, a rating)")
     score: float = Field(description="Score of the best path ending here")
 
 
@@ -110,7 +114,9 @@ class ContextPath(BaseModel):
     value: str | None = Field(default=None, description="The value it ends at, for an attribute")
     label: str = Field(description="Label of its end (or the value)")
     score: float = Field(description="Path score: link x predicate relevance per hop x hub dampening x coverage of the question")
-    sparql: str | None = Field(default=None, description="SPARQL SELECT that walks this path's predicates from its start entity over the union default graph; its ?answer rows are every end the walk reaches, this one included")
+    sparql: str | None = Field(default=None, description="SPARQL SELECT that walks this path's predicates from its "
+                                                         "start entity over the union default graph; its ?answer rows "
+                                                         "are every end the walk reaches, this one included")
 
 
 class ContextLink(BaseModel):
@@ -133,9 +139,12 @@ class ContextSource(BaseModel):
     end: int | None = Field(description="Character offset just past the chunk")
     text: str = Field(description="The snippet (sanitized, possibly shortened)")
     score: float = Field(description="Fused score (reciprocal rank fusion of BM25 and the graph ranking), the best 1")
-    bm25_rank: int | None = Field(default=None, description="Its rank by BM25 over the question's words (1 = best); null when BM25 did not find it")
+    bm25_rank: int | None = Field(default=None, description="Its rank by BM25 over the question's words (1 = best); "
+                                                            "null when BM25 did not find it")
     bm25_score: float | None = Field(default=None, description="Its BM25 score, the best BM25 hit 1")
-    graph_rank: int | None = Field(default=None, description="Its rank by the graph (Personalized PageRank from the question's entities); null when the graph did not reach it")
+    graph_rank: int | None = Field(default=None, description="Its rank by the graph (Personalized PageRank from the "
+                                                             "question's entities); null when the graph did not reach "
+                                                             "it")
     graph_score: float | None = Field(default=None, description="Its Personalized PageRank mass, the best passage's 1")
     bridges: list[str] = Field(default_factory=list, description="Ids of the entities that carried the most graph mass to it (the bridge of a second hop)")
 

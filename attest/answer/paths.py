@@ -8,7 +8,9 @@ from typing import Callable, Sequence
 
 from attest.answer import direction, lexicon
 from attest.answer.linking import normalize
-from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, PropertyText, Triple, is_literal
+from attest.answer.lookup import (
+    GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, PropertyText, Triple, is_literal,
+)
 from attest.answer.predicates import CAMEL, Term, class_words, describing_words, relevance
 
 IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
@@ -74,8 +76,8 @@ class PathSearch:
     """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
 
     def __init__(self, lookup: GraphLookup, terms: list[Term], focus: frozenset[str] = frozenset(),
-                 allowed: Callable[[Triple, FactStatus], bool] | None = None, declared: Sequence[str] = (), question: str = "", mentions: dict[int, int] | None = None,
-                 person: bool | None = None) -> None:
+                 allowed: Callable[[Triple, FactStatus], bool] | None = None, declared: Sequence[str] = (),
+                 question: str = "", mentions: dict[int, int] | None = None, person: bool | None = None) -> None:
         """`focus`: stems of what the question asks for; `allowed(triple, status)`: a filter on facts (e.g. one
         document's), None keeps every fact; `declared`: the properties the graph declares (scored up front, so
         a relation the question names is read even where the first hop never met it); `question` and `mentions`

@@ -14,7 +14,9 @@ from attest.answer.citations import entity_marker, relation_marker
 from attest.answer.direction import fact_sentence
 from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher
-from attest.answer.lookup import SUPPORT_CAP, EntityInfo, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id
+from attest.answer.lookup import (
+    SUPPORT_CAP, EntityInfo, FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id,
+)
 from attest.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
 from attest.answer.passages import PassageRanker
 from attest.answer.path_query import path_sparql
@@ -145,8 +147,8 @@ class Retriever:
         local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         return text.label or CAMEL.sub(" ", local).strip().lower() or local
 
-    def _relation(self, triple: Triple, status: FactStatus, depth: int, support: list[str], details: dict[str, EntityInfo],
-                  names: dict[str, str], path: int) -> ContextRelation:
+    def _relation(self, triple: Triple, status: FactStatus, depth: int, support: list[str],
+                  details: dict[str, EntityInfo], names: dict[str, str], path: int) -> ContextRelation:
         s, p, o = triple
         value = literal_value(o) if is_literal(o) else None
         words = fact_sentence(_label(details, s), names[p], value if value is not None else _label(details, o))

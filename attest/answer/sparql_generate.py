@@ -201,8 +201,9 @@ class SparqlGenerator:
 
     # the answer --------------------------------------------------------------------------------------------
 
-    def _answer(self, question: str, source: QuerySource, query: str | None, attempts: list[QueryAttempt], columns: list[str],
-                solutions: list[dict[str, RdfTerm]], notes: list[str], context: ContextResponse | None) -> SparqlAnswer:
+    def _answer(self, question: str, source: QuerySource, query: str | None, attempts: list[QueryAttempt],
+                columns: list[str], solutions: list[dict[str, RdfTerm]], notes: list[str],
+                context: ContextResponse | None) -> SparqlAnswer:
         iris = {t.value for row in solutions for t in row.values() if isinstance(t, NamedNode)}
         details = self.lookup.details(iris) if iris else {}
         rows = [{var: self._term(t, details) for var, t in row.items()} for row in solutions]

@@ -10,7 +10,9 @@ from attest.answer.citations import Citation, parse_citations
 from attest.answer.claims import split_claims
 from attest.answer.inference import Inference
 from attest.answer.linking import LabelMatcher, label_confidence
-from attest.answer.lookup import FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id, split_relation_id
+from attest.answer.lookup import (
+    FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id, split_relation_id,
+)
 from attest.answer.models import CitationReport, ClaimFlag, ClaimReport, TraceStep, VerifyReport
 from attest.vocab import Iris
 
@@ -196,7 +198,8 @@ def _claim(text: str, start: int, end: int, citations: list[CitationReport]) -> 
 def _report(text: str, claims: list[ClaimReport]) -> VerifyReport:
     cited = [c for c in claims if c.confidence is not None]
     weights = [max(1, len(c.text.split())) for c in cited]
-    confidence = round(sum(w * (c.confidence or 0.0) for w, c in zip(weights, cited)) / sum(weights), 4) if cited else 0.0
+    weighted = sum(w * (c.confidence or 0.0) for w, c in zip(weights, cited))  # every cited claim has a confidence
+    confidence = round(weighted / sum(weights), 4) if cited else 0.0
     flags = []
     if any("ungrounded" in c.flags for c in claims):
         flags.append("ungrounded_claims")
