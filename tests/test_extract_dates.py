@@ -51,6 +51,8 @@ D = date
     ("Alice Smith resigned from Contoso in June 2005.", "Alice Smith", "Contoso", (None, D(2005, 6, 30))),
     ("Contoso employs Alice Smith since 2019.", "Contoso", "Alice Smith", (D(2019, 1, 1), None)),
     ("Zorbly was developed by Jane Smith in 2011.", "Zorbly", "Jane Smith", (D(2011, 1, 1), None)),
+    ("Jane Roe graduated from Columbia University in 1835.", "Jane Roe", "Columbia University", (None, D(1835, 12, 31))),
+    ("In 1990 Enasa was sold to Iveco.", "Enasa", "Iveco", (D(1990, 1, 1), None)),
 ])
 def test_dates_stated_with_a_relation_are_read(sentence, a, b, expected):
     assert validity(sentence, a, b) == expected
@@ -85,6 +87,8 @@ def test_dates_stated_with_a_relation_are_read(sentence, a, b, expected):
     ("Alice Smith joined Contoso on February 30, 2020.", "Alice Smith", "Contoso"),       # no such day
     ("The 2019 report says Alice Smith works for Contoso.", "Alice Smith", "Contoso"),
     ("Alice Smith works for Contoso. Bob Jones joined it in 2019.", "Alice Smith", "Contoso"),
+    ("Ernesto Vargas was born on June 3, 1977 in Mexico City.", "Ernesto Vargas", "Mexico City"),  # a life event
+    ("The songs were taken from concerts at Wembley Arena in London in November 1979.", "Wembley Arena", "London"),
 ])
 def test_dates_about_something_else_are_not_validity(sentence, a, b):
     sentence_end = sentence.find(". ") + 1 or len(sentence)
@@ -110,6 +114,18 @@ def test_dates_about_something_else_are_not_validity(sentence, a, b):
 ])
 def test_relative_dates_resolve_against_the_reference(sentence, expected):
     assert validity(sentence, "Alice Smith", "Fabrikam", REF) == expected
+
+
+def test_a_relation_the_words_do_not_state_takes_only_the_date_that_opens_the_sentence():
+    opening = "In 2009, Jill Johnson recorded the song on the album Music Row II."
+    i, j = opening.index("Jill Johnson"), opening.index("Music Row II")
+    assert DatedText(opening).validity((i, i + 12), (j, j + 12), (0, len(opening)), opening_only=True).valid_from \
+        == D(2009, 1, 1)
+    later = "Across the Waters is a novel by the writer Mulk Raj Anand first published in 1939."
+    i, j = later.index("Across the Waters"), later.index("Mulk Raj Anand")
+    spans = ((i, i + 17), (j, j + 14), (0, len(later)))
+    assert DatedText(later).validity(*spans).valid_from == D(1939, 1, 1)  # read, were "by" the relation's words
+    assert DatedText(later).validity(*spans, opening_only=True).valid_from is None
 
 
 def test_relative_dates_without_a_reference_give_nothing():

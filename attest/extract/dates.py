@@ -18,7 +18,9 @@ What is read (precision first: a wrong date on a fact closes the wrong fact late
     2019, A works for B"), one inside the words between the names when they form one clause ("A has, since 2019,
     worked for B"), or one right after the second name in its clause (at most four words on, no comma, "which",
     "and"...: "A works for B in Redmond since 2019"). Dates in appositions and relative clauses ("A, born in
-    1970, ..."; "..., which was founded in 1975") belong to something else;
+    1970, ..."; "..., which was founded in 1975") belong to something else; so does a date beside a life event
+    ("born", "died"), or beside names joined by function words alone ("Wembley Arena in London in November 1979");
+  * a relation the words between the names do not state (a classifier's) takes only a date that opens its sentence;
   * a negated clause gives no dates; a clause that states an end ("left", "resigned", "retired") reads "in 2005"
     as the last year of the relation, and "since" not at all;
   * two different readings of the same bound, or an end before the start, give no date.
@@ -99,7 +101,12 @@ _BREAK = re.compile(r"[;:.!?()\[\]—]|,|\b(?:and|but|or|which|who|whom|whose|th
 _NEGATION = re.compile(r"\b(?:not|never|no\s+longer|no\s+more|neither|nor)\b|n't\b", re.IGNORECASE)
 _ENDING = re.compile(r"\b(?:left|leaves|leave|quit|quits|resigned|resigns|retired|retires|departed|departs|"
                      r"stepped\s+down|steps\s+down|ended|ends|stopped|stops|ceased|ceases|divorced|divorces|"
-                     r"sold|sells)\b", re.IGNORECASE)
+                     r"graduated|graduates)\b", re.IGNORECASE)
+# a life event beside the names: its date is the event's ("born on June 3, 1977 in Mexico City"), not a validity
+_LIFE_EVENT = re.compile(r"\b(?:born|died|birth|death|buried)\b", re.IGNORECASE)
+# words that say no state or event of their own: names joined by these alone ("Wembley Arena in London") are a
+# description, and a date after them dates something else ("concerts at Wembley Arena in London in November 1979")
+_FUNCTION_WORDS = frozenset("in at of on the a an 's ’s , ( ) - – — / and".split())
 _FUTURE = re.compile(r"\b(?:will|shall|going\s+to|next|plans?\s+to|planning\s+to)\b|'ll\b", re.IGNORECASE)
 MAX_GAP = 200  # characters between the two names beyond which their words are no single clause
 MAX_TAIL_WORDS = 4  # words between the second name and a date that follows it
@@ -244,8 +251,11 @@ class DatedText:
             return Expression(start, end, kind, point, point, _M.fullmatch(m["a"]) is not None)
         return Expression(start, end, "relative", read_point(m["relative"], ref), None)
 
-    def validity(self, first: tuple[int, int], second: tuple[int, int], sentence: tuple[int, int]) -> Validity:
-        """What the dates of the sentence say of the relation between the names at spans `first` and `second`."""
+    def validity(self, first: tuple[int, int], second: tuple[int, int], sentence: tuple[int, int], *,
+                 opening_only: bool = False) -> Validity:
+        """What the dates of the sentence say of the relation between the names at spans `first` and `second`.
+        `opening_only`: read only a date that opens the sentence, for a relation the words between the names do not
+        state (a classifier's): a date inside or after them dates their own verb ("published in 1939")."""
         left, right = sorted((first, second))
         s0, s1 = sentence
         if not (s0 <= left[0] and right[1] <= s1) or left[1] > right[0] or right[0] - left[1] > MAX_GAP:
@@ -258,10 +268,14 @@ class DatedText:
         if i < len(self.expressions) and (e := self.expressions[i]).end <= left[0] and e.start - s0 <= 8 \
                 and not text[s0:e.start].strip(" \t\n\"'*->#") and text[e.end:left[0]].strip() in ("", ","):
             found.append(e)
-        # inside the words between the names, when they are one clause: "A has, since 2019, worked for B"
+        # inside the words between the names: "A has, since 2019, worked for B"; the names must be in one clause
+        # whose words say something of their own, with no life event beside them
         inside = self._within(left[1], right[0])
-        if self._one_clause(gap, left[1], inside):
-            found.extend(inside)
+        if not self._one_clause(gap, left[1], inside) or _LIFE_EVENT.search(text[max(s0, left[0] - 40):left[0]] + gap):
+            return Validity()
+        if opening_only:
+            return self._combine(found, gap, gap + " " + " ".join(text[e.start:e.end] for e in found))
+        found.extend(inside)
         # right after the second name, in its clause: "A works for B in Redmond since 2019"
         pos, first_after = right[1], bisect.bisect_left(self._starts, right[1])
         for e in self.expressions[first_after:first_after + MAX_TAIL_EXPRESSIONS]:
@@ -287,6 +301,8 @@ class DatedText:
         masked = list(gap)
         for e in inside:
             masked[e.start - offset:e.end - offset] = " " * (e.end - e.start)
+        if not any(word.lower() not in _FUNCTION_WORDS for word in "".join(masked).split()):
+            return False
         pieces = "".join(masked).split(",")
         if len(pieces) > 1:
             if len(pieces) % 2 == 0 or any(p.strip() for p in pieces[1:-1:2]):

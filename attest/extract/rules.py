@@ -597,7 +597,8 @@ class RuleExtractor(LowercaseNames):
             if key not in relations or relations[key].confidence < confidence:
                 relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
                                                    confidence=round(confidence, 3), start=start, end=end,
-                                                   **_valid_time(dated, doc, subject, obj))
+                                                   **_valid_time(dated, doc, subject, obj, classified=start is not None,
+                                                                 place=self._place(obj)))
         for m in held:
             sentence = inside(refused, m.start_char)
             if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:
@@ -605,13 +606,18 @@ class RuleExtractor(LowercaseNames):
         return Extraction(entities=list(entities.values()), relations=list(relations.values()), refused=refused)
 
 
-def _valid_time(dated: DatedText | None, doc: Doc, subject: Mention, obj: Mention) -> dict[str, date | None]:
-    """valid_from / valid_to from the dates that qualify the relation in its sentence (attest.extract.dates)."""
-    if dated is None:
+def _valid_time(dated: DatedText | None, doc: Doc, subject: Mention, obj: Mention, classified: bool,
+                place: bool) -> dict[str, date | None]:
+    """valid_from / valid_to from the dates that qualify the relation in its sentence (attest.extract.dates). A
+    relation of the classifier (`classified`) is not what the words between its names say, so it takes only a date
+    that opens the sentence: one inside or after them dates their own verb ("a novel by X first published in 1939");
+    and none when its object is a place: a date beside a place dates what happened there ("In 2007, the school became
+    a member of an alliance of universities in Toulouse")."""
+    if dated is None or (classified and place):
         return {}
     sentence = doc[subject.start].sent
     found = dated.validity((subject.start_char, subject.end_char), (obj.start_char, obj.end_char),
-                           (sentence.start_char, sentence.end_char))
+                           (sentence.start_char, sentence.end_char), opening_only=classified)
     return {"valid_from": found.valid_from, "valid_to": found.valid_to}
 
 
