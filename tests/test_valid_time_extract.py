@@ -127,3 +127,15 @@ def test_llm_dates_reach_the_graph(store, llm_settings, iris, fake_llm):
     assert report.status == "done", report.message
     rows = [(r["from"], r["to"]) for r in store.query(VALIDITY)]
     assert rows == [(Literal("2019-03-01", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#date")), None)]
+
+
+def test_a_documents_relative_dates_are_ignored_for_want_of_a_document_date(store, settings, llm_settings, fake_llm):
+    """Attest reads no document date, so "last month" in a document counts from nothing: no date is invented (not
+    the ingest day either), for the rules and for the LLM, which is told so."""
+    pipeline = offline_pipeline(store, settings)
+    report = pipeline.ingest_bytes(b"Falcon has used PostgreSQL since last month.", source="relative.txt")
+    assert report.status == "done" and report.relations == 1, report
+    assert [(r["from"], r["to"]) for r in store.query(VALIDITY)] == [(None, None)]
+    fake_llm.reply_json({"entities": [], "relations": []})
+    LlmExtractor(llm_settings, load_terms(REPO / "ontology")).extract_many(["Falcon has used PostgreSQL since last month."])
+    assert "No reference date is known: leave relative dates null." in fake_llm.chat_requests[-1].messages_text()
