@@ -320,8 +320,9 @@ class DatedText:
             if e.kind == "vague" or (e.bare_month and future):
                 return Validity()  # the clause's time is not read exactly: no date rather than a wrong one
             if ending:  # "left Contoso in 2005": the relation's last year
-                if e.kind in ("at", "relative", "until") and (e.ends or e.begins):
-                    ends.add((e.ends or e.begins).last)  # type: ignore[union-attr]
+                period = e.ends or e.begins
+                if e.kind in ("at", "relative", "until") and period is not None:
+                    ends.add(period.last)
                 elif e.kind in ("since", "during"):
                     return Validity()
                 elif e.kind == "range" and e.begins:
