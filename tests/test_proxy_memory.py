@@ -3,8 +3,10 @@ same namespace only, citable; conversation ids; masked secrets; stored injection
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from datetime import date, datetime, timedelta, timezone
 
 import httpx
 import pytest
@@ -323,3 +325,70 @@ def test_a_model_that_keeps_failing_to_extract_is_not_retried_on_every_turn(sett
 def turns_in_store(server, namespace: str) -> int:
     response = httpx.get(server.url + "/admin/namespaces")
     return next((ns["turns"] for ns in response.json()["namespaces"] if ns["name"] == namespace), 0)
+
+
+def _validity(store: Store, subject: str, obj: str) -> tuple[str | None, str | None]:
+    """The valid time on the statement of the stored fact subject -> object (entity slugs; the object's may go on:
+    "contoso-organization")."""
+    entity = "https://w3id.org/attest/entity/"
+    rows = list(store.query(
+        "SELECT ?from ?to WHERE { GRAPH ?g { ?stmt <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t . "
+        f"FILTER(SUBJECT(?t) = <{entity}{subject}> && STRSTARTS(STR(OBJECT(?t)), \"{entity}{obj}\")) "
+        f"OPTIONAL {{ ?stmt <{ATT}validFrom> ?from }} OPTIONAL {{ ?stmt <{ATT}validTo> ?to }} }} }}"))
+    assert len(rows) == 1, rows
+    return tuple(r.value if r is not None else None for r in (rows[0]["from"], rows[0]["to"]))  # type: ignore[return-value]
+
+
+def _first_of_previous_month(day: date) -> str:
+    return (day.replace(day=1) - timedelta(days=1)).replace(day=1).isoformat()
+
+
+def test_a_turns_facts_hold_from_the_day_it_was_said_and_its_relative_dates_count_from_then(server, fake_llm):
+    before = datetime.now(timezone.utc).date()
+    say(server, fake_llm, "Falcon uses PostgreSQL. Zorbly has used Quuxbase since last month. "
+                          "Alice Smith worked for Contoso from 2001 to 2005.", namespace="dated")
+    settle(server)
+    after = datetime.now(timezone.utc).date()
+    store = export(server, "dated")
+    days = {before.isoformat(), after.isoformat()}  # the turn's event time is the request's arrival (UTC)
+    undated_from, undated_to = _validity(store, "falcon", "postgresql")
+    assert undated_from in days and undated_to is None  # no date in the text: from the turn's day
+    relative_from, _ = _validity(store, "zorbly", "quuxbase")
+    assert relative_from in {_first_of_previous_month(before), _first_of_previous_month(after)}
+    assert _validity(store, "alice-smith", "contoso") == ("2001-01-01", "2005-12-31")  # the text's own dates win
+
+
+def test_the_llm_extraction_of_a_turn_gets_its_day_as_reference_and_default(settings, fake_llm):
+    from tests.fakes.openai_server import Reply
+    from tests.ingest_support import chunk_of, entity, extraction, relation
+
+    def upstream(request):
+        if request.json.get("response_format"):
+            if "Fabrikam" not in chunk_of(request):
+                return Reply(content=extraction([], []))
+            return Reply(content=json.dumps({
+                "entities": [entity("Alice Smith", "Person"), entity("Fabrikam", "Organization"),
+                             entity("Contoso", "Organization")],
+                "relations": [relation("Alice Smith", "worksFor", "Fabrikam"),
+                              {**relation("Alice Smith", "worksFor", "Contoso"), "valid_to": "2019"}]}))
+        return Reply(content="Noted.")
+
+    fake_llm.respond_with(upstream)
+    before = datetime.now(timezone.utc).date()
+    with serve(proxy_settings(settings, fake_llm, proxy_memory_extractor="auto"), seed=False) as server:
+        client(server, **{"X-KGProxy-Namespace": "llm-dated"}).chat.completions.create(
+            model="test-model", messages=[{"role": "user", "content": "Alice Smith left Contoso in 2019 and works for Fabrikam."}])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the model's extraction replaced the rules'
+            settle(server)
+            store = export(server, "llm-dated")
+            if store.query(f"ASK {{ GRAPH ?g {{ ?s <{ATT}validTo> ?o }} }}"):
+                break
+            time.sleep(0.1)
+    after = datetime.now(timezone.utc).date()
+    calls = [r for r in fake_llm.chat_requests if r.json.get("response_format") and "Fabrikam" in chunk_of(r)]
+    assert calls and any(f"Reference date for relative dates: {d.isoformat()}." in calls[0].messages_text()
+                         for d in (before, after))
+    fabrikam_from, fabrikam_to = _validity(store, "alice-smith", "fabrikam")
+    assert fabrikam_from in {before.isoformat(), after.isoformat()} and fabrikam_to is None
+    assert _validity(store, "alice-smith", "contoso") == (None, "2019-12-31")  # an end alone gets no start after it

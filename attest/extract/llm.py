@@ -5,6 +5,7 @@ Interface (stable; used by the ingest pipeline):
     extractor = LlmExtractor(settings, terms)            # terms: OntologyTerms (attest.extract.ontology_terms)
     extractor.name                                       # "llm:<model>", recorded as the extractor of each fact
     extraction = extractor.extract(text)                 # Extraction, or raises ExtractionError / LlmUnavailable
+    extraction = extractor.extract(text, reference=day)  # relative dates ("last month") count from `day`
     extraction, report = extractor.extract_with_report(text)   # report: ChunkReport (sanitizer findings, attempts)
     results = extractor.extract_many(texts)              # list, in input order, of Extraction | ExtractionError;
                                                          # settings.llm_concurrency chunks at a time
@@ -24,6 +25,7 @@ import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import date
 
 from attest.errors import ExtractionError
 from attest.extract.llm_client import CallReport, LlmClient, llm_available, render_prompt
@@ -81,18 +83,21 @@ class LlmExtractor:
             lines.append(f"- {term.name} {signature} - {_first_sentence(term.comment) or term.label}")
         return "\n".join(lines)
 
-    def messages(self, text: str) -> tuple[list[dict[str, str]], list[Finding]]:
-        """The chat messages for one chunk, and what sanitization neutralized in it."""
+    def messages(self, text: str, reference: date | None = None) -> tuple[list[dict[str, str]], list[Finding]]:
+        """The chat messages for one chunk, and what sanitization neutralized in it; `reference`: the day relative
+        dates count from (the document's or the chat turn's), when known."""
         cleaned = sanitize(text)
         nonce = delimiter_nonce(cleaned.text)
         system = self._system.replace("$nonce", nonce)
-        user = render_prompt("extract_user", nonce=nonce, text=cleaned.text)
+        when = f"Reference date for relative dates: {reference.isoformat()}." if reference is not None else \
+            "No reference date is known: leave relative dates null."
+        user = render_prompt("extract_user", nonce=nonce, text=cleaned.text, reference=when)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}], cleaned.findings
 
-    def extract_with_report(self, text: str) -> tuple[Extraction, ChunkReport]:
+    def extract_with_report(self, text: str, reference: date | None = None) -> tuple[Extraction, ChunkReport]:
         if not text.strip():
             return Extraction(), ChunkReport()
-        messages, findings = self.messages(text)
+        messages, findings = self.messages(text, reference)
         try:
             extraction = self.client.structured(messages, Extraction)
         except ExtractionError as exc:
@@ -103,8 +108,8 @@ class LlmExtractor:
         report = ChunkReport(findings, call.attempts, call.response_format, list(call.errors), extraction.refused)
         return extraction, report
 
-    def extract(self, text: str) -> Extraction:
-        return self.extract_with_report(text)[0]
+    def extract(self, text: str, reference: date | None = None) -> Extraction:
+        return self.extract_with_report(text, reference)[0]
 
     def extract_many(self, texts: list[str]) -> list[Extraction | ExtractionError]:
         """Extract every text, settings.llm_concurrency at a time; a failed chunk yields its error in place."""

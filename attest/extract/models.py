@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
+
+from attest.extract.dates import partial_date
 
 
 class ExtractedEntity(BaseModel):
@@ -33,6 +35,18 @@ class ExtractedRelation(BaseModel):
                                                       "(\"since 2019\" -> 2019-01-01), else null")
     valid_to: date | None = Field(None, description="Last day the relation holds, when the text dates its end "
                                                     "(\"until 2005\" -> 2005-12-31), else null")
+
+    # a model may send a year or a month alone ("2019", "2019-03"), or something unreadable: read by the conventions
+    # (a start is the period's first day, an end its last), or dropped; never a failed chunk, never a Unix timestamp
+    @field_validator("valid_from", mode="before")
+    @classmethod
+    def _start_day(cls, value: Any) -> date | None:
+        return partial_date(value, end=False)
+
+    @field_validator("valid_to", mode="before")
+    @classmethod
+    def _end_day(cls, value: Any) -> date | None:
+        return partial_date(value, end=True)
 
 
 class RefusedSentence(BaseModel):

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
 import numpy as np
 import spacy
@@ -40,6 +41,7 @@ from rapidfuzz import fuzz, process
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 
+from attest.extract.dates import DatedText
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.relation_model import RelationModel
@@ -559,7 +561,8 @@ class RuleExtractor(LowercaseNames):
         mentions = [m for m in mentions if inside(refused, m.start_char) is None]
         return doc, mentions, held, refused
 
-    def extract(self, text: str) -> Extraction:
+    def extract(self, text: str, reference: date | None = None) -> Extraction:
+        """`reference`: the day relative dates ("last month") count from, the document's or turn's, when known."""
         doc, mentions, held, refused = self.analyse(text)
         if not reads_as_english(text):  # capitals and phrases of another language say nothing the rules can read
             mentions = [m for m in mentions if m.known]
@@ -572,10 +575,10 @@ class RuleExtractor(LowercaseNames):
                 triples.remove(triple)
                 sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
                 sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
-        return self._extraction(doc, mentions, held, refused, triples)
+        return self._extraction(doc, mentions, held, refused, triples, DatedText(doc.text, reference))
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
-                    triples: list) -> Extraction:
+                    triples: list, dated: DatedText | None = None) -> Extraction:
         entities: dict[str, ExtractedEntity] = {}
         for m in mentions:
             if m.type is None:
@@ -593,12 +596,29 @@ class RuleExtractor(LowercaseNames):
             key = (subject.text.casefold(), predicate, obj.text.casefold())
             if key not in relations or relations[key].confidence < confidence:
                 relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
-                                                   confidence=round(confidence, 3), start=start, end=end)
+                                                   confidence=round(confidence, 3), start=start, end=end,
+                                                   **_valid_time(dated, doc, subject, obj, classified=start is not None,
+                                                                 place=self._place(obj)))
         for m in held:
             sentence = inside(refused, m.start_char)
             if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:
                 sentence.dropped.append(m.text)
         return Extraction(entities=list(entities.values()), relations=list(relations.values()), refused=refused)
+
+
+def _valid_time(dated: DatedText | None, doc: Doc, subject: Mention, obj: Mention, classified: bool,
+                place: bool) -> dict[str, date | None]:
+    """valid_from / valid_to from the dates that qualify the relation in its sentence (attest.extract.dates). A
+    relation of the classifier (`classified`) is not what the words between its names say, so it takes only a date
+    that opens the sentence: one inside or after them dates their own verb ("a novel by X first published in 1939");
+    and none when its object is a place: a date beside a place dates what happened there ("In 2007, the school became
+    a member of an alliance of universities in Toulouse")."""
+    if dated is None or (classified and place):
+        return {}
+    sentence = doc[subject.start].sent
+    found = dated.validity((subject.start_char, subject.end_char), (obj.start_char, obj.end_char),
+                           (sentence.start_char, sentence.end_char), opening_only=classified)
+    return {"valid_from": found.valid_from, "valid_to": found.valid_to}
 
 
 def _spans_refused(refused: list[RefusedSentence], a: Mention, b: Mention) -> RefusedSentence | None:

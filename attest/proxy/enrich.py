@@ -4,6 +4,7 @@ extraction then replaces the turn's rule extraction in one commit, so a turn is 
 from __future__ import annotations
 
 import logging
+from datetime import date
 
 from attest.errors import AttestError, CircuitOpen, ExtractionError
 from attest.extract.models import Extraction, Extractor
@@ -11,6 +12,7 @@ from attest.ingest.chunk import chunk_text, clean
 from attest.ingest.load import load_bytes
 from attest.ingest.pipeline import document_id
 from attest.proxy.breaker import Breaker
+from attest.proxy.turn_dates import extract_on
 from attest.settings import Settings
 
 log = logging.getLogger("attest.proxy")
@@ -36,8 +38,9 @@ class Enricher:
         self.extractor, self.settings = extractor, settings
         self.breaker = Breaker(settings.proxy_breaker_failures, settings.proxy_breaker_cooloff_s)
 
-    def extract(self, data: bytes, source: str) -> Precomputed | None:
-        """The model's extraction of every chunk of the turn, or None (breaker open, or any chunk failed)."""
+    def extract(self, data: bytes, source: str, day: date) -> Precomputed | None:
+        """The model's extraction of every chunk of the turn (relative dates counted from `day`, the day it was
+        said), or None (breaker open, or any chunk failed)."""
         try:
             self.breaker.check(self.settings.llm_base_url)
         except CircuitOpen:
@@ -45,7 +48,7 @@ class Enricher:
         try:
             text = load_bytes(data, source=source, media_type="text/plain", max_bytes=self.settings.max_file_bytes).text
             chunks = [c.text for c in chunk_text(document_id(source), clean(text, markdown=False))]
-            results = {chunk: self.extractor.extract(chunk) for chunk in chunks}
+            results = {chunk: extract_on(self.extractor, chunk, day) for chunk in chunks}
         except AttestError as exc:
             self.breaker.failure()
             log.warning("memory: the LLM extraction of %s failed (%s); the turn keeps its rule extraction",

@@ -11,7 +11,7 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Callable, Iterator
 from urllib.parse import quote
 
@@ -19,11 +19,12 @@ from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, serialize
 
 from attest.errors import AttestError
 from attest.extract.llm import LlmExtractor, llm_available
-from attest.ingest.pipeline import IngestPipeline, document_id
+from attest.ingest.pipeline import DocumentReport, IngestPipeline, document_id
 from attest.ingest.session import open_session
 from attest.ontology import load_ontology
 from attest.proxy.enrich import Enricher, Precomputed
 from attest.proxy.secrets import mask_secrets
+from attest.proxy.turn_dates import TurnDated
 from attest.settings import Settings
 from attest.store import EmbeddedStore, fulltext
 from attest.vocab import ATT, RDF, XSD, Iris
@@ -44,11 +45,13 @@ ENTITY_COUNT = f"""SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ GRAPH ?g {{ ?m <{A
 
 @dataclass(frozen=True)
 class StoredTurn:
-    """A turn as stored: its document source, masked text and episode record (kept for its enrichment)."""
+    """A turn as stored: its document source, masked text and episode record (kept for its enrichment), and the day
+    it was said (the reference of its relative dates, and the start of what it does not date)."""
 
     source: str
     data: bytes
     episode: list[Quad]
+    day: date
 
 
 @dataclass(frozen=True)
@@ -154,16 +157,18 @@ class Namespace:
                 source = f"{conversation}-{index}-{turn.role}"
                 doc_id = document_id(source)
                 stored = StoredTurn(source, text.encode("utf-8"),
-                                    episode_quads(self.iris, self.name, conversation, doc_id, index, turn, text, previous))
+                                    episode_quads(self.iris, self.name, conversation, doc_id, index, turn, text, previous),
+                                    turn.event_time.date())
                 if self._ingest(stored) is not None:
                     written.append(stored)
                     previous = doc_id
         return written
 
-    def _ingest(self, turn: StoredTurn, extractor: Precomputed | None = None):
+    def _ingest(self, turn: StoredTurn, extractor: Precomputed | None = None) -> DocumentReport | None:
         assert self._pipeline is not None
+        inner = extractor if extractor is not None else self._pipeline.extractor
         try:
-            with self._pipeline.extracting_with(extractor) if extractor is not None else nullcontext():
+            with self._pipeline.extracting_with(TurnDated(inner, turn.day)) if inner is not None else nullcontext():
                 return self._pipeline.ingest_bytes(turn.data, source=turn.source, media_type="text/plain",
                                                    extra_quads=turn.episode, replace_other_extraction=True)
         except AttestError as exc:  # an empty or unreadable turn: nothing to remember
@@ -176,7 +181,7 @@ class Namespace:
 
     def extract_with_llm(self, turn: StoredTurn) -> Precomputed | None:
         """The LLM's extraction of a stored turn (no store access: runs beside the writer)."""
-        return self._enricher.extract(turn.data, turn.source) if self._enricher is not None else None
+        return self._enricher.extract(turn.data, turn.source, turn.day) if self._enricher is not None else None
 
     def enrich(self, turn: StoredTurn, extraction: Precomputed) -> None:
         """Replace the turn's rule extraction with the LLM's, in one commit; the rules again if that fails."""
