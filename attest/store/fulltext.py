@@ -19,7 +19,7 @@ log = logging.getLogger("attest.fulltext")
 FILE = "fulltext.sqlite"
 TERM = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 16
-LAYOUT = 4  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
+LAYOUT = 5  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
 # chunk_rows: which rows of `chunks` hold a document's text. FTS5 cannot index its UNINDEXED `document` column, so a
 # delete by document through it reads every chunk row; through chunk_rows it reads that document's rows only.
 SCHEMA = """
@@ -39,9 +39,14 @@ CREATE TABLE IF NOT EXISTS links (document TEXT NOT NULL, subject TEXT NOT NULL,
 CREATE INDEX IF NOT EXISTS links_by_document ON links (document);
 CREATE INDEX IF NOT EXISTS links_by_subject ON links (subject);
 CREATE INDEX IF NOT EXISTS links_by_object ON links (object);
+CREATE TABLE IF NOT EXISTS topics (document TEXT NOT NULL, chunk TEXT NOT NULL, entity TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS topics_by_document ON topics (document);
+CREATE INDEX IF NOT EXISTS topics_by_entity ON topics (entity);
 """
 # mentions: which chunk names which entity (the graph's att:denotes mention records), where in the document;
-# links: a fact a document states between two entities, direction and predicate dropped (the passage ranking walks them)
+# links: a fact a document states between two entities, direction and predicate dropped;
+# topics: what a document is about, the entities of its first mention (its title or heading, or the subject of its first
+# sentence), and the chunk that names them there (the passage ranking's bridges lead to it)
 _OPEN: dict[Path, "FullText"] = {}
 _opening = threading.Lock()
 
@@ -106,7 +111,7 @@ class FullText:
         db.execute("SELECT count(*) FROM documents").fetchone()
         if db.execute("PRAGMA user_version").fetchone()[0] < LAYOUT:  # documents forgotten: the next sync refills them
             db.executescript("DELETE FROM documents; DELETE FROM chunks; DELETE FROM chunk_rows; DELETE FROM labels; "
-                             "DELETE FROM mentions; DELETE FROM links; "
+                             "DELETE FROM mentions; DELETE FROM links; DELETE FROM topics; "
                              f"PRAGMA user_version = {LAYOUT};")
         return db
 
@@ -121,12 +126,15 @@ class FullText:
         label_rows = [(document, x.entity, x.label, x.type) for x in labels]
         mention_rows = [(document, m.chunk, m.entity, m.start, m.end) for m in mentions]
         link_rows = [(document, s, o) for s, o in links]
+        placed = [m for m in mention_rows if m[3] is not None]
+        first = min((m[3] for m in placed), default=None)
+        topic_rows = sorted({(document, m[1], m[2]) for m in placed if m[3] == first})
         with self.lock:
             self.db.execute("BEGIN")
             try:
                 self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
                                 (document,))
-                for table in ("chunk_rows", "labels", "mentions", "links", "documents"):
+                for table in ("chunk_rows", "labels", "mentions", "links", "topics", "documents"):
                     self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
                 if content_hash:
                     written = [(document, self.db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", row).lastrowid)
@@ -135,6 +143,7 @@ class FullText:
                     self.db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", label_rows)
                     self.db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?)", mention_rows)
                     self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", link_rows)
+                    self.db.executemany("INSERT INTO topics VALUES (?, ?, ?)", topic_rows)
                     self.db.execute("INSERT INTO documents VALUES (?, ?)", (document, content_hash))
                 self.db.execute("COMMIT")
             except BaseException:
@@ -146,17 +155,23 @@ class FullText:
         operators in the text (NEAR, AND, *, ^, quotes) are read as words. Words in `skip` (stop words) are left
         out unless nothing else is left: each matches most chunks, and BM25 scores every chunk a word matches
         (at 50,000 documents "what does ... use" made the search 150 ms)."""
-        words = list(dict.fromkeys(t.casefold() for t in TERM.findall(text)))
-        terms = ([t for t in words if t not in skip] or words)[:MAX_TERMS]
-        if not terms:
+        match = _match(text, skip)
+        if match is None:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         query = ("SELECT chunk, document, start, end, text, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ?"
                  + (" AND document = ?" if document else "") + " ORDER BY rank LIMIT ?")
         args = (match, document, limit) if document else (match, limit)
-        rows = self._reader().execute(query, args).fetchall()
-        best = min((r[5] for r in rows), default=-1.0)  # bm25: lower is better, negative
-        return [Hit(r[0], r[1], r[2], r[3], r[4], round(r[5] / best, 4) if best else 1.0) for r in rows]
+        return _hits(self._reader().execute(query, args).fetchall())
+
+    def search_among(self, text: str, chunks: list[str], *, skip: frozenset[str] = frozenset()) -> list[Hit]:
+        """`search` over the given chunks only, best first, scored against the whole index as `search` scores."""
+        match = _match(text, skip)
+        if match is None or not chunks:
+            return []
+        marks = ",".join("?" * len(chunks))
+        query = ("SELECT chunk, document, start, end, text, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ? "
+                 f"AND chunk IN ({marks}) ORDER BY rank")
+        return _hits(self._reader().execute(query, (match, *chunks)).fetchall())
 
     def known_entities(self) -> dict[str, tuple[str, set[str]]]:
         """Entity IRI -> (its least rdfs:label over all documents, '' when none; every type they give it)."""
@@ -189,6 +204,18 @@ class FullText:
             for db in (*self._reader_list, self.db):
                 db.close()
             self._reader_list.clear()
+
+
+def _match(text: str, skip: frozenset[str]) -> str | None:
+    """An FTS5 query matching any word of the text (each quoted), stop words left out unless nothing else is left."""
+    words = list(dict.fromkeys(t.casefold() for t in TERM.findall(text)))
+    terms = ([t for t in words if t not in skip] or words)[:MAX_TERMS]
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms) if terms else None
+
+
+def _hits(rows: list[tuple]) -> list[Hit]:
+    best = min((r[5] for r in rows), default=-1.0)  # bm25: lower is better, negative
+    return [Hit(r[0], r[1], r[2], r[3], r[4], round(r[5] / best, 4) if best else 1.0) for r in rows]
 
 
 def for_store(store) -> FullText | None:
