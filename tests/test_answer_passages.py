@@ -1,17 +1,15 @@
-"""Passage ranking (BM25 fused with Personalized PageRank over mentions) and the question kinds extractive answers
-are typed by: a second-hop passage found through its bridge entity only, BM25's order kept when the graph has
-nothing, a hub entity's walk bounded."""
+"""Passage ranking (BM25 lifted through what passages are about) and the question kinds extractive answers are typed
+by: a second-hop passage found through its bridge entity only, the second passage chosen for what the first leaves
+of the question, BM25's order kept when the graph has nothing, a hub entity's passages read within bounds."""
 
 from __future__ import annotations
 
 import time
 
-import numpy as np
 import pytest
 
 from attest.answer.asks import asks
-from attest.answer.passages import CHUNKS_PER_ENTITY, PassageRanker
-from attest.answer.ppr import personalized_pagerank
+from attest.answer.passages import TOPIC_CHUNKS, PassageRanker
 from attest.answer.retrieve import MAX_SOURCES, STOPWORDS
 from attest.extract.ontology_terms import load_terms
 from attest.store.fulltext import Chunk, FullText, MentionRow
@@ -20,84 +18,115 @@ from tests.conftest import REPO
 E = "https://example.org/entity/"
 C = "https://example.org/chunk/"
 QUESTION = "Who headed the publisher of the Journal of Psychotherapy Integration?"
-# (document, text, entities it mentions); the second shares no word with the question
+# (document, text: a title line and a paragraph, (entity, its name in the text)); "som" shares no word with the question
 DOCUMENTS = [
-    ("journal", "The Journal of Psychotherapy Integration is published by the Society of Minds.", ["jpi", "som"]),
-    ("som", "Society of Minds. Hall served as its first president, in 1892.", ["som", "hall"]),
-    ("other1", "Integration of psychotherapy schools is an old publisher topic.", ["psychotherapy"]),
-    ("other2", "A journal publisher headed by nobody in particular.", ["nobody"]),
-    ("other3", "Who reads the Journal? Readers of psychotherapy journals.", ["readers"]),
-    ("other4", "The integration of journals by a publisher.", []),
+    ("journal", "Journal of Psychotherapy Integration\n\nThe Journal of Psychotherapy Integration is published by the "
+                "Society of Minds.", [("jpi", "Journal of Psychotherapy Integration"), ("som", "Society of Minds")]),
+    ("som", "Society of Minds\n\nHall served as its first president, in 1892.",
+     [("som", "Society of Minds"), ("hall", "Hall")]),
+    ("other1", "Integration\n\nIntegration of psychotherapy schools is an old publisher topic.",
+     [("psychotherapy", "psychotherapy")]),
+    ("other2", "Publishers\n\nA journal publisher headed by nobody in particular.", [("nobody", "nobody")]),
 ]
 
 
-def _index(tmp_path, documents=DOCUMENTS) -> FullText:
+# other documents, as a real collection has: BM25's idf is meaningless over six paragraphs that share their words
+FILLER = [(f"filler{i}", f"Garden {i}\n\nNotes on growing tomatoes and beans, season {i}.", [(f"garden-{i}", f"Garden {i}")])
+          for i in range(40)]
+
+
+def _mentions(chunk: str, text: str, entities, placed: bool = True) -> list[MentionRow]:
+    out = []
+    for entity, name in entities:
+        start = text.index(name)
+        out.append(MentionRow(chunk, E + entity, start if placed else None, start + len(name) if placed else None))
+    return out
+
+
+def _index(tmp_path, documents=DOCUMENTS, placed: bool = True) -> FullText:
     index = FullText(tmp_path / "fulltext.sqlite")
-    for doc, text, entities in documents:
+    for doc, text, entities in documents + FILLER:
         chunk = C + doc
-        index.replace(doc, "sha256:" + doc, [Chunk(chunk, text, 0, len(text))], [],
-                      [MentionRow(chunk, E + e, None, None) for e in entities])
+        index.replace(doc, "sha256:" + doc, [Chunk(chunk, text, 0, len(text))], [], _mentions(chunk, text, entities, placed))
     return index
 
 
 def test_the_second_hop_passage_is_found_through_its_bridge_entity_only(tmp_path):
     index = _index(tmp_path)
     assert C + "som" not in {h.chunk for h in index.search(QUESTION, 50, skip=STOPWORDS)}  # BM25 cannot find it
-    bm25 = [h.chunk for h in index.search(QUESTION, MAX_SOURCES, skip=STOPWORDS)]
-    ranking = PassageRanker(index).rank(QUESTION, {E + "jpi": 1.0}, MAX_SOURCES, skip=STOPWORDS)
-    by_chunk = {p.chunk: p for p in ranking.passages}
-    assert ranking.graph_used and ranking.note is None
-    assert C + "som" in by_chunk and C + "som" not in bm25  # within the default five, which BM25's five miss
-    second = by_chunk[C + "som"]
-    assert second.bm25_rank is None and second.graph_rank is not None and second.graph_score > 0
-    assert E + "som" in second.bridges
-    assert by_chunk[C + "journal"].bm25_rank is not None and by_chunk[C + "journal"].graph_rank == 1
+    for seeds in ({E + "jpi": 1.0}, {}):  # named by the question, or found only as the best BM25 passage's entity
+        ranking = PassageRanker(index).rank(QUESTION, seeds, MAX_SOURCES, skip=STOPWORDS)
+        chunks = [p.chunk for p in ranking.passages]
+        assert ranking.graph_used and chunks[0] == C + "journal" and C + "som" in chunks  # within the default five
+        second = ranking.passages[chunks.index(C + "som")]
+        assert second.bm25_rank is None and second.graph_rank is not None and second.graph_score > 0
+        assert second.bridges == [E + "som"]
+    assert ranking.note and "names no entity" in ranking.note  # the second time, no entity was named
+    index.close()
+
+
+def test_the_second_passage_adds_what_the_first_leaves_of_the_question(tmp_path):
+    """BM25's second is a look-alike of the first; the passage the first bridges to, which holds the question's other
+    words, comes second."""
+    documents = [
+        ("freedonia", "Freedonia\n\nThe capital of Freedonia is Sylvania.", [("freedonia", "Freedonia"),
+                                                                             ("sylvania", "Sylvania")]),
+        ("band", "Freedonia (band)\n\nFreedonia is a band named after the capital of Freedonia.",
+         [("freedonia-band", "Freedonia (band)")]),
+        ("sylvania", "Sylvania\n\nSylvania lies on the Blue River.", [("sylvania", "Sylvania"),
+                                                                      ("blue-river", "Blue River")]),
+    ]
+    question = "Which river flows through the capital of Freedonia?"
+    index = _index(tmp_path, documents)
+    assert [h.chunk for h in index.search(question, 3, skip=STOPWORDS)][2] == C + "sylvania"
+    ranking = PassageRanker(index).rank(question, {E + "freedonia": 1.0}, 3, skip=STOPWORDS)
+    assert [p.chunk for p in ranking.passages] == [C + "freedonia", C + "sylvania", C + "band"]
     index.close()
 
 
 def test_without_the_graph_bm25_order_is_kept_and_said(tmp_path):
-    index = _index(tmp_path)
-    bm25 = [h.chunk for h in index.search(QUESTION, 4, skip=STOPWORDS)]
-    for seeds in ({}, {E + "not-mentioned-anywhere": 1.0}):
-        ranking = PassageRanker(index).rank(QUESTION, seeds, 4, skip=STOPWORDS)
+    index = _index(tmp_path, placed=False)  # mentions without spans: no document says what it is about
+    bm25 = [h.chunk for h in index.search(QUESTION, 3, skip=STOPWORDS)]
+    for seeds in ({}, {E + "not-mentioned-anywhere": 1.0}, {E + "jpi": 1.0}):
+        ranking = PassageRanker(index).rank(QUESTION, seeds, 3, skip=STOPWORDS)
         assert [p.chunk for p in ranking.passages] == bm25
         assert not ranking.graph_used and "BM25 only" in ranking.note
         assert all(p.graph_rank is None and p.bridges == [] for p in ranking.passages)
-        assert [p.bm25_rank for p in ranking.passages] == [1, 2, 3, 4]
+        assert [p.bm25_rank for p in ranking.passages] == [1, 2, 3]
     index.close()
 
 
 def test_k_bounds_the_passages(tmp_path):
     index = _index(tmp_path)
     assert len(PassageRanker(index).rank(QUESTION, {E + "jpi": 1.0}, 2).passages) == 2
-    assert len(PassageRanker(index).rank(QUESTION, {E + "jpi": 1.0}, 20).passages) == len(DOCUMENTS)
+    assert len(PassageRanker(index).rank(QUESTION, {E + "jpi": 1.0}, 20).passages) == len(DOCUMENTS)  # the others match nothing
     index.close()
 
 
-def test_a_hub_entity_is_walked_within_bounds(tmp_path):
-    """An entity named by 5,000 chunks: its passages are read CHUNKS_PER_ENTITY at a time, and quickly."""
+def test_a_hub_entity_is_read_within_bounds(tmp_path):
+    """5,000 documents about one entity: TOPIC_CHUNKS of them are read, quickly."""
     index = FullText(tmp_path / "fulltext.sqlite")
-    chunks = [Chunk(f"{C}hub-{i}", f"Paragraph {i} about the Hub and item {i}.", 0, 40) for i in range(5000)]
-    mentions = [MentionRow(c.iri, E + "hub", None, None) for c in chunks] + \
-               [MentionRow(c.iri, f"{E}item-{i}", None, None) for i, c in enumerate(chunks)]
-    index.replace("hub", "sha256:hub", chunks, [], mentions)
+    for i in range(5000):
+        text = f"Hub\n\nParagraph {i} about the Hub and item {i}."
+        index.replace(f"d{i}", f"sha256:{i}", [Chunk(f"{C}hub-{i}", text, 0, len(text))], [],
+                      [MentionRow(f"{C}hub-{i}", E + "hub", 0, 3), MentionRow(f"{C}hub-{i}", f"{E}item-{i}", 30, 36)])
     ranker = PassageRanker(index)
     t = time.perf_counter()
     ranking = ranker.rank("What about the Hub?", {E + "hub": 1.0}, 5)
     assert time.perf_counter() - t < 2.0
     assert len(ranking.passages) == 5 and ranking.graph_used
-    assert len(ranker._chunks_of([E + "hub"], {E + "hub": 5000})[E + "hub"]) == CHUNKS_PER_ENTITY
+    assert len(ranker._topic_chunks([E + "hub"])[E + "hub"]) == TOPIC_CHUNKS
     index.close()
 
 
-def test_personalized_pagerank_restarts_at_the_seeds_and_leaks_what_a_bounded_graph_left_out():
-    # a path 0 - 1 - 2, seeded at 0
-    src, dst = np.array([0, 1, 1, 2]), np.array([1, 0, 2, 1])
-    full = personalized_pagerank(3, src, dst, np.ones(4), np.array([1.0, 2.0, 1.0]), np.array([1.0, 0, 0]))
-    assert full[0] > full[1] > full[2] > 0 and abs(full.sum() - 1) < 1e-6
-    # node 1 said to have 10 neighbours of which only two are here: less reaches node 2
-    leaky = personalized_pagerank(3, src, dst, np.ones(4), np.array([1.0, 10.0, 1.0]), np.array([1.0, 0, 0]))
-    assert leaky[2] < full[2] and leaky.sum() < 1
+def test_a_document_is_about_the_entities_it_names_first_and_forgets_them_when_deleted(tmp_path):
+    index = _index(tmp_path)
+    topics = index.read("SELECT document, chunk, entity FROM topics ORDER BY document, entity")
+    assert (("journal", C + "journal", E + "jpi") in topics and ("som", C + "som", E + "som") in topics
+            and not any(e == E + "hall" for _, _, e in topics))
+    index.replace("som", "", [], [], [])
+    assert not index.read("SELECT * FROM topics WHERE document = 'som'")
+    index.close()
 
 
 @pytest.fixture(scope="module")
@@ -130,16 +159,6 @@ def test_which_x_of_no_ontology_class_keeps_the_noun(terms):
     assert asks("Which rivers flow through them?", terms) == asks("which river flows through them", terms)
     assert asks("Which rivers flow through them?", terms).noun == "river"
     assert asks("What is the river called?", terms).noun is None
-
-
-def test_several_restart_vectors_walk_as_one_each():
-    src, dst = np.array([0, 1, 1, 2, 2, 3]), np.array([1, 0, 2, 1, 3, 2])
-    degrees = np.array([1.0, 2.0, 2.0, 1.0])
-    resets = np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
-    both = personalized_pagerank(4, src, dst, np.ones(6), degrees, resets)
-    for k in range(2):
-        alone = personalized_pagerank(4, src, dst, np.ones(6), degrees, resets[:, k])
-        assert np.allclose(both[:, k], alone)
 
 
 def test_the_index_reads_mentions_and_entity_links_from_a_document_graph():

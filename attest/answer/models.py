@@ -138,15 +138,18 @@ class ContextSource(BaseModel):
     start: int | None = Field(description="Character offset of the chunk in its document")
     end: int | None = Field(description="Character offset just past the chunk")
     text: str = Field(description="The snippet (sanitized, possibly shortened)")
-    score: float = Field(description="Fused score (reciprocal rank fusion of BM25 and the graph ranking), the best 1")
+    score: float = Field(description="Its BM25 score plus what the graph added, the best passage 1")
     bm25_rank: int | None = Field(default=None, description="Its rank by BM25 over the question's words (1 = best); "
                                                             "null when BM25 did not find it")
     bm25_score: float | None = Field(default=None, description="Its BM25 score, the best BM25 hit 1")
-    graph_rank: int | None = Field(default=None, description="Its rank by the graph (Personalized PageRank from the "
-                                                             "question's entities); null when the graph did not reach "
-                                                             "it")
-    graph_score: float | None = Field(default=None, description="Its Personalized PageRank mass, the best passage's 1")
-    bridges: list[str] = Field(default_factory=list, description="Ids of the entities that carried the most graph mass to it (the bridge of a second hop)")
+    graph_rank: int | None = Field(default=None, description="Its rank by what the graph added (it is about an entity "
+                                                             "the question or a first-hop passage names); null when "
+                                                             "the graph added nothing")
+    graph_score: float | None = Field(default=None, description="What the graph added to its score (the best BM25 "
+                                                                 "passage scores 1)")
+    bridges: list[str] = Field(default_factory=list, description="Ids of the entities it is about that the question "
+                                                                 "or a first-hop passage names (the bridge of a second "
+                                                                 "hop)")
 
 
 class ContextResponse(BaseModel):

@@ -170,7 +170,7 @@ class Retriever:
 
     def _sources(self, question: str, document: str | None, seeds: dict[str, float],
                  k: int) -> tuple[list[ContextSource], list[str]]:
-        """The passages: BM25 fused with the graph ranking (attest/answer/passages.py), each saying why it was chosen."""
+        """The passages: BM25 lifted through what passages are about (attest/answer/passages.py), each saying why it was chosen."""
         index = fulltext.for_store(self.lookup.store)
         if index is not None:
             ranking = PassageRanker(index).rank(question, seeds, k, document, skip=STOPWORDS)
