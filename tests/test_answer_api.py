@@ -5,20 +5,12 @@ from __future__ import annotations
 import pytest
 
 from attest.answer.lookup import relation_id
-from tests.answer_support import app_client, triple, without_llm
+from tests.answer_support import app_client, triple
 
 
 @pytest.fixture
 def api(llm_settings):
     client = app_client(llm_settings)
-    yield client
-    client.__exit__(None, None, None)
-
-
-@pytest.fixture
-def offline_api(settings):
-    """The LLM base URL points at a loopback port where nothing listens."""
-    client = app_client(without_llm(settings))
     yield client
     client.__exit__(None, None, None)
 

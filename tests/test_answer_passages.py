@@ -13,9 +13,7 @@ from attest.answer.asks import asks
 from attest.answer.passages import CHUNKS_PER_ENTITY, PassageRanker
 from attest.answer.ppr import personalized_pagerank
 from attest.answer.retrieve import MAX_SOURCES, STOPWORDS
-from attest.extract.ontology_terms import load_terms
 from attest.store.fulltext import Chunk, FullText, MentionRow
-from tests.conftest import REPO
 
 E = "https://example.org/entity/"
 C = "https://example.org/chunk/"
@@ -98,11 +96,6 @@ def test_personalized_pagerank_restarts_at_the_seeds_and_leaks_what_a_bounded_gr
     # node 1 said to have 10 neighbours of which only two are here: less reaches node 2
     leaky = personalized_pagerank(3, src, dst, np.ones(4), np.array([1.0, 10.0, 1.0]), np.array([1.0, 0, 0]))
     assert leaky[2] < full[2] and leaky.sum() < 1
-
-
-@pytest.fixture(scope="module")
-def terms():
-    return load_terms(REPO / "ontology")
 
 
 @pytest.mark.parametrize("question,kind,cls", [

@@ -3,15 +3,14 @@ depth, documents and inferred types /entities adds for them, and the pages' rout
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from pyoxigraph import RdfFormat
 
 from attest.ontology import term_sources
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 ENTITY = "https://w3id.org/attest/entity/"
 ONT = "https://w3id.org/attest/ontology#"
 

@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import REPO
 
+
 EX = "http://example.org/"
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.conftest import REPO
+
 DOCKER = REPO / "docker"
 
 

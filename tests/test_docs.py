@@ -9,6 +9,7 @@ import typer.main
 
 from tests.conftest import REPO
 
+
 DOCS = REPO / "docs"
 
 

@@ -6,16 +6,13 @@ heldout = written afterwards and never used to adjust the rules).
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from attest.extract.ontology_terms import load_terms
 from attest.extract.rules import RuleExtractor
 from attest.extract.validate import ExtractionValidator
 from tests.gold.score import SETS, fold, load_gold, score
 
-REPO = Path(__file__).resolve().parent.parent
 
 # (entity P, entity R, relation P, relation R) after validation; measured 0.835/0.730/0.951/0.709 (dev),
 # 0.659/0.614/1.000/0.364 (heldout), 0.950/0.528/1.000/0.250 (lowercase) and 0.846/0.550/0.000/0.000
@@ -23,11 +20,6 @@ REPO = Path(__file__).resolve().parent.parent
 FLOORS = {"dev": (0.80, 0.70, 0.90, 0.65), "heldout": (0.62, 0.58, 0.90, 0.33),
           "lowercase": (0.90, 0.50, 0.90, 0.25), "lowercase-heldout": (0.80, 0.50, 0.0, 0.0)}
 MIN_PASSAGES = {"dev": 30, "heldout": 15, "lowercase": 15, "lowercase-heldout": 10}
-
-
-@pytest.fixture(scope="module")
-def terms():
-    return load_terms(REPO / "ontology")
 
 
 @pytest.fixture(scope="module")

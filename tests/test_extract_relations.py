@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
@@ -16,9 +15,9 @@ from attest.ingest.chunk import chunk_text, clean
 from attest.ingest.load import LoadedDocument
 from attest.ontology import ontology_files
 from attest.vocab import ATT
+from tests.conftest import REPO
 from tests.ingest_support import offline_pipeline
 
-ROOT = Path(__file__).resolve().parents[1]
 
 # written for these tests (invented people and places), encyclopedic in style
 COMPOSER = ("Marek Zawadzki\n\nMarek Zawadzki (1921 – 1990) was a Polish composer. He was born in Kraków, Poland. "
@@ -26,11 +25,6 @@ COMPOSER = ("Marek Zawadzki\n\nMarek Zawadzki (1921 – 1990) was a Polish compo
 NOVELIST = ("Hedda Lindqvist\n\nHedda Lindqvist (born 4 May 1948) is a Swedish novelist and translator. She was born in "
             "Uppsala and studied at Lund University.")
 LAKE = "Lake Orrin is a lake in Ontario, Canada. The town of Bracebridge lies on its northern shore."
-
-
-@pytest.fixture(scope="module")
-def terms():
-    return load_terms(ROOT / "ontology")
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +76,7 @@ def test_a_flagged_sentence_yields_no_entity_and_no_relation(extractor):
 
 
 def test_with_the_general_module_off_no_general_predicate_is_stated(terms):
-    off = load_terms(ROOT / "ontology", ["general"])
+    off = load_terms(REPO / "ontology", ["general"])
     assert "birthPlace" not in off.predicates and "CreativeWork" not in off.types and "uses" in off.predicates
     found = facts(RuleExtractor(off).extract(COMPOSER))
     assert not {p for _, p, _ in found} - set(off.predicates)
@@ -90,15 +84,15 @@ def test_with_the_general_module_off_no_general_predicate_is_stated(terms):
 
 def test_a_module_setting_that_names_no_module_or_every_module_is_an_error():
     with pytest.raises(OntologyError, match="no such module"):
-        ontology_files(ROOT / "ontology", ["genral"])
+        ontology_files(REPO / "ontology", ["genral"])
     with pytest.raises(OntologyError, match="every module"):
-        ontology_files(ROOT / "ontology", [p.stem for p in (ROOT / "ontology").glob("*.ttl")])
+        ontology_files(REPO / "ontology", [p.stem for p in (REPO / "ontology").glob("*.ttl")])
 
 
 def test_the_llm_prompt_offers_the_general_terms(llm_settings, terms):
     system = LlmExtractor(llm_settings, terms).messages("x")[0][0]["content"]
     assert "- birthPlace (Person -> Location)" in system and "- CreativeWork - " in system
-    off = LlmExtractor(llm_settings, load_terms(ROOT / "ontology", ["general"])).messages("x")[0][0]["content"]
+    off = LlmExtractor(llm_settings, load_terms(REPO / "ontology", ["general"])).messages("x")[0][0]["content"]
     assert "birthPlace" not in off
 
 

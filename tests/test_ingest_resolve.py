@@ -4,16 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from attest.extract.ontology_terms import load_terms
 from attest.ingest.resolve import CANDIDATE_SCORE, MERGE_SCORE, EntityIndex, label_key, slugify
 from attest.vocab import Iris
-
-
-@pytest.fixture(scope="module")
-def terms():
-    from tests.conftest import REPO
-
-    return load_terms(REPO / "ontology")
 
 
 @pytest.fixture

@@ -14,16 +14,9 @@ from mcp import Client
 from pyoxigraph import RdfFormat, Store
 
 from tests.conftest import REPO
-from tests.mcp_support import OpenState, demo_settings, error_text, exercise_every_tool, ingest_demo, result
+from tests.mcp_support import OpenState, demo_settings, error_text, exercise_every_tool, result
 
 SNAPSHOT = REPO / "tests" / "snapshots" / "mcp_tools.json"
-
-
-@pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("mcp-demo") / "data"
-    ingest_demo(data_dir)
-    return data_dir
 
 
 @pytest.fixture

@@ -16,18 +16,11 @@ from mcp.shared.exceptions import MCPError
 from pydantic import SecretStr
 
 from tests.conftest import REPO, LiveServer
-from tests.mcp_support import demo_settings, error_text, exercise_every_tool, ingest_demo
+from tests.mcp_support import demo_settings, error_text, exercise_every_tool
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-@pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("mcp-demo") / "data"
-    ingest_demo(data_dir)
-    return data_dir
 
 
 def stdio_params(data_dir, *extra) -> StdioServerParameters:

@@ -6,7 +6,6 @@ import csv
 import io
 import os
 import time
-from pathlib import Path
 
 import pytest
 from pyoxigraph import Literal, NamedNode, RdfFormat, parse
@@ -15,6 +14,7 @@ from attest.errors import BadRequest, ConfigError, NotFound
 from attest.ingest import summary
 from attest.named_queries import NamedQueries, parse_named_query
 from attest.vocab import ONT, XSD, Iris
+from tests.conftest import REPO
 from tests.remote_support import virtuoso_differs
 
 IRIS = Iris("https://w3id.org/attest/")
@@ -341,7 +341,7 @@ def test_a_broken_file_is_listed_with_its_error_and_the_others_still_work(tmp_pa
     (queries / "fine.rq").write_text("# Counts triples.\nSELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
     (queries / "broken.rq").write_text("# Forgets its projection.\n# @param s: iri\nSELECT ?o WHERE { ?s ?p ?o }")
     settings = load_settings(None, data_dir=tmp_path / "data", queries_dir=queries,
-                             ontology_dir=Path(__file__).resolve().parent.parent / "ontology")
+                             ontology_dir=REPO / "ontology")
     with TestClient(create_app(settings), base_url="http://localhost") as client:
         listed = {q["name"]: q for q in client.get("/queries").json()["queries"]}
         assert "SELECT projection" in listed["broken"]["error"] and "broken.rq" in listed["broken"]["error"]

@@ -18,10 +18,10 @@ from attest.discover.review import Reviewer
 from attest.errors import BadRequest, NotFound
 from attest.ontology import load_ontology
 from attest.vocab import Iris
+from tests.conftest import REPO
 from tests.fakes.openai_server import Reply
 from tests.ui_support import browser, close_page, open_page, require_vendor  # noqa: F401  (browser: a fixture)
 
-REPO = Path(__file__).resolve().parent.parent
 EX = Namespace("https://example.org/")
 XSD = Namespace("http://www.w3.org/2001/XMLSchema#")  # plain Namespace: rdflib's XSD warns under pytest
 NO_NAME = "https://example.org/p/123"  # an IRI with no usable local name

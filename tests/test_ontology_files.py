@@ -12,9 +12,10 @@ from pyshacl import validate
 from rdflib import BNode, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS
 
-ROOT = Path(__file__).resolve().parents[1]
-ONTOLOGY_FILES = sorted((ROOT / "ontology").glob("*.ttl"))
-SHAPES_FILES = sorted((ROOT / "shapes").glob("*.ttl"))
+from tests.conftest import REPO
+
+ONTOLOGY_FILES = sorted((REPO / "ontology").glob("*.ttl"))
+SHAPES_FILES = sorted((REPO / "shapes").glob("*.ttl"))
 
 ONT = Namespace("https://w3id.org/attest/ontology#")
 ATT = Namespace("https://w3id.org/attest/vocab#")
@@ -388,8 +389,8 @@ def test_shapes_reference_real_terms(shapes: Graph, ontology: Graph) -> None:
 
 
 def test_demo_corpus_has_twelve_documents_of_the_agreed_size_listed_in_its_readme() -> None:
-    documents = sorted((ROOT / "demo" / "corpus").iterdir())
-    readme = (ROOT / "demo" / "README.md").read_text(encoding="utf-8")
+    documents = sorted((REPO / "demo" / "corpus").iterdir())
+    readme = (REPO / "demo" / "README.md").read_text(encoding="utf-8")
     assert len(documents) == 12
     assert {p.suffix for p in documents} == {".md", ".txt", ".html"}
     for path in documents:

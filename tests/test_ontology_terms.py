@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -10,12 +9,6 @@ from attest.errors import OntologyError
 from attest.extract.ontology_terms import load_terms, terms_from_store
 from attest.ontology import load_ontology
 
-REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def terms():
-    return load_terms(REPO / "ontology")
 
 
 def test_types_are_the_entity_subclasses_of_the_ontology(terms):

@@ -10,6 +10,7 @@ from hypothesis import settings
 from tests.conftest import REPO
 
 
+
 def test_the_ci_profile_derandomizes_and_the_local_one_explores(pytestconfig):
     assert settings.get_profile("ci").derandomize is True and settings.get_profile("ci").deadline is None
     assert settings.get_profile("dev").derandomize is False

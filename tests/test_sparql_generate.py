@@ -10,7 +10,7 @@ import pytest
 
 from attest.answer.sparql_check import check_query
 from attest.vocab import ONT
-from tests.answer_support import app_client, load_graph, reason, without_llm
+from tests.answer_support import app_client, load_graph, reason
 from tests.conftest import free_port
 from tests.test_deadline import _pid_alive
 
@@ -20,13 +20,6 @@ RUNAWAY = ("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j 
 @pytest.fixture
 def api(llm_settings):
     client = app_client(llm_settings.model_copy(update={"query_timeout_s": 2.0}))
-    yield client
-    client.__exit__(None, None, None)
-
-
-@pytest.fixture
-def offline_api(settings):
-    client = app_client(without_llm(settings))
     yield client
     client.__exit__(None, None, None)
 

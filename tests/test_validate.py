@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction
-from attest.extract.ontology_terms import load_terms
 from attest.extract.validate import ExtractionValidator
 
-REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def terms():
-    return load_terms(REPO / "ontology")
 
 
 @pytest.fixture
