@@ -12,7 +12,7 @@ from attest.answer.sparql_check import check_query
 from attest.vocab import ONT
 from tests.answer_support import app_client, load_graph, reason
 from tests.conftest import free_port
-from tests.test_deadline import _pid_alive
+from tests.e2e.test_deadline import _pid_alive
 
 RUNAWAY = ("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?q ?r }")
 

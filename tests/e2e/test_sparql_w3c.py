@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.remote_support import store_kind_under_test
 from tests.w3c_protocol import Endpoints, http_reset, run_all
+
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
 
 # passing now: protocol 34/34, GSP indirect 9/9, GSP direct 4/4; a regression lowers the count
 EXPECTED_PASSES = 47

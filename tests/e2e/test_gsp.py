@@ -10,6 +10,8 @@ from pyoxigraph import RdfFormat, parse
 from attest.main import create_app
 from tests.remote_support import virtuoso_differs
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 G = "http://example.org/graph/people"
 TTL = {"content-type": "text/turtle"}
 ALICE = '@prefix foaf: <http://xmlns.com/foaf/0.1/> . <http://example.org/alice> foaf:name "Alice" .'

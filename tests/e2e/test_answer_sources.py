@@ -12,6 +12,8 @@ from attest.answer.service import AnswerService
 from attest.store import EmbeddedStore
 from attest.vocab import ATT, Iris
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 IRIS = Iris("https://w3id.org/attest/")
 TEXTS = {  # chunk id -> text; the question's keywords are "rocksdb", "oxigraph", "storage"
     "a-0": "Oxigraph keeps its storage in RocksDB.",  # all three

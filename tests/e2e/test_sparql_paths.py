@@ -14,7 +14,7 @@ from attest.answer.path_query import path_sparql, walks_sparql
 from attest.main import create_app
 from tests.answer_support import load_graph, reason
 from tests.conftest import REPO
-from tests.test_answer_any_graph import MOVIES
+from tests.e2e.test_answer_any_graph import MOVIES
 
 
 def run_sparql(client, query: str) -> list[dict]:

@@ -7,6 +7,8 @@ import pytest
 from attest.answer.lookup import relation_id
 from tests.answer_support import app_client, triple
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 
 @pytest.fixture
 def api(llm_settings):

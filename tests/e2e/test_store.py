@@ -12,6 +12,8 @@ from attest.store import EmbeddedStore
 from attest.vocab import ATT, XSD
 from tests.remote_support import embedded_only
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 G1, G2, G3 = "http://example.org/g1", "http://example.org/g2", "http://example.org/g3"
 EX = "http://example.org/"
 

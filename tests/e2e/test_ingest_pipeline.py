@@ -16,6 +16,8 @@ from attest.ingest.validate_store import validate_store
 from attest.vocab import ATT, ONT, PROV, RDFS
 from tests.ingest_support import entity, extraction, llm_pipeline, offline_pipeline, relation
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 OXIGRAPH_V1 = ("Oxigraph is a graph database written in Rust. Oxigraph uses RocksDB for storage. "
                "Tim Berners-Lee founded the W3C.")
 OXIGRAPH_V2 = "Oxigraph is a graph database written in Rust. Oxigraph uses Sled for storage."

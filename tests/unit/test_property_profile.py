@@ -21,9 +21,9 @@ def test_the_ci_profile_derandomizes_and_the_local_one_explores(pytestconfig):
 def test_no_property_test_opts_out_of_the_loaded_profile():
     """A test's own @settings may change its example count, not the profile's derandomize; no @seed either."""
     tests = []
-    for path in sorted(REPO.glob("tests/test_*.py")):
+    for path in sorted(REPO.glob("tests/**/test_*.py")):
         if "from hypothesis import" in path.read_text(encoding="utf-8"):
-            module = importlib.import_module(f"tests.{path.stem}")
+            module = importlib.import_module(".".join(path.relative_to(REPO).with_suffix("").parts))
             tests += [f for f in vars(module).values() if hasattr(f, "_hypothesis_internal_use_settings")]
     assert len(tests) >= 10
     for test in tests:

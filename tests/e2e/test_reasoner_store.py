@@ -12,6 +12,8 @@ from attest.reasoner import Reasoner
 from attest.store import EmbeddedStore
 from attest.vocab import ATT, OWL, RDF, RDFS, Iris
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 EX = "http://example.org/"
 TYPE, SCO, INV = NamedNode(RDF + "type"), NamedNode(RDFS + "subClassOf"), NamedNode(OWL + "inverseOf")
 REIFIES = NamedNode(RDF + "reifies")

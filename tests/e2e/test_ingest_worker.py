@@ -12,7 +12,7 @@ from attest.extract.rules import RuleExtractor
 from attest.ingest.worker import OffloadedExtractor, OffloadedGate, offload
 from attest.vocab import ONT
 from tests.ingest_support import entity, extraction, llm_pipeline, offline_pipeline, relation
-from tests.test_ingest_pipeline import OXIGRAPH_V1, doc
+from tests.e2e.test_ingest_pipeline import OXIGRAPH_V1, doc
 
 TEXTS = [OXIGRAPH_V1, "Apache Jena is a framework. Apache Jena uses TDB. Jena was developed by the Apache Foundation."]
 

@@ -17,6 +17,8 @@ from attest.vocab import ONT, XSD, Iris
 from tests.conftest import REPO
 from tests.remote_support import virtuoso_differs
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 IRIS = Iris("https://w3id.org/attest/")
 SHIPPED = {"entity-by-label", "neighbours", "documents-mentioning", "inferred-facts", "class-counts",
            "entities-of-type", "describe-entity"}

@@ -1,6 +1,6 @@
 """Crash safety: kill -9 during a bulk load and during reasoning; on restart the store opens and nothing is half-present.
 
-(kill -9 during ingest is tested in tests/test_ingest_cli.py; `attest backup` / `restore` here and in test_cli_core.)
+(kill -9 during ingest is tested in tests/e2e/test_ingest_cli.py; `attest backup` / `restore` here and in test_cli_core.)
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from attest.ontology import load_ontology
 from attest.vocab import ONT, OWL, RDF
 from tests.answer_support import load_graph, reason, triple
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 
 @pytest.fixture
 def verifier(store, iris, settings):

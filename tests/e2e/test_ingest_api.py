@@ -10,6 +10,8 @@ from pydantic import SecretStr
 from attest.main import create_app
 from tests.ingest_support import entity, extraction, relation
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 TEXT = "Oxigraph is a graph database written in Rust. Oxigraph uses RocksDB for storage."
 
 

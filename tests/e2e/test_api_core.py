@@ -13,6 +13,8 @@ from attest.api import errors, limits
 
 from tests.conftest import REPO, LiveServer
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 
 def test_health_and_ready(client):
     assert client.get("/health").json() == {"status": "alive"}

@@ -11,6 +11,8 @@ from pyoxigraph import QueryResultsFormat, RdfFormat, parse, parse_query_results
 from attest.main import create_app
 from tests.remote_support import embedded_only, virtuoso_differs
 
+pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
+
 G1, G2 = "http://example.org/g1", "http://example.org/g2"
 DATA = f"""INSERT DATA {{
   GRAPH <{G1}> {{ <http://example.org/alice> <http://xmlns.com/foaf/0.1/name> "Alice" ;
