@@ -12,6 +12,8 @@ from attest.reasoner import Reasoner
 from attest.store import EmbeddedStore
 from tests.reasoner_oracle import attest_closure, is_documented_difference, ox_triples, owlrl_closure
 
+pytestmark = pytest.mark.slow  # LUBM over the shared data set: a minute on a loaded machine, left out of test-fast
+
 PREFIXES = "PREFIX att: <https://w3id.org/attest/vocab#>\n"
 COUNT_INFERRED = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
 COUNT_RECORDS = PREFIXES + "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?d att:derives ?t } }"
@@ -78,7 +80,6 @@ def test_lubm1_closure_equals_owlrl_on_one_department(shared_data):
     assert not engine.violations
 
 
-@pytest.mark.slow
 def test_lubm1_closure_equals_owlrl(shared_data):
     """The whole of LUBM(1) (owlrl needs about a minute here)."""
     lubm = shared_data / "lubm"
