@@ -5,7 +5,6 @@ att:validFrom / att:validTo."""
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 from pyoxigraph import Literal, NamedNode
@@ -14,20 +13,15 @@ from attest.extract.llm import LlmExtractor
 from attest.extract.llm_client import LlmClient
 from attest.extract.ontology_terms import load_terms
 from attest.extract.rules import RuleExtractor
+from tests.conftest import REPO
 from tests.ingest_support import chunk_of, entity, llm_pipeline, offline_pipeline, relation
 
-REPO = Path(__file__).resolve().parent.parent
 ATT = "https://w3id.org/attest/vocab#"
 ONT = "https://w3id.org/attest/ontology#"
 VALIDITY = f"""SELECT ?s ?o ?from ?to WHERE {{ GRAPH ?g {{
   ?stmt <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t .
   BIND(SUBJECT(?t) AS ?s) BIND(OBJECT(?t) AS ?o)
   OPTIONAL {{ ?stmt <{ATT}validFrom> ?from }} OPTIONAL {{ ?stmt <{ATT}validTo> ?to }} }} }}"""
-
-
-@pytest.fixture(scope="module")
-def terms():
-    return load_terms(REPO / "ontology")
 
 
 @pytest.fixture(scope="module")
