@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VENDOR := attest/static/vendor/yasgui.min.js attest/static/vendor/cytoscape.min.js
 
-.PHONY: install wordnet chromium virtuoso nginx docs demo serve test test-oxigraph test-virtuoso bench clean
+.PHONY: install wordnet chromium virtuoso nginx docs demo serve test test-fast test-oxigraph test-virtuoso bench clean
 
 install: $(STAMP) $(VENDOR) wordnet
 
@@ -36,7 +36,7 @@ virtuoso:
 	command -v virtuoso-t >/dev/null || { printf '$(VIRTUOSO_PRESEED)' | $(if $(filter 0,$(shell id -u)),,sudo) debconf-set-selections \
 		&& $(APT) update -q && $(APT) install -y -q --no-install-recommends virtuoso-opensource-7; }
 
-# nginx for the test that runs the compose `cluster` profile's balancer config in front of two replicas (tests/test_cluster.py)
+# nginx for the test that runs the compose `cluster` profile's balancer config in front of two replicas (tests/e2e/test_cluster.py)
 nginx:
 	command -v nginx >/dev/null || test -x /usr/sbin/nginx || { $(APT) update -q && $(APT) install -y -q --no-install-recommends nginx-light; }
 
@@ -57,24 +57,26 @@ demo: install docs
 serve: install
 	$(BIN)/attest serve
 
-# the end-to-end modules that run again against a real Oxigraph server (ATTEST_TEST_STORE=oxigraph) and Virtuoso
-REMOTE_TESTS := tests/test_answer_api.py tests/test_answer_verify.py tests/test_answer_citations.py tests/test_answer_sources.py \
-	tests/test_ingest_api.py tests/test_ingest_pipeline.py tests/test_reasoner_store.py tests/test_sparql_endpoint.py \
-	tests/test_sparql_w3c.py tests/test_named_queries.py tests/test_gsp.py tests/test_api_core.py tests/test_store.py
-
+# the tests live in tests/unit (fast, no server) and tests/e2e; the end-to-end modules marked `remote` run a second
+# time against a real Oxigraph server (ATTEST_TEST_STORE=oxigraph) or Virtuoso (docs/development.md, "Tests")
 test: install chromium nginx
 	$(BIN)/ruff check
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 	$(BIN)/pytest -q -p no:cacheprovider
-	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
+	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider -m remote
+
+# the unit tests but the slow ones, for use while working (under 2 minutes); `make test` is what CI runs
+test-fast: install
+	$(BIN)/pytest -q -p no:cacheprovider -m "not slow" tests/unit
 
 test-oxigraph: install
-	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS) tests/test_remote_store.py
+	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider -m remote
+	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider tests/e2e/test_remote_store.py
 
 # the same end-to-end modules against a real Virtuoso open-source server (see README, "Remote store"); not part of
 # `make test`, whose two steps already take most of CI's 30 minutes on 2 cores
 test-virtuoso: install virtuoso
-	ATTEST_TEST_STORE=virtuoso $(BIN)/pytest -q -p no:cacheprovider $(REMOTE_TESTS)
+	ATTEST_TEST_STORE=virtuoso $(BIN)/pytest -q -p no:cacheprovider -m remote
 
 bench: install
 	$(BIN)/python bench/sparql_endpoint.py

@@ -3,7 +3,7 @@
     .venv/bin/python bench/fuzz.py [--examples 300] [--url http://127.0.0.1:8000]
 
 Without --url it starts the app on a free loopback port over a fresh data directory (writes need a token the
-fuzzer does not have, so the run exercises validation and reads; tests/test_fuzz_api.py is the bounded version).
+fuzzer does not have, so the run exercises validation and reads; tests/e2e/test_fuzz_api.py is the bounded version).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Shared fixtures: settings on tmp_path, a store, the app, a live server on a free loopback port, shared data."""
+"""Shared fixtures: settings on tmp_path, a store, the app, a live server on a free loopback port, shared data,
+the ontology's extraction terms, the demo corpus ingested."""
 
 from __future__ import annotations
 
@@ -119,6 +120,14 @@ def store(settings, iris):
     s.close()
 
 
+@pytest.fixture(scope="module")
+def terms():
+    """The extraction terms of the shipped ontology."""
+    from attest.extract.ontology_terms import load_terms
+
+    return load_terms(REPO / "ontology")
+
+
 @pytest.fixture
 def client(settings):
     """In-process client over the full app (lifespan runs: store opened, ontology loaded)."""
@@ -128,6 +137,26 @@ def client(settings):
 
     with TestClient(create_app(settings), base_url="http://localhost") as c:
         yield c
+
+
+@pytest.fixture
+def offline_api(settings):
+    """In-process client over the app whose LLM base URL points at a loopback port where nothing listens."""
+    from tests.answer_support import app_client, without_llm
+
+    client = app_client(without_llm(settings))
+    yield client
+    client.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory):
+    """A data folder with the demo corpus ingested offline, once per module."""
+    from tests.mcp_support import ingest_demo
+
+    data_dir = tmp_path_factory.mktemp("mcp-demo") / "data"
+    ingest_demo(data_dir)
+    return data_dir
 
 
 def free_port() -> int:

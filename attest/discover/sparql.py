@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any, cast
 
-from pyoxigraph import NamedNode
+from pyoxigraph import NamedNode, QuerySolutions
 
 from attest.answer.queries import with_values
 from attest.ingest import summary
@@ -39,11 +40,12 @@ class DataQueries:
         self.store, self.graphs = store, graphs
         self.count = 0  # queries run, for the report
 
-    def rows(self, name: str, predicate: str | None = None) -> list[dict[str, str | None]]:
+    def rows(self, name: str, predicate: str | None = None) -> list[dict[str, Any]]:
+        """Each row's values by variable: the term's text, or None where the query leaves it unbound."""
         text = query_text(name)
         if predicate is not None:
             text = with_values(text, p=[(NamedNode(predicate),)])
         self.count += 1
-        solutions = self.store.query(text, default_graph=self.graphs)
+        solutions = cast(QuerySolutions, self.store.query(text, default_graph=self.graphs))  # a SELECT
         names = [v.value for v in solutions.variables]
         return [{n: (row[n].value if row[n] is not None else None) for n in names} for row in solutions]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pyoxigraph import NamedNode, RdfFormat
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat
 
 from attest.errors import RdfSyntaxError
 from attest.store.rdfio import parse_quads
@@ -25,7 +25,7 @@ def read_proposal(path: Path) -> dict[str, object]:
         return {"file": path.name, "error": exc.message, "terms": []}
     values: dict[str, dict[str, list[str]]] = {}
     for quad in quads:
-        if isinstance(quad.subject, NamedNode):
+        if isinstance(quad.subject, NamedNode) and isinstance(quad.object, (NamedNode, BlankNode, Literal)):
             values.setdefault(quad.subject.value, {}).setdefault(quad.predicate.value, []).append(quad.object.value)
     notes = _block_notes(text)
     terms = []
@@ -35,8 +35,8 @@ def read_proposal(path: Path) -> dict[str, object]:
         if kind is None:
             continue
         confidence, evidence = notes.get(iri, (None, []))
-        terms.append({"iri": iri, "kind": kind, "label": (by.get(RDFS + "label") or [None])[0],
-                      "alt_labels": by.get(SKOS + "altLabel", []), "comment": (by.get(RDFS + "comment") or [None])[0],
+        terms.append({"iri": iri, "kind": kind, "label": next(iter(by.get(RDFS + "label", [])), None),
+                      "alt_labels": by.get(SKOS + "altLabel", []), "comment": next(iter(by.get(RDFS + "comment", [])), None),
                       "domain": by.get(RDFS + "domain", []), "range": by.get(RDFS + "range", []),
                       "inverse_of": by.get(OWL + "inverseOf", []), "parents": by.get(RDFS + "subPropertyOf", []),
                       "characteristics": sorted(t.removeprefix(OWL) for t in types
@@ -58,7 +58,7 @@ def _block_notes(text: str) -> dict[str, tuple[float, list[str]]]:
             pending[1].append(line[2:])
         elif pending is not None and (subject := _IRI_LINE.match(line)):
             out[subject.group(1)] = pending
-            pending, current = None, pending[1]
+            current, pending = pending[1], None
         elif current is not None and line.startswith("    # "):
             current.append(line[6:])
         elif not line.strip():

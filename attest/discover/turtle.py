@@ -53,7 +53,7 @@ def write_turtle(proposal: Proposal, *, created: str, command: str) -> str:
 def _block(term: ProposedTerm) -> list[str]:
     lines = [comment(f"{term.label or _local(term.iri)} — confidence {term.confidence:.2f}")]
     lines += [comment(e) for e in term.evidence]
-    body = [(RDF + "type", NamedNode(term.kind), None)]
+    body: list[tuple[str, NamedNode | Literal, str | None]] = [(RDF + "type", NamedNode(term.kind), None)]
     body += [(s.predicate, s.value, f"{s.confidence:.2f}: {s.evidence}") for s in term.statements]
     body += [(SKOS + "altLabel", Literal(a, language="en"), "from the review") for a in term.alt_labels]
     if term.comment:

@@ -209,12 +209,12 @@ class IngestPipeline:
         return self.extractor.name if self.extractor is not None else ""
 
     def _pending(self, chunk: Chunk, prior: ChunkStatus | None) -> ChunkStatus:
-        keep = prior is not None and prior.cache is not None and prior.extractor == self.extractor_name
-        cache = None
-        if keep:  # the same text may sit elsewhere in a changed document: spans are recomputed, not reused
-            cache = json.dumps({**json.loads(prior.cache), "spans": {}})
+        cache, extractor = None, ""
+        if prior is not None and prior.cache is not None and prior.extractor == self.extractor_name:
+            # the same text may sit elsewhere in a changed document: spans are recomputed, not reused
+            cache, extractor = json.dumps({**json.loads(prior.cache), "spans": {}}), prior.extractor
         return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
-                           extractor=prior.extractor if keep else "", cache=cache)
+                           extractor=extractor, cache=cache)
 
     def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
                  cleaned: CleanText | None = None, chunks: list[Chunk] | None = None,
@@ -249,10 +249,11 @@ class IngestPipeline:
         t = time.perf_counter()
         validated = []
         for c in status.chunks:
+            assert c.cache is not None  # every chunk holds its extraction once none failed
             cache = json.loads(c.cache)
-            result = self.validator.validate(Extraction.model_validate(cache["raw"]))
-            report.rejected_items.extend({"chunk": c.id, **r.to_dict()} for r in result.rejected)
-            validated.append((c, cache, result.accepted))
+            checked = self.validator.validate(Extraction.model_validate(cache["raw"]))
+            report.rejected_items.extend({"chunk": c.id, **r.to_dict()} for r in checked.rejected)
+            validated.append((c, cache, checked.accepted))
         timings["validate"] = time.perf_counter() - t
         t = time.perf_counter()
         chunk_nodes = {c.id: Chunk(c.id, c.index, c.text, c.start, c.end, content_hash(c.text), 0) for c in status.chunks}
@@ -307,9 +308,10 @@ class IngestPipeline:
         t = time.perf_counter()
         report.triples = len(gated.kept)
         report.entities = len({q.subject for q in gated.kept
-                               if q.predicate.value == ATT + "confidence" and q.subject.value.startswith(self.iris.entity_prefix)})
+                               if q.predicate.value == ATT + "confidence" and isinstance(q.subject, NamedNode)
+                               and q.subject.value.startswith(self.iris.entity_prefix)})
         report.relations = sum(1 for q in gated.kept if q.predicate.value.startswith(ONT)
-                               and q.subject.value.startswith(self.iris.entity_prefix)
+                               and isinstance(q.subject, NamedNode) and q.subject.value.startswith(self.iris.entity_prefix)
                                and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
         status.state, status.message, status.updated = "done", "", now().isoformat()
         if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):

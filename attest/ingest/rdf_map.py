@@ -131,7 +131,8 @@ class DocumentMapper:
 
         entities: dict[str, tuple[Resolution, str, float, str]] = {}  # iri -> (resolution, type, confidence, description)
         alt_labels: dict[str, set[str]] = {}
-        statements: dict[tuple[str, str, str], list[tuple[ExtractedRelation, Chunk]]] = {}
+        # (s, p, o) IRIs -> each stating relation, its chunk and its sentence's span
+        statements: dict[tuple[str, str, str], list[tuple[ExtractedRelation, Chunk, tuple[int, int] | None]]] = {}
         for ce in chunks:
             chunk_node = self._chunk(ce.chunk, doc_node)
             for name, mention in ce.mentions.items():
@@ -149,10 +150,10 @@ class DocumentMapper:
                 for other, score in r.candidates:
                     self._candidate(doc.id, r.iri, other, score)
             for i, rel in enumerate(ce.relations):
-                s, o = ce.mentions.get(rel.subject), ce.mentions.get(rel.object)
-                if s is None or o is None:
+                subject, object_ = ce.mentions.get(rel.subject), ce.mentions.get(rel.object)
+                if subject is None or object_ is None:
                     continue
-                key = (s.resolution.iri, ONT + rel.predicate, o.resolution.iri)
+                key = (subject.resolution.iri, ONT + rel.predicate, object_.resolution.iri)
                 statements.setdefault(key, []).append((rel, ce.chunk, ce.sentences.get(i)))
 
         for iri, (r, type_name, confidence, description) in entities.items():

@@ -6,7 +6,9 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import cast
 
+from pyoxigraph import QuerySolutions
 from rapidfuzz import fuzz, process
 
 from attest.extract.ontology_terms import OntologyTerms
@@ -86,12 +88,12 @@ class EntityIndex:
     @classmethod
     def from_store(cls, store: GraphStore, iris: Iris, terms: OntologyTerms) -> "EntityIndex":
         rules = {(row["entity"].value, label_key(row["label"].value))
-                 for row in store.query(NO_MERGE_RULES, default_graph=[iris.resolution_graph])} \
+                 for row in cast(QuerySolutions, store.query(NO_MERGE_RULES, default_graph=[iris.resolution_graph]))} \
             if store.has_graph(iris.resolution_graph) else set()
         index = cls(iris, terms, no_merge=rules)
         doc_prefix = iris.document_graph_prefix
         labels: dict[str, str] = {}
-        for row in store.query(ENTITY_FACTS):
+        for row in cast(QuerySolutions, store.query(ENTITY_FACTS)):
             if not row["g"].value.startswith(doc_prefix):
                 continue
             entity_id = iris.entity_id(row["e"].value)

@@ -35,10 +35,11 @@ def known_labels(store: GraphStore, iris: Iris, terms: OntologyTerms) -> list[tu
     if index is None:
         entities = EntityIndex.from_store(store, iris, terms).entities.values()
         return sorted((e.label, sorted(e.types)[0]) for e in entities if e.types and e.label)
-    known = []
+    known: list[tuple[str, str]] = []
     for iri, (label, types) in index.known_entities().items():
-        if types := sorted(t for t in types if t in terms.types):
-            known.append((label or iris.entity_id(iri), types[0]))
+        if typed := sorted(t for t in types if t in terms.types):
+            # an unlabelled entity is named by its id, or by its IRI when it was not minted here
+            known.append((label or iris.entity_id(iri) or iri, typed[0]))
     return sorted(known)
 
 

@@ -10,6 +10,8 @@ to pyshacl every time.
 
 from __future__ import annotations
 
+from typing import Any
+
 import rdflib
 from pyoxigraph import NamedNode
 from rdflib.namespace import SH
@@ -67,6 +69,7 @@ class FailureMemo:
 
     def _template(self, doc: DocumentIndex, focus: rdflib.URIRef, result, report: rdflib.Graph) -> tuple | None:
         path, value = report.value(result, SH.resultPath), report.value(result, SH.value)
+        role: str | tuple[str, tuple[Any, ...]] | None
         if value is None or value == focus:
             role = None if value is None else FOCUS
         elif isinstance(value, rdflib.URIRef) and isinstance(path, rdflib.URIRef):
@@ -74,6 +77,7 @@ class FailureMemo:
         else:
             return None
         items = []
+        o: rdflib.term.Node | str  # the report's term, or FOCUS / VALUE in its place
         for p, o in report.predicate_objects(result):
             if p == SH.focusNode:
                 o = FOCUS

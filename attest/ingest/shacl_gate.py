@@ -136,6 +136,7 @@ class ShaclGate:
             conforms, report, doc = self._check(kept, focus, doc)
             if conforms:
                 break
+            assert report is not None  # a check that fails has its report
             new = self.findings(report)
             violations = [f for f in new if f.severity == SH + "Violation"]
             findings.extend(f for f in new if f.severity != SH + "Violation")
@@ -172,14 +173,14 @@ class ShaclGate:
         pending: dict[tuple[int, ...], list[NamedNode]] = {}  # shapes still to check -> the nodes to check them on
         unsettled = {n: self.memo.unsettled(doc, n) for n in novel}
         for n, shapes in unsettled.items():
-            todo = []
+            to_check = []
             for i, keys in shapes.items():
                 if self.failures.replay(doc, n, i, keys, report):
                     conforms = False
                 else:
-                    todo.append(i)
-            if todo:
-                pending.setdefault(tuple(todo), []).append(n)
+                    to_check.append(i)
+            if to_check:
+                pending.setdefault(tuple(to_check), []).append(n)
         for todo, nodes in pending.items():  # pyshacl checks exactly these nodes against exactly these shapes
             ok, part = self.validate_graph(to_rdflib(self.memo.subgraph(doc, nodes), None), [n.value for n in nodes],
                                            [str(self.memo.top[i].node) for i in todo])
@@ -245,7 +246,7 @@ class ShaclGate:
             for i in doomed:
                 removed_by.setdefault(i, f)
         # reifiers of removed triples and mentions of removed nodes go with them
-        removed_triples = {Triple(*rows[i]): f for i, f in removed_by.items()}
+        removed_triples: dict[object, Finding] = {Triple(*rows[i]): f for i, f in removed_by.items()}
         dead_nodes: dict[object, Finding] = {}
         for i, (s, p, o) in enumerate(rows):
             if p == REIFIES and o in removed_triples:

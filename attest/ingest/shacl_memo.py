@@ -13,9 +13,10 @@ targets by node or by object) switch this off and every document is validated wh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import rdflib
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 from pyshacl.constraints.core.string_based_constraints import StringBasedConstraintBase
 from pyshacl.rdfutil.compare import compare_literal
 from rdflib.namespace import RDF as RDFNS, RDFS as RDFSNS, SH
@@ -119,7 +120,7 @@ class ShapeMemo:
         return seen
 
     def _top(self, node) -> TopShape:
-        reads = set()
+        reads: set[str] = set()
         for part in self._reachable(node):
             for p in (SH.path, SH.lessThan, SH.lessThanOrEquals):
                 reads.update(str(v) for v in self.shapes.objects(part, p))
@@ -131,7 +132,8 @@ class ShapeMemo:
             if path is None:
                 continue
             inner = self._reachable(part)
-            lengths = tuple(sorted((str(c), v.value) for n in inner for c in _LENGTHS for v in self.shapes.objects(n, c)))
+            lengths = tuple(sorted((str(c), cast(rdflib.Literal, v).value)
+                                   for n in inner for c in _LENGTHS for v in self.shapes.objects(n, c)))
             bounds = tuple(sorted(((str(c), v) for n in inner for c in _BOUNDS for v in self.shapes.objects(n, c)),
                                  key=lambda cb: (cb[0], str(cb[1]))))
             if any(self.shapes.value(n, c) is not None for n in inner for c in _VERBATIM_LITERAL):
@@ -139,8 +141,8 @@ class ShapeMemo:
             prior = top.tests.get(str(path), ((), ()))
             top.tests[str(path)] = (prior[0] + lengths, prior[1] + bounds)
             top.pairs.extend((str(path), str(o)) for c in _PAIRS for o in self.shapes.objects(part, c))
-        for p in verbatim:
-            top.tests.pop(p, None)
+        for iri in verbatim:
+            top.tests.pop(iri, None)
         direct = set(self.shapes.objects(node, SH.property))
         by_path: dict[str, list] = {}
         for part in self._reachable(node):
@@ -199,7 +201,7 @@ class ShapeMemo:
             doc.stars.setdefault(s, []).append(q)
             edges.setdefault(s, []).append((p, q))
             if p == _TYPE:
-                doc.types.setdefault(s, []).append(q.object.value)
+                doc.types.setdefault(s, []).append(cast(NamedNode | BlankNode, q.object).value)  # a class, never a triple term
         retyped = set() if previous is None else {
             n for n in previous.types.keys() | doc.types.keys() if previous.types.get(n) != doc.types.get(n)}
         for node, star in edges.items():
@@ -210,7 +212,7 @@ class ShapeMemo:
             types = tuple(sorted(doc.types.get(node, ())))
             classes = self._classes(types)
             predicates = {p for p, _ in star}
-            keys = []
+            keys: list[tuple[Any, ...]] = []
             for i, shape in enumerate(self.top):
                 if not (shape.classes & classes or shape.subjects_of & predicates):
                     continue
@@ -278,7 +280,7 @@ class ShapeMemo:
 def _literal_outcomes(o: Literal, lengths: tuple, bounds: tuple) -> tuple:
     """What pyshacl's checks of a literal depend on: datatype, language, well-formedness, the Python type of
     its value (sh:datatype), its length against each sh:min/maxLength, its order against each range bound."""
-    v = to_rdf(o)
+    v = cast(rdflib.Literal, to_rdf(o))
     text = StringBasedConstraintBase.value_node_to_string(v)
     outcomes = [(c, n, len(text) >= n if c.endswith("minLength") else len(text) <= n) for c, n in lengths]
     for c, bound in bounds:
@@ -302,7 +304,7 @@ def _pair_outcomes(star: list[Quad], path: str, other: str) -> tuple:
 
     left = [comparable(q.object) for q in star if q.predicate.value == path]
     right = [comparable(q.object) for q in star if q.predicate.value == other]
-    out = []
+    out: list[tuple[Any, Any] | str] = []
     for lk, lv in left:
         for rk, rv in right:
             if lk == "BNode" or rk == "BNode" or (lk == "str") != (rk == "str"):

@@ -8,8 +8,9 @@ import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any, cast
 
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions
 
 from attest.ingest import summary
 from attest.ingest.rdf_map import A, DATETIME, att, integer
@@ -139,8 +140,9 @@ class StatusRegistry:
         graph = self.iris.status_graph(doc_id)
         doc_iri = self.iris.document(doc_id)
         props: dict[str, dict[str, str]] = {}
-        for q in self.store.quads(graph):
-            props.setdefault(q.subject.value, {})[q.predicate.value[len(ATT):] if q.predicate.value.startswith(ATT) else q.predicate.value] = q.object.value
+        for q in self.store.quads(graph):  # IRIs and literals only: the registry writes no triple terms
+            subject, value = cast(NamedNode, q.subject).value, cast(NamedNode | Literal, q.object).value
+            props.setdefault(subject, {})[q.predicate.value[len(ATT):] if q.predicate.value.startswith(ATT) else q.predicate.value] = value
         d = props.pop(doc_iri, None)
         if d is None:
             return None
@@ -155,26 +157,26 @@ class StatusRegistry:
         status.chunks.sort(key=lambda c: c.index)
         return status
 
-    def list(self, limit: int | None = None, offset: int = 0) -> list[dict[str, object]]:
+    def list(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
         """A page of the documents' summaries, sorted by source (all of them without a limit)."""
         prefix = self.iris.document("")
-        out = []
+        out: list[dict[str, Any]] = []  # text values, and "chunks": {status: count}
         # no LIMIT at all rather than a huge one: Virtuoso refuses a LIMIT past its integer range (SQ074)
         page = (f"LIMIT {int(limit)} " if limit is not None else "") + f"OFFSET {int(offset)}"
-        for row in self.store.query(DOCUMENT_LIST % page):
+        for row in cast(QuerySolutions, self.store.query(DOCUMENT_LIST % page)):
             iri = row["d"].value
             out.append({"id": iri[len(prefix):], "source": row["source"].value, "status": row["status"].value,
                         "message": row["message"].value if row["message"] else "", "content_hash": row["hash"].value,
                         "media_type": row["media"].value, "updated": row["updated"].value, "chunks": {}})
         if out:
             by_iri = {prefix + d["id"]: d for d in out}
-            for row in self.store.query(CHUNK_COUNTS % " ".join(str(NamedNode(i)) for i in by_iri)):
+            for row in cast(QuerySolutions, self.store.query(CHUNK_COUNTS % " ".join(str(NamedNode(i)) for i in by_iri))):
                 by_iri[row["d"].value]["chunks"][row["status"].value] = int(row["n"].value)
         return out
 
     def counts(self) -> dict[str, int]:
         """How many documents are in each status (pending, done, failed)."""
-        return {row["status"].value: int(row["n"].value) for row in self.store.query(STATUS_COUNTS)}
+        return {row["status"].value: int(row["n"].value) for row in cast(QuerySolutions, self.store.query(STATUS_COUNTS))}
 
 
 QUARANTINE_OF_DOCUMENT = """DELETE {{ GRAPH {q} {{ ?s ?p ?o }} }}

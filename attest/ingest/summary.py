@@ -4,8 +4,9 @@ transaction as the document graphs that support it."""
 from __future__ import annotations
 
 import logging
+from typing import cast
 
-from pyoxigraph import BlankNode, Literal, NamedNode, Quad
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, QuerySolutions
 
 from attest.store import GraphStore
 from attest.vocab import ATT, PROV, Iris
@@ -82,7 +83,7 @@ def _select(store: GraphStore, triples: set, condition: str) -> set:
     if not triples:
         return set()
     rows = " ".join(f"({s} {p} {o})" for s, p, o in triples)
-    found = store.query(f"SELECT ?s ?p ?o WHERE {{ VALUES (?s ?p ?o) {{ {rows} }} {condition} }}")
+    found = cast(QuerySolutions, store.query(f"SELECT ?s ?p ?o WHERE {{ VALUES (?s ?p ?o) {{ {rows} }} {condition} }}"))
     return {(row["s"], row["p"], row["o"]) for row in found}
 
 
@@ -129,8 +130,8 @@ def _system(iris: Iris) -> str:
 def included_graphs(store: GraphStore, iris: Iris) -> list[str] | None:
     """The graphs read beside a current summary, or None when the summary is out of date."""
     m = marker(iris)
-    rows = list(store.query(f"""SELECT ?g ?current WHERE {{ GRAPH {m.graph_name} {{
-      {{ {m.subject} {m.predicate} {m.object} BIND(true AS ?current) }} UNION {{ {m.subject} {INCLUDES} ?g }} }} }}"""))
+    rows = list(cast(QuerySolutions, store.query(f"""SELECT ?g ?current WHERE {{ GRAPH {m.graph_name} {{
+      {{ {m.subject} {m.predicate} {m.object} BIND(true AS ?current) }} UNION {{ {m.subject} {INCLUDES} ?g }} }} }}""")))
     if not any(row["current"] is not None for row in rows):
         return None
     return sorted(row["g"].value for row in rows if row["g"] is not None)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from typing import cast
 
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions
 
 from attest.errors import NotFound
 from attest.ingest.pipeline import IngestPipeline
@@ -26,7 +27,7 @@ def unmerge(pipeline: IngestPipeline, entity_id: str, label: str | None = None) 
     entity = NamedNode(iris.entity(entity_id))
     merges: dict[str, set[str]] = {}  # spelling -> document ids
     doc_prefix = iris.document_graph_prefix
-    for row in store.query(MERGES_INTO, substitutions={"entity": entity}):
+    for row in cast(QuerySolutions, store.query(MERGES_INTO, substitutions={"entity": entity})):
         spelling, graph = row["label"].value, row["g"].value
         if graph.startswith(doc_prefix) and (label is None or label_key(spelling) == label_key(label)):
             merges.setdefault(spelling, set()).add(graph[len(doc_prefix):])

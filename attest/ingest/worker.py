@@ -8,7 +8,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar, cast
 
 from pyoxigraph import RdfFormat, parse, serialize
 
@@ -31,7 +31,7 @@ class StageWorker:
     the call is retried once in a new one."""
 
     def __init__(self, shapes_dir: Path, ontology_dir: Path, known_labels: list[tuple[str, str]], nice: int,
-                 timeout_s: float = 20.0, modules_off: list[str] = ()) -> None:
+                 timeout_s: float = 20.0, modules_off: Sequence[str] = ()) -> None:
         self._args = (str(shapes_dir), str(ontology_dir), known_labels, nice, list(modules_off))
         self.timeout_s = timeout_s
         self._pool, self._answered = self._start(), False
@@ -58,6 +58,7 @@ class StageWorker:
                 log.warning("the ingest worker process did not start within %g s: this stage runs in the server, "
                             "and a new worker starts", self.timeout_s)
                 self._restart()
+                assert fallback is not None  # only the wait for a new worker's start has a timeout
                 return fallback()
         raise AttestError("the ingest worker process died twice on this document; nothing of it was stored")
 
@@ -135,16 +136,21 @@ def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str
     _gate = ShaclGate.from_dirs(Path(shapes_dir), Path(ontology_dir), modules_off)
 
 
-def _extract(texts: list[str], extractor=None) -> list[tuple[bool, object]]:
-    out: list[tuple[bool, object]] = []
+def _extract(texts: list[str], extractor=None) -> list[tuple[bool, Any]]:
+    """(True, the extraction's fields) or (False, the error's message) per text."""
+    chosen = extractor or _extractor
+    assert chosen is not None  # in the worker, _initialize built it
+    out: list[tuple[bool, Any]] = []
     for text in texts:
         try:
-            out.append((True, (extractor or _extractor).extract(text).model_dump(mode="json")))
+            out.append((True, chosen.extract(text).model_dump(mode="json")))
         except ExtractionError as exc:
             out.append((False, exc.message))
     return out
 
 
 def _run_gate(nquads: bytes, gate=None) -> tuple[bytes, list]:
-    result = (gate or _gate).gate(list(parse(nquads, format=NQUADS)))
-    return serialize(result.kept, format=NQUADS), result.findings
+    chosen = gate or _gate
+    assert chosen is not None  # in the worker, _initialize built it
+    result = chosen.gate(list(parse(nquads, format=NQUADS)))
+    return cast(bytes, serialize(result.kept, format=NQUADS)), result.findings  # bytes: no output file given

@@ -9,6 +9,7 @@ import re
 import struct
 from datetime import datetime
 from decimal import Decimal
+from typing import Callable
 from functools import lru_cache
 from xml.dom import minidom
 from xml.parsers.expat import ExpatError
@@ -83,7 +84,11 @@ def _whitespace_collapsed(lex: str) -> bool:
     return lex == " ".join(lex.split())
 
 
-_CHECKS = {
+def _integer_in(bounds: tuple[int | None, int | None]) -> Callable[[str], bool]:
+    return lambda s: _integer(s, bounds)
+
+
+_CHECKS: dict[str, Callable[[str], bool]] = {
     XSD + "boolean": lambda s: s in ("true", "false", "1", "0"),
     XSD + "decimal": lambda s: bool(_DEC.fullmatch(s)),
     XSD + "float": lambda s: _floating(s, "float"),
@@ -101,7 +106,7 @@ _CHECKS = {
     XSD + "anyURI": lambda s: not _URI_BAD.search(s) and not s.startswith(":"),
     RDF + "XMLLiteral": _xml,
     RDF + "PlainLiteral": _plain,
-    **{XSD + name: (lambda s, b=bounds: _integer(s, b)) for name, bounds in _INTEGER_RANGES.items()},
+    **{XSD + name: _integer_in(bounds) for name, bounds in _INTEGER_RANGES.items()},
 }
 
 

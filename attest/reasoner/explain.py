@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, cast
 
-from pyoxigraph import BlankNode, Literal, NamedNode, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, QuerySolutions, Triple
 
 from attest.errors import BadRequest
 from attest.reasoner.records import derivation_iri, triple_dict
@@ -52,16 +53,18 @@ class Explainer:
 
     def sources(self, t: Triple) -> list[str]:
         """Graphs (other than the inferred and derivations graphs) that hold t; '' is the default graph."""
-        subs = {"s": t.subject, "p": t.predicate, "o": t.object}
-        graphs = [row["g"].value for row in self.store.query(GRAPHS_OF, substitutions=subs)
+        subs: dict[str, Any] = {"s": t.subject, "p": t.predicate, "o": t.object}  # triple terms bind too
+        graphs = [row["g"].value for row in cast(QuerySolutions, self.store.query(GRAPHS_OF, substitutions=subs))
                   if row["g"].value not in self._hidden]
-        if next(iter(self.store.query(IN_DEFAULT, substitutions=subs, union_default_graph=False)), None) is not None:
+        in_default = cast(QuerySolutions, self.store.query(IN_DEFAULT, substitutions=subs, union_default_graph=False))
+        if next(iter(in_default), None) is not None:
             graphs.append("")
         return graphs
 
     def derivation(self, t: Triple) -> tuple[str, int, list[Triple]] | None:
         node = derivation_iri(self.iris, t)
-        rows = list(self.store.query(DERIVATION, substitutions={"d": node, "dg": NamedNode(self.iris.derivations_graph)}))
+        rows = list(cast(QuerySolutions, self.store.query(
+            DERIVATION, substitutions={"d": node, "dg": NamedNode(self.iris.derivations_graph)})))
         if not rows:
             return None
         premises = [r["premise"] for r in rows if r["premise"] is not None]
@@ -114,15 +117,17 @@ class Explainer:
         if graph.startswith(prefix):
             src["document"] = self.iris.document(graph[len(prefix):])
             g = NamedNode(graph)
-            chunks = {r["chunk"].value for r in self.store.query(CHUNKS, substitutions={"t": t, "g": g})}
+            by_triple: dict[str, Any] = {"t": t, "g": g}  # a triple term binds too
+            chunks = {r["chunk"].value for r in cast(QuerySolutions, self.store.query(CHUNKS, substitutions=by_triple))}
             if not chunks:
-                rows = self.store.query(MENTION_CHUNKS, substitutions={"s": t.subject, "g": g})
+                by_subject: dict[str, Any] = {"s": t.subject, "g": g}
+                rows = cast(QuerySolutions, self.store.query(MENTION_CHUNKS, substitutions=by_subject))
                 chunks = {r["chunk"].value for r in rows}
             src["chunks"] = sorted(chunks)
         return src
 
     def violations(self) -> list[dict]:
-        rows = self.store.query(VIOLATIONS, substitutions={"dg": NamedNode(self.iris.derivations_graph)})
+        rows = cast(QuerySolutions, self.store.query(VIOLATIONS, substitutions={"dg": NamedNode(self.iris.derivations_graph)}))
         out: dict[str, dict] = {}
         for r in rows:
             v = out.setdefault(r["v"].value, {"id": r["v"].value, "rule": r["rule"].value, "premises": []})

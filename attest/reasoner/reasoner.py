@@ -7,8 +7,9 @@ from contextlib import nullcontext
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from typing import Any, cast
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, parse
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, RdfFormat, parse
 
 from attest import metrics
 from attest.ingest import summary
@@ -16,7 +17,7 @@ from attest.reasoner.engine import Delta, Engine, gc_paused
 from attest.reasoner.explain import Explainer
 from attest.reasoner.records import RecordWriter, violation_iri
 from attest.reasoner.stamp import ClosureStamp
-from attest.reasoner.terms import Encoded, TermDict
+from attest.reasoner.terms import Encoded, Term, TermDict
 from attest.store.base import GraphStore
 from attest.store.parallel import Loaders
 from attest.store.rdfio import quad_data
@@ -104,7 +105,8 @@ class Reasoner:
 
     def _read(self, graph: str, terms: TermDict) -> set[Encoded]:
         enc = terms.encode
-        return {(enc(q.subject), enc(q.predicate), enc(q.object)) for q in self._quads(graph)}
+        # a triple term, if one comes, is kept as one more opaque term (TermDict.encode_triples)
+        return {(enc(cast(Term, q.subject)), enc(q.predicate), enc(cast(Term, q.object))) for q in self._quads(graph)}
 
     # --- entry points ----------------------------------------------------------------------------------------
     def materialize(self, full: bool = False) -> ReasoningReport:
@@ -115,6 +117,7 @@ class Reasoner:
     def _materialize(self, full: bool) -> ReasoningReport:
         if full or self.engine is None:
             return self._full(keep_records=not full)
+        assert self.stamp is not None  # set with the engine
         stored = self._stored_stamps() if self._shared else None
         stamp_before = self.stamp.value()
         report = self._refresh(self._changed_by_size())
@@ -252,7 +255,8 @@ class Reasoner:
             return False
         if self._stored_stamps() != [stamp.quad(self.iris).object]:
             return False
-        stored = next(iter(self.store.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph))))["n"]
+        counted = cast(QuerySolutions, self.store.query(INFERRED_COUNT.format(graph=self.iris.inferred_graph)))
+        stored = next(iter(counted))["n"]
         return int(stored.value) == self.inferred_count()
 
     @property
@@ -266,12 +270,13 @@ class Reasoner:
         mark = ClosureStamp.quad_pattern(self.iris)
         if raw is not None:
             return [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
-        rows = self.store.query(STORED_STAMP, substitutions={"r": mark.subject, "p": mark.predicate, "dg": mark.graph_name})
+        subs: dict[str, Any] = {"r": mark.subject, "p": mark.predicate, "dg": mark.graph_name}
+        rows = cast(QuerySolutions, self.store.query(STORED_STAMP, substitutions=subs))
         return [row["v"] for row in rows]
 
     def _write_all(self) -> None:
         e = self.engine
-        assert e is not None
+        assert e is not None and self.stamp is not None  # set together
         writer = RecordWriter(e, self.iris)
         raw = getattr(self.store, "raw", None)
         violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
@@ -296,7 +301,7 @@ class Reasoner:
 
     def _write_changes(self, touched: set[Encoded]) -> None:
         e = self.engine
-        assert e is not None
+        assert e is not None and self.stamp is not None  # set together
         raw = getattr(self.store, "raw", None)
         if len(touched) > BULK_THRESHOLD:
             self._write_all()
@@ -329,7 +334,7 @@ class Reasoner:
         """_write_changes for a store without a native API (remote): the same deletions and insertions, as one
         SPARQL update, so the records change all at once for every reader."""
         e = self.engine
-        assert e is not None
+        assert e is not None and self.stamp is not None  # set together
         writer = RecordWriter(e, self.iris)
         mark = self.stamp.quad(self.iris)
         der = mark.graph_name
@@ -356,7 +361,7 @@ class Reasoner:
 
     def _report(self, mode: str, start: float, reasoned: float, graphs: list[str], touched: set) -> ReasoningReport:
         e = self.engine
-        assert e is not None
+        assert e is not None and self.stamp is not None  # set together
         now = time.perf_counter()
         inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0)
         metrics.reasoning_seconds.observe(now - start)

@@ -31,8 +31,8 @@ def same_as_literal(e: RuleContext, x: int, lit: int) -> None:
     literal = terms.terms[lit]
     for dt in value_datatypes(literal):  # dt-type2
         emit(x, TYPE, terms.encode(NamedNode(dt)), "dt-type2", (t,))
-    for dt in list(ix.objects(x, TYPE)):
-        typed_as_datatype(e, x, dt)
+    for dt_id in list(ix.objects(x, TYPE)):
+        typed_as_datatype(e, x, dt_id)
     value = value_key(literal)
     if value is None:
         return

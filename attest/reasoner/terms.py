@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, cast
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
@@ -91,12 +91,13 @@ class TermDict:
         return self.ids.get(term)
 
     def encode_triples(self, triples: Iterable[Triple]) -> list[Encoded]:
-        enc = self.encode
-        return [(enc(t.subject), enc(t.predicate), enc(t.object)) for t in triples]
+        enc = self.encode  # a triple term, if one comes, is kept as one more opaque term
+        return [(enc(cast(Term, t.subject)), enc(t.predicate), enc(cast(Term, t.object))) for t in triples]
 
     def decode(self, t: Encoded) -> Triple:
         terms = self.terms
-        return Triple(terms[t[0]], terms[t[1]], terms[t[2]])
+        # no rule puts a literal in subject position, and predicates are IRIs
+        return Triple(cast(NamedNode | BlankNode, terms[t[0]]), cast(NamedNode, terms[t[1]]), terms[t[2]])
 
     def int_value(self, i: int) -> int | None:
         """The integer value of a literal id (cardinalities), or None."""

@@ -1,0 +1,173 @@
+"""Passage ranking (BM25 lifted through what passages are about) and the question kinds extractive answers are typed
+by: a second-hop passage found through its bridge entity only, the second passage chosen for what the first leaves
+of the question, BM25's order kept when the graph has nothing, a hub entity's passages read within bounds."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from attest.answer.asks import asks
+from attest.answer.passages import TOPIC_CHUNKS, PassageRanker
+from attest.answer.retrieve import MAX_SOURCES, STOPWORDS
+from attest.store.fulltext import Chunk, FullText, MentionRow
+
+E = "https://example.org/entity/"
+C = "https://example.org/chunk/"
+QUESTION = "Who headed the publisher of the Journal of Psychotherapy Integration?"
+# (document, text: a title line and a paragraph, (entity, its name in the text)); "som" shares no word with the question
+DOCUMENTS = [
+    ("journal", "Journal of Psychotherapy Integration\n\nThe Journal of Psychotherapy Integration is published by the "
+                "Society of Minds.", [("jpi", "Journal of Psychotherapy Integration"), ("som", "Society of Minds")]),
+    ("som", "Society of Minds\n\nHall served as its first president, in 1892.",
+     [("som", "Society of Minds"), ("hall", "Hall")]),
+    ("other1", "Integration\n\nIntegration of psychotherapy schools is an old publisher topic.",
+     [("psychotherapy", "psychotherapy")]),
+    ("other2", "Publishers\n\nA journal publisher headed by nobody in particular.", [("nobody", "nobody")]),
+]
+
+
+# other documents, as a real collection has: BM25's idf is meaningless over six paragraphs that share their words
+FILLER = [(f"filler{i}", f"Garden {i}\n\nNotes on growing tomatoes and beans, season {i}.", [(f"garden-{i}", f"Garden {i}")])
+          for i in range(40)]
+
+
+def _mentions(chunk: str, text: str, entities, placed: bool = True) -> list[MentionRow]:
+    out = []
+    for entity, name in entities:
+        start = text.index(name)
+        out.append(MentionRow(chunk, E + entity, start if placed else None, start + len(name) if placed else None))
+    return out
+
+
+def _index(tmp_path, documents=DOCUMENTS, placed: bool = True) -> FullText:
+    index = FullText(tmp_path / "fulltext.sqlite")
+    for doc, text, entities in documents + FILLER:
+        chunk = C + doc
+        index.replace(doc, "sha256:" + doc, [Chunk(chunk, text, 0, len(text))], [], _mentions(chunk, text, entities, placed))
+    return index
+
+
+def test_the_second_hop_passage_is_found_through_its_bridge_entity_only(tmp_path):
+    index = _index(tmp_path)
+    assert C + "som" not in {h.chunk for h in index.search(QUESTION, 50, skip=STOPWORDS)}  # BM25 cannot find it
+    for seeds in ({E + "jpi": 1.0}, {}):  # named by the question, or found only as the best BM25 passage's entity
+        ranking = PassageRanker(index).rank(QUESTION, seeds, MAX_SOURCES, skip=STOPWORDS)
+        chunks = [p.chunk for p in ranking.passages]
+        assert ranking.graph_used and chunks[0] == C + "journal" and C + "som" in chunks  # within the default five
+        second = ranking.passages[chunks.index(C + "som")]
+        assert second.bm25_rank is None and second.graph_rank is not None and second.graph_score > 0
+        assert second.bridges == [E + "som"]
+    assert ranking.note and "names no entity" in ranking.note  # the second time, no entity was named
+    index.close()
+
+
+def test_the_second_passage_adds_what_the_first_leaves_of_the_question(tmp_path):
+    """BM25's second is a look-alike of the first; the passage the first bridges to, which holds the question's other
+    words, comes second."""
+    documents = [
+        ("freedonia", "Freedonia\n\nThe capital of Freedonia is Sylvania.", [("freedonia", "Freedonia"),
+                                                                             ("sylvania", "Sylvania")]),
+        ("band", "Freedonia (band)\n\nFreedonia is a band named after the capital of Freedonia.",
+         [("freedonia-band", "Freedonia (band)")]),
+        ("sylvania", "Sylvania\n\nSylvania lies on the Blue River.", [("sylvania", "Sylvania"),
+                                                                      ("blue-river", "Blue River")]),
+    ]
+    question = "Which river flows through the capital of Freedonia?"
+    index = _index(tmp_path, documents)
+    assert [h.chunk for h in index.search(question, 3, skip=STOPWORDS)][2] == C + "sylvania"
+    ranking = PassageRanker(index).rank(question, {E + "freedonia": 1.0}, 3, skip=STOPWORDS)
+    assert [p.chunk for p in ranking.passages] == [C + "freedonia", C + "sylvania", C + "band"]
+    index.close()
+
+
+def test_without_the_graph_bm25_order_is_kept_and_said(tmp_path):
+    index = _index(tmp_path, placed=False)  # mentions without spans: no document says what it is about
+    bm25 = [h.chunk for h in index.search(QUESTION, 3, skip=STOPWORDS)]
+    for seeds in ({}, {E + "not-mentioned-anywhere": 1.0}, {E + "jpi": 1.0}):
+        ranking = PassageRanker(index).rank(QUESTION, seeds, 3, skip=STOPWORDS)
+        assert [p.chunk for p in ranking.passages] == bm25
+        assert not ranking.graph_used and "BM25 only" in ranking.note
+        assert all(p.graph_rank is None and p.bridges == [] for p in ranking.passages)
+        assert [p.bm25_rank for p in ranking.passages] == [1, 2, 3]
+    index.close()
+
+
+def test_k_bounds_the_passages(tmp_path):
+    index = _index(tmp_path)
+    assert len(PassageRanker(index).rank(QUESTION, {E + "jpi": 1.0}, 2).passages) == 2
+    assert len(PassageRanker(index).rank(QUESTION, {E + "jpi": 1.0}, 20).passages) == len(DOCUMENTS)  # the others match nothing
+    index.close()
+
+
+def test_a_hub_entity_is_read_within_bounds(tmp_path):
+    """5,000 documents about one entity: TOPIC_CHUNKS of them are read, quickly."""
+    index = FullText(tmp_path / "fulltext.sqlite")
+    for i in range(5000):
+        text = f"Hub\n\nParagraph {i} about the Hub and item {i}."
+        index.replace(f"d{i}", f"sha256:{i}", [Chunk(f"{C}hub-{i}", text, 0, len(text))], [],
+                      [MentionRow(f"{C}hub-{i}", E + "hub", 0, 3), MentionRow(f"{C}hub-{i}", f"{E}item-{i}", 30, 36)])
+    ranker = PassageRanker(index)
+    t = time.perf_counter()
+    ranking = ranker.rank("What about the Hub?", {E + "hub": 1.0}, 5)
+    assert time.perf_counter() - t < 2.0
+    assert len(ranking.passages) == 5 and ranking.graph_used
+    assert len(ranker._topic_chunks([E + "hub"])[E + "hub"]) == TOPIC_CHUNKS
+    index.close()
+
+
+def test_a_document_is_about_the_entities_it_names_first_and_forgets_them_when_deleted(tmp_path):
+    index = _index(tmp_path)
+    topics = index.read("SELECT document, chunk, entity FROM topics ORDER BY document, entity")
+    assert (("journal", C + "journal", E + "jpi") in topics and ("som", C + "som", E + "som") in topics
+            and not any(e == E + "hall" for _, _, e in topics))
+    index.replace("som", "", [], [], [])
+    assert not index.read("SELECT * FROM topics WHERE document = 'som'")
+    index.close()
+
+
+@pytest.mark.parametrize("question,kind,cls", [
+    ("Who founded the company that makes the lamp?", "person", "Person"),
+    ("whom did she marry", "person", "Person"),
+    ("Where is the lab that built it located?", "place", "Location"),
+    ("When was the bridge opened?", "date", None),
+    ("In what year did the band split?", "date", None),
+    ("How many moons does the planet have?", "number", None),
+    ("How much did it cost?", "number", None),
+    ("Which city hosts the festival?", "place", "City"),
+    ("In which country was she born?", "place", "Country"),
+    ("Which university did the author attend?", "class", "University"),
+    ("Which language is the tool written in?", "class", "Language"),
+    ("Is the river longer than the canal?", "yesno", None),
+    ("Did both of them play for the club?", "yesno", None),
+    ("Tell me about the river.", "any", None),
+])
+def test_what_a_question_asks_for(terms, question, kind, cls):
+    found = asks(question, terms)
+    assert (found.kind, found.cls) == (kind, cls)
+
+
+def test_which_x_of_no_ontology_class_keeps_the_noun(terms):
+    assert asks("Which rivers flow through them?", terms) == asks("which river flows through them", terms)
+    assert asks("Which rivers flow through them?", terms).noun == "river"
+    assert asks("What is the river called?", terms).noun is None
+
+
+def test_the_index_reads_mentions_and_entity_links_from_a_document_graph():
+    from pyoxigraph import Literal, NamedNode, Quad
+
+    from attest.store.fulltext import links_of, mentions_of
+    from attest.vocab import ATT, ONT, Iris
+
+    iris = Iris("https://w3id.org/attest/")
+    g = NamedNode(iris.document_graph("d"))
+    chunk, mention = NamedNode(iris.chunk("c1")), NamedNode(iris.chunk("c1") + "/mention/hall")
+    hall, som = NamedNode(iris.entity("hall")), NamedNode(iris.entity("som"))
+    quads = [Quad(mention, NamedNode(ATT + "inChunk"), chunk, g), Quad(mention, NamedNode(ATT + "denotes"), hall, g),
+             Quad(mention, NamedNode(ATT + "charStart"), Literal(3), g),
+             Quad(mention, NamedNode(ATT + "charEnd"), Literal(7), g),
+             Quad(hall, NamedNode(ONT + "memberOf"), som, g),
+             Quad(hall, NamedNode(ONT + "memberOf"), NamedNode("https://elsewhere.org/x"), g)]  # not minted: no link
+    assert mentions_of(quads, iris) == [MentionRow(chunk.value, hall.value, 3, 7)]
+    assert links_of(quads, iris) == [(hall.value, som.value)]
