@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pyoxigraph import (
     NamedNode, QueryResultsFormat, RdfFormat, parse, parse_query_results,
@@ -46,7 +46,11 @@ from attest.errors import (
 )
 from attest.sparql.compaction import Compactor
 from attest.sparql.outbound import without_remote_body
-from attest.store.base import QueryResult, Term
+from attest.store.base import GraphStore, QueryResult, Term
+from attest.store.view import StoreView
+
+if TYPE_CHECKING:
+    from attest.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +119,7 @@ class Snapshots:
         """
         with self.lock:
             if self.current is None or wanted is None or self.generation is None or self.generation < wanted:
-                self._refresh(getattr(self.store, "generation", None))
+                self._refresh(self.store.generation)
             self.in_use[self.current] = self.in_use.get(self.current, 0) + 1
             return self.current
 
@@ -389,7 +393,7 @@ class DeadlineExecutor:
                  solutions_format: QueryResultsFormat | None = None, triples_format: RdfFormat | None = None,
                  max_rows: int | None = None) -> tuple[dict, float, int | None]:
         if min_generation is None:
-            min_generation = getattr(self.store, "generation", None)
+            min_generation = self.store.generation
         settings = self.settings
         timeout = settings.query_timeout_s if timeout is None else timeout
         if len(query) > settings.max_query_chars:
@@ -546,25 +550,26 @@ def _check_graph_iri(graph: str) -> None:
         raise BadRequest(f"'{graph[:200]}' is not a valid graph IRI", graph=graph[:200]) from None
 
 
-def open_executor(store, settings) -> DeadlineExecutor | None:
+def open_executor(store: GraphStore, settings: Settings) -> DeadlineExecutor | None:
     """The executor for a store on disk; None for stores it cannot snapshot (in memory, remote)."""
-    if getattr(store, "path", None) is None or not hasattr(store, "raw"):
+    if store.path is None or store.raw is None:
         return None
     return DeadlineExecutor(store, settings)
 
 
-class DeadlineStore:
+class DeadlineStore(StoreView):
     """A GraphStore view for one request: its queries share one deadline and run in the workers.
 
     Everything else (graph listing, writes) goes to the live store, so callers written against GraphStore
     (named queries, /context, /verify lookups) run under the deadline without changes.
     """
 
-    def __init__(self, executor: DeadlineExecutor, store, timeout: float, source: str) -> None:
-        self._executor, self._store, self._source = executor, store, source
+    def __init__(self, executor: DeadlineExecutor, store: GraphStore, timeout: float, source: str) -> None:
+        super().__init__(store)
+        self._executor, self._source = executor, source
         self._timeout = timeout
         self._deadline = time.monotonic() + timeout
-        self._generation = getattr(store, "generation", None)  # its queries see what was written before it began
+        self._generation = store.generation  # its queries see what was written before it began
 
     def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
               union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
@@ -576,43 +581,41 @@ class DeadlineStore:
                                     named_graphs=named_graphs, union_default_graph=union_default_graph,
                                     substitutions=substitutions, min_generation=self._generation)
 
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
 
-
-class LiveStore:
+class LiveStore(StoreView):
     """A GraphStore view for one request's own bounded lookups (answers): queries run on the live store, which
     sees every acknowledged write at once (no checkpoint to wait for while ingestion writes), and the request's
     deadline is checked before each query. Only for our own index lookups: a client's query goes to the workers,
     which can be killed mid-query."""
 
-    def __init__(self, store, timeout: float, source: str) -> None:
-        self._store, self._timeout, self._source = store, timeout, source
+    def __init__(self, store: GraphStore, timeout: float, source: str) -> None:
+        super().__init__(store)
+        self._timeout, self._source = timeout, source
         self._deadline = time.monotonic() + timeout
 
-    def query(self, query: str, **options) -> QueryResult:
+    def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
+              union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
         if time.monotonic() >= self._deadline:
             metrics.query_timeouts.labels(self._source).inc()
             raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
         metrics.queries.labels(self._source, "ok").inc()
-        return self._store.query(query, **options)
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
+        return self._store.query(query, default_graph=default_graph, named_graphs=named_graphs,
+                                 union_default_graph=union_default_graph, substitutions=substitutions)
 
 
-def live_store(state, source: str, timeout: float | None = None) -> LiveStore:
-    """The store an answer's own lookups read: live, under the request's deadline."""
-    if hasattr(state.store, "deadline_view"):  # a remote store: the deadline also bounds each request to it
-        return state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
-    return LiveStore(state.store, timeout or state.settings.query_timeout_s, source)
+def live_store(state: Any, source: str, timeout: float | None = None) -> GraphStore:
+    """The store an answer's own lookups read: live, under the request's deadline (a remote store's view also
+    bounds each request to the server)."""
+    timeout = timeout or state.settings.query_timeout_s
+    return state.store.deadline_view(timeout, source) or LiveStore(state.store, timeout, source)
 
 
-def deadline_store(state, source: str, timeout: float | None = None):
+def deadline_store(state: Any, source: str, timeout: float | None = None) -> GraphStore:
     """The store a user-facing request should query through (app.state holds `store` and `query_executor`)."""
-    executor = getattr(state, "query_executor", None)
+    executor: DeadlineExecutor | None = getattr(state, "query_executor", None)
     if executor is None:
-        if hasattr(state.store, "deadline_view"):  # a remote store: the server runs it, under this deadline
-            return state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
-        return state.store  # a store the executor cannot snapshot: queries run in-process
+        # a remote store: the server runs it, under this deadline; else a store the executor cannot snapshot:
+        # queries run in-process
+        view: GraphStore | None = state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
+        return view or state.store
     return DeadlineStore(executor, state.store, timeout or executor.settings.query_timeout_s, source)

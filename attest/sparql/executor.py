@@ -13,7 +13,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Protocol
 
-from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples, Store
+from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples
 
 from attest.errors import BadRequest, SparqlSyntaxError, StoreError
 from attest.ingest import summary
@@ -22,6 +22,8 @@ from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relat
 from attest.sparql.outbound import without_remote_body
 from attest.sparql.protocol import Dataset
 from attest.sparql.streaming import ChunkPipe, Streamed, run_streamed
+from attest.store.base import GraphStore
+from attest.store.native import NativeStore
 from attest.vocab import Iris
 
 QueryResult = QuerySolutions | QueryBoolean | QueryTriples
@@ -40,7 +42,7 @@ class QueryExecutor(Protocol):
     def close(self) -> None: ...
 
 
-def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph: bool,
+def evaluate(store: NativeStore, query: str, dataset: Dataset, *, union_default_graph: bool,
              base_iri: str | None = None) -> QueryResult:
     """Run a query on a pyoxigraph store with the protocol's dataset rules; errors become AttestErrors.
 
@@ -63,7 +65,7 @@ def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph:
         raise without_remote_body(str(exc)) or StoreError(f"query failed: {exc}") from exc
 
 
-def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str | None = None,
+def apply_update(store: NativeStore, update: str, dataset: Dataset, *, base_iri: str | None = None,
                  then: str | None = None) -> None:
     """Run an update in one transaction: on any error nothing is written. `then`: an operation of ours run
     after the client's in the same transaction (e.g. marking the fact summary out of date)."""
@@ -90,17 +92,16 @@ def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
         raise without_remote_body(str(exc)) or StoreError(f"query failed during evaluation: {exc}") from exc
 
 
-def _written(store) -> None:
-    """Tell the store a write happened outside its own methods (the deadline executor refreshes snapshots on it)."""
-    if hasattr(store, "generation"):
-        store.generation += 1
-
-
 class ThreadedExecutor:
     """QueryExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
 
-    def __init__(self, store, *, union_default_graph: bool, threads: int = 16, after_update: str | None = None) -> None:
-        self.store = store  # an EmbeddedStore: queries and updates use its pyoxigraph Store
+    def __init__(self, store: GraphStore, *, union_default_graph: bool, threads: int = 16,
+                 after_update: str | None = None) -> None:
+        native = store.raw
+        if native is None:
+            raise StoreError(f"no in-process SPARQL executor for a {type(store).__name__}: it has no native store")
+        self.store = store
+        self.native = native  # queries and updates use the store's pyoxigraph Store
         self.union_default_graph = union_default_graph
         self.after_update = after_update
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sparql")
@@ -110,7 +111,7 @@ class ThreadedExecutor:
         formats_for(accept)
 
         def produce(pipe: ChunkPipe) -> None:
-            result = evaluate(self.store.raw, query, dataset, union_default_graph=self.union_default_graph,
+            result = evaluate(self.native, query, dataset, union_default_graph=self.union_default_graph,
                               base_iri=base_iri)
             fmt = negotiate(accept, result_kind(result))
             pipe.media_type = fmt.content_type
@@ -119,11 +120,8 @@ class ThreadedExecutor:
         return await run_streamed(self._pool, produce, timeout)
 
     async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
-        def run() -> None:
-            try:
-                apply_update(self.store.raw, update, dataset, base_iri=base_iri, then=self.after_update)
-            finally:
-                _written(self.store)
+        def run() -> None:  # a write through `raw` counts in the store's generation: snapshots see it
+            apply_update(self.native, update, dataset, base_iri=base_iri, then=self.after_update)
 
         await asyncio.get_running_loop().run_in_executor(self._pool, run)
 
@@ -186,11 +184,13 @@ class WorkerPoolExecutor:
 def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
     """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
     # a client's update may change document graphs in ways the fact summary cannot follow
-    if hasattr(store, "post_query"):  # a remote store: the server evaluates, under the same deadline and limits
+    from attest.store.remote import RemoteStore
+
+    if isinstance(store, RemoteStore):  # the server evaluates, under the same deadline and limits
         from attest.sparql.remote_executor import RemoteExecutor
 
         return RemoteExecutor(store, settings, after_update=summary.invalidation(Iris(settings.base_iri)))
-    if not hasattr(store, "raw"):
+    if store.raw is None:
         raise StoreError(f"no SPARQL executor for a {type(store).__name__}")
     threaded = ThreadedExecutor(store, union_default_graph=settings.default_graph_as_union,
                                 after_update=summary.invalidation(Iris(settings.base_iri)))

@@ -12,7 +12,8 @@ from typing import IO, Iterable, Iterator, Mapping
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
 from attest.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
-from attest.store.base import Progress, QueryResult, Term
+from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
+from attest.store.native import NativeStore
 from attest.store.parallel import file_parts, load_file_parts
 from attest.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, quad_data
 from attest.vocab import ATT, Iris
@@ -53,36 +54,8 @@ def _in_graph(quads: Iterable[Quad], graph: NamedNode) -> Iterable[Quad]:
         yield Quad(q.subject, q.predicate, q.object, graph)
 
 
-class _GenerationCounting:
-    """A pyoxigraph Store seen through a proxy that bumps its owner's write generation after each write call."""
-
-    WRITES = frozenset({"add", "extend", "bulk_extend", "remove", "remove_graph", "add_graph", "clear", "clear_graph",
-                        "load", "bulk_load", "update"})
-
-    def __init__(self, store: Store, owner: "EmbeddedStore") -> None:
-        self._store, self._owner = store, owner
-
-    def __getattr__(self, name: str):
-        attr = getattr(self._store, name)
-        if name not in self.WRITES:
-            return attr
-
-        def write(*args, **kwargs):
-            try:
-                return attr(*args, **kwargs)
-            finally:
-                self._owner.bump_generation()
-
-        return write
-
-    def __len__(self) -> int:
-        return len(self._store)
-
-    def __iter__(self):
-        return iter(self._store)
-
-    def __contains__(self, quad) -> bool:
-        return quad in self._store
+def _no_lease() -> None:
+    pass
 
 
 class EmbeddedStore:
@@ -166,13 +139,24 @@ class EmbeddedStore:
                 out |= change[part]
         return out
 
+    journals_changes = True  # writing_facts_about's scopes are kept (CHANGES_KEPT of them)
+
     @property
-    def raw(self) -> Store:
+    def raw(self) -> NativeStore:
         """The underlying pyoxigraph Store, for engines that need its native API (reasoner, bulk jobs).
 
         Writes through it bump `generation` like the methods here do, so query snapshots see them.
         """
-        return _GenerationCounting(self._store, self)  # type: ignore[return-value]
+        return NativeStore(self._store, self.bump_generation)
+
+    def deadline_view(self, timeout: float, source: str) -> GraphStore | None:
+        return None  # pyoxigraph cannot stop a query in-process: the deadline executor's workers bound them
+
+    def ping(self) -> None:
+        pass  # on local disk: nothing to reach
+
+    def drop_stale_loads(self) -> int:
+        return 0  # rolled back when the store was opened (_drop_stale_staging)
 
     # queries -----------------------------------------------------------------
 
@@ -299,7 +283,7 @@ class EmbeddedStore:
         return self._size(None if fmt.supports_datasets else target) - before
 
     @contextmanager
-    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator[None]:
+    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator[Heartbeat]:
         """Make non-transactional writes (bulk loads) into `graphs` all-or-nothing, even across crashes.
 
         A durable marker names the graphs while the block runs. An exception inside the block empties
@@ -314,7 +298,7 @@ class EmbeddedStore:
         self._write(lambda: self._store.extend(markers))
         drop_markers = quad_data("DELETE DATA", markers)
         try:
-            yield
+            yield _no_lease  # the markers stay until the block ends or the next open: no lease to renew
             self._store.flush()  # the bulk data is durable before the markers go
             self._write(lambda: self._store.update(f"{finish} ;\n{drop_markers}" if finish else drop_markers))
         except BaseException:

@@ -9,10 +9,10 @@ import threading
 import time
 import uuid
 from urllib.parse import urlencode
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Mapping
+from typing import IO, ContextManager, Iterable, Iterator, Mapping
 
 import httpx
 from pyoxigraph import (
@@ -21,12 +21,13 @@ from pyoxigraph import (
 )
 
 from attest.errors import BadRequest, NotFound, QueryTimeout, SparqlSyntaxError, StoreError, StoreUnavailable
-from attest.store.base import Progress, QueryResult, Term
+from attest.store.base import Heartbeat, Progress, QueryResult, Term
 from attest.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, sparql_term
 from attest.store import triple_terms
 from attest.sparql.lexer import has_dataset_clause, top_level_words, without_dataset_clause
 from attest.sparql.outbound import fetches, without_remote_body
 from attest.store.substitute import bind_values
+from attest.store.view import StoreView
 from attest.vocab import ATT, XSD, Iris
 
 log = logging.getLogger(__name__)
@@ -366,9 +367,22 @@ class RemoteStore:
                 self._token_lock.release()
         return self._generation
 
-    @generation.setter
-    def generation(self, value: int) -> None:  # a write the store's methods did not make (attest/sparql/executor.py)
-        self._generation = value
+    @property
+    def facts_generation(self) -> int:
+        return self.generation  # writes declare no scope here: any write may change facts
+
+    schema_generation = None  # not counted: answers read the vocabulary again each time
+    journals_changes = False  # no scopes kept: facts_changed_about cannot tell
+    raw = None  # no native pyoxigraph Store: everything goes over the protocol
+
+    def writing_facts_about(self, iris: frozenset[str], support: frozenset[str] = frozenset()) -> ContextManager[None]:
+        return nullcontext()
+
+    def facts_changed_about(self, since: int, until: int) -> set[str] | None:
+        return None
+
+    def support_changed_about(self, since: int, until: int) -> set[str] | None:
+        return None
 
     def _new_token(self, token: Literal) -> str:
         """Update operations that replace the stored write token, run last in a write's update request."""
@@ -524,7 +538,7 @@ class RemoteStore:
             self._touch()
 
     @contextmanager
-    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator:
+    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator[Heartbeat]:
         """Chunked writes into `graphs` become all-or-nothing: a durable marker per graph, with a lease the
         writer renews (yielded `heartbeat()`), names them while the block runs. An exception empties them at
         once; a crash leaves the marker, and the next process to open the store empties them once the lease
@@ -698,15 +712,17 @@ class _Triples(list):
         return serialize(self, output, format)
 
 
-class RemoteDeadlineView:
+class RemoteDeadlineView(StoreView):
     """A GraphStore view for one request: every query of it shares one deadline, enforced by the client timeout
     (the connection closes) and the server's own timeout parameter when configured."""
 
     def __init__(self, store: RemoteStore, timeout: float, source: str) -> None:
-        self._store, self._timeout, self._source = store, timeout, source
+        super().__init__(store)
+        self._remote, self._timeout, self._source = store, timeout, source
         self._deadline = time.monotonic() + timeout
 
-    def query(self, query: str, **options) -> QueryResult:
+    def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
+              union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
         from attest import metrics
 
         left = self._deadline - time.monotonic()
@@ -714,15 +730,14 @@ class RemoteDeadlineView:
             metrics.query_timeouts.labels(self._source).inc()
             raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
         try:
-            result = self._store.query(query, timeout=left, **options)
+            result = self._remote.query(query, default_graph=default_graph, named_graphs=named_graphs,
+                                        union_default_graph=union_default_graph, substitutions=substitutions,
+                                        timeout=left)
         except QueryTimeout:
             metrics.queries.labels(self._source, "timeout").inc()
             raise
         metrics.queries.labels(self._source, "ok").inc()
         return result
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
 
 
 __all__ = ["RemoteStore", "RemoteDeadlineView", "parse_results"]
