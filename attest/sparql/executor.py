@@ -97,14 +97,20 @@ class ThreadedExecutor:
 
     def __init__(self, store: GraphStore, *, union_default_graph: bool, threads: int = 16,
                  after_update: str | None = None) -> None:
-        native = store.raw
-        if native is None:
+        if store.raw is None:
             raise StoreError(f"no in-process SPARQL executor for a {type(store).__name__}: it has no native store")
-        self.store = store
-        self.native = native  # queries and updates use the store's pyoxigraph Store
+        self.store = store  # queries and updates use its pyoxigraph Store (`raw`, read each time: never kept)
         self.union_default_graph = union_default_graph
         self.after_update = after_update
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sparql")
+
+    @property
+    def native(self) -> NativeStore:
+        """The store's pyoxigraph Store now (a reference kept past close would hold the store's lock)."""
+        native = self.store.raw
+        if native is None:
+            raise StoreError(f"no in-process SPARQL executor for a {type(self.store).__name__}")
+        return native
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
                       base_iri: str | None = None) -> Streamed:
