@@ -5,14 +5,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable, ContextManager, Iterable, Mapping, Protocol, Union
 
-from pyoxigraph import BlankNode, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, RdfFormat
+from pyoxigraph import (
+    BlankNode, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, RdfFormat, Triple, serialize,
+)
 
 if TYPE_CHECKING:
     from attest.store.native import NativeStore
     from attest.vocab import Iris
 
+
+
+class TripleList(list[Triple]):
+    """The triples of a CONSTRUCT / DESCRIBE answer that pyoxigraph did not evaluate (a server's answer, a query
+    worker's): iterable and serializable like pyoxigraph's QueryTriples, which only its own queries make."""
+
+    def serialize(self, output: IO[bytes] | None = None, format: RdfFormat = RdfFormat.N_TRIPLES) -> bytes | None:  # noqa: A002 (pyoxigraph's keyword)
+        return serialize(self, output, format)
+
+
 Term = Union[NamedNode, BlankNode, Literal]
-QueryResult = Union[QuerySolutions, QueryBoolean, QueryTriples]
+QueryResult = Union[QuerySolutions, QueryBoolean, QueryTriples, TripleList]
 Progress = Callable[[int], None]  # called with the number of bytes (or quads) done since the last call
 Heartbeat = Callable[[], None]  # called now and then inside a bulk write guard: a server store renews its lease
 
