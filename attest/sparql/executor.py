@@ -29,7 +29,7 @@ from attest.vocab import Iris
 QueryResult = QuerySolutions | QueryBoolean | QueryTriples
 
 
-class QueryExecutor(Protocol):
+class SparqlExecutor(Protocol):
     """Runs SPARQL for the endpoint and anything else that answers users (named queries, /context)."""
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
@@ -93,7 +93,7 @@ def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
 
 
 class ThreadedExecutor:
-    """QueryExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
+    """SparqlExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
 
     def __init__(self, store: GraphStore, *, union_default_graph: bool, threads: int = 16,
                  after_update: str | None = None) -> None:
@@ -141,7 +141,7 @@ class ThreadedExecutor:
 
 
 class WorkerPoolExecutor:
-    """QueryExecutor over the deadline executor of attest/sparql/deadline.py (killable worker processes).
+    """SparqlExecutor over the deadline executor of attest/sparql/deadline.py (killable worker processes).
 
     Queries run there (503 at the deadline, rows and bytes bounded); updates run in-process on the live store.
     """
@@ -187,7 +187,7 @@ class WorkerPoolExecutor:
         self.threaded.close()
 
 
-def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
+def executor_for(store, settings, deadline_executor=None) -> SparqlExecutor:
     """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
     # a client's update may change document graphs in ways the fact summary cannot follow
     from attest.store.remote import RemoteStore

@@ -25,7 +25,7 @@ WIRE_ACCEPT = "text/tab-separated-values, application/sparql-results+json;q=0.8,
 
 
 class RemoteExecutor:
-    """QueryExecutor over a RemoteStore (see the module docstring)."""
+    """SparqlExecutor over a RemoteStore (see the module docstring)."""
 
     def __init__(self, store, settings, *, after_update: str | None = None, threads: int = 16) -> None:
         self.store = store

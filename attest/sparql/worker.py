@@ -98,7 +98,7 @@ class Worker:
             except LimitReached:
                 pass
             payload = direct.value()
-            bound = _rows_at_most(payload, wanted)
+            bound = rows_at_most(payload, wanted)
             if not direct.cut and bound <= req["max_rows"]:
                 return {"kind": "solutions", "rows": bound, "truncated": None, "payload": payload}
             results = self._query(req)  # over a limit: run again on the line-per-row path to cut it exactly
@@ -129,7 +129,7 @@ class Worker:
         )
 
 
-def _rows_at_most(payload: bytes, fmt) -> int:
+def rows_at_most(payload: bytes, fmt) -> int:
     """An upper bound of the rows in serialized solutions (escaping keeps these byte patterns out of values)."""
     if fmt == QueryResultsFormat.XML:
         return payload.count(b"<result>") + payload.count(b"<result/>")
