@@ -11,22 +11,25 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples
+from pyoxigraph import NamedNode
 
 from attest.errors import BadRequest, SparqlSyntaxError, StoreError
 from attest.ingest import summary
-from attest.sparql.formats import Format, formats_for, negotiate, result_kind
+from attest.sparql.formats import Format, Writer, formats_for, negotiate, result_kind, serialized
 from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
 from attest.sparql.outbound import without_remote_body
 from attest.sparql.protocol import Dataset
 from attest.sparql.streaming import ChunkPipe, Streamed, run_streamed
-from attest.store.base import GraphStore
+from attest.store.base import GraphStore, QueryResult
 from attest.store.native import NativeStore
 from attest.vocab import Iris
 
-QueryResult = QuerySolutions | QueryBoolean | QueryTriples
+if TYPE_CHECKING:
+    from attest.settings import Settings
+    from attest.sparql.deadline import DeadlineExecutor
+
 
 
 class SparqlExecutor(Protocol):
@@ -49,7 +52,7 @@ def evaluate(store: NativeStore, query: str, dataset: Dataset, *, union_default_
     A dataset named by the request replaces the query's own FROM / FROM NAMED; otherwise the default graph is
     the union of all graphs (when configured) unless the query names its own dataset.
     """
-    kwargs: dict = {}
+    kwargs: dict[str, Any] = {}
     if dataset.explicit:
         kwargs["default_graph"] = [NamedNode(g) for g in dataset.default_graphs]
         kwargs["named_graphs"] = [NamedNode(g) for g in dataset.named_graphs]
@@ -82,10 +85,10 @@ def apply_update(store: NativeStore, update: str, dataset: Dataset, *, base_iri:
         raise BadRequest(f"update cannot be applied, nothing was changed: {exc}") from exc
 
 
-def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
+def serialize(result: QueryResult, fmt: Format, output: Writer) -> None:
     """Write a result with pyoxigraph's own serializer for `fmt` (evaluation is lazy: errors can surface here)."""
     try:
-        result.serialize(output, fmt.native)  # type: ignore[arg-type]
+        serialized(result, fmt, output)
     except RuntimeError as exc:
         raise without_remote_body(str(exc)) or BadRequest(f"query failed during evaluation: {exc}") from exc
     except OSError as exc:
@@ -146,7 +149,7 @@ class WorkerPoolExecutor:
     Queries run there (503 at the deadline, rows and bytes bounded); updates run in-process on the live store.
     """
 
-    def __init__(self, deadline_executor, threaded: ThreadedExecutor) -> None:
+    def __init__(self, deadline_executor: DeadlineExecutor, threaded: ThreadedExecutor) -> None:
         self.deadline_executor = deadline_executor
         self.threaded = threaded
         self.union_default_graph = threaded.union_default_graph
@@ -168,11 +171,11 @@ class WorkerPoolExecutor:
         )
         if outcome.kind == "boolean":
             fmt = negotiate(accept, "boolean")
-            body = outcome.to_result().serialize(format=fmt.native)
+            body = serialized(outcome.to_result(), fmt) or b""
         else:
-            fmt = results_format if outcome.kind == "solutions" else graph_format
-            if fmt is None:
-                fmt = negotiate(accept, "solutions" if outcome.kind == "solutions" else "graph")  # raises 406
+            chosen = results_format if outcome.kind == "solutions" else graph_format
+            # None: the Accept header allows no format of this kind, and negotiate raises the 406
+            fmt = chosen or negotiate(accept, "solutions" if outcome.kind == "solutions" else "graph")
             body = outcome.payload
         return Streamed(fmt.content_type, body, None, truncated=outcome.truncated)
 
@@ -187,7 +190,8 @@ class WorkerPoolExecutor:
         self.threaded.close()
 
 
-def executor_for(store, settings, deadline_executor=None) -> SparqlExecutor:
+def executor_for(store: GraphStore, settings: Settings,
+                 deadline_executor: DeadlineExecutor | None = None) -> SparqlExecutor:
     """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
     # a client's update may change document graphs in ways the fact summary cannot follow
     from attest.store.remote import RemoteStore

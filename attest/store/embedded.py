@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import threading
 import uuid
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Mapping
+from typing import IO, Callable, Iterable, Iterator, Mapping
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
-from attest.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
+from attest.errors import BadRequest, SparqlSyntaxError, StoreError
 from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
 from attest.store.native import NativeStore
+from attest.store.results import lexical, solutions
 from attest.store.parallel import file_parts, load_file_parts
-from attest.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, quad_data
+from attest.store.rdfio import format_for_path, graph_node, in_graph, located, open_maybe_gzip, parse_quads, quad_data
 from attest.vocab import ATT, Iris
 
 LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging IRI -> target graph
@@ -25,33 +27,25 @@ DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 CHANGES_KEPT = 4096  # the scopes of this many writes are remembered (answers prune their memos by them)
 
 
-def _graph_node(graph: str) -> NamedNode:
-    try:
-        return NamedNode(graph)
-    except ValueError as exc:
-        raise NotFound(f"'{graph}' is not a valid graph IRI", graph=graph) from exc
-
-
-class _ProgressReader:
+class _ProgressReader(io.RawIOBase):
     """A binary stream that reports the bytes read through it (bulk loads give no progress of their own)."""
 
     def __init__(self, stream: IO[bytes], progress: Progress | None) -> None:
         self._stream, self._progress = stream, progress
 
-    def read(self, size: int = -1) -> bytes:
-        data = self._stream.read(size)
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]  # typeshed's Buffer: any writable bytes
+        data = self._stream.read(len(buffer))
         if self._progress and data:
             self._progress(len(data))
-        return data
+        buffer[:len(data)] = data
+        return len(data)
 
 
 def _graph_marker(graph: NamedNode | DefaultGraph) -> NamedNode:
     return NamedNode(DEFAULT_GRAPH_MARKER) if isinstance(graph, DefaultGraph) else graph
-
-
-def _in_graph(quads: Iterable[Quad], graph: NamedNode) -> Iterable[Quad]:
-    for q in quads:
-        yield Quad(q.subject, q.predicate, q.object, graph)
 
 
 def _no_lease() -> None:
@@ -121,22 +115,23 @@ class EmbeddedStore:
     def facts_changed_about(self, since: int, until: int) -> set[str] | None:
         """The IRIs whose facts the writes after generation `since` up to `until` changed; None when unknown
         (a write without a declared scope, or one too old to be remembered)."""
-        return self._changed(since, until, 1)
+        return self._changed(since, until, supported=False)
 
     def support_changed_about(self, since: int, until: int) -> set[str] | None:
         """The IRIs of the triples whose stating documents the writes after `since` up to `until` changed; None
         when unknown."""
-        return self._changed(since, until, 2)
+        return self._changed(since, until, supported=True)
 
-    def _changed(self, since: int, until: int, part: int) -> set[str] | None:
+    def _changed(self, since: int, until: int, *, supported: bool) -> set[str] | None:
         if since < self._forgotten_until:
             return None
         out: set[str] = set()
-        for change in list(self._changes):
-            if since < change[0] <= until:
-                if change[part] is None:
+        for generation, about, support in list(self._changes):
+            if since < generation <= until:
+                scope = support if supported else about
+                if scope is None:
                     return None
-                out |= change[part]
+                out |= scope
         return out
 
     journals_changes = True  # writing_facts_about's scopes are kept (CHANGES_KEPT of them)
@@ -173,8 +168,8 @@ class EmbeddedStore:
             return self._store.query(
                 query,
                 use_default_graph_as_union=union_default_graph and not default_graph,
-                default_graph=[_graph_node(g) if g else DefaultGraph() for g in default_graph] if default_graph else None,
-                named_graphs=[_graph_node(g) for g in named_graphs] if named_graphs else None,
+                default_graph=[graph_node(g) if g else DefaultGraph() for g in default_graph] if default_graph else None,
+                named_graphs=[graph_node(g) for g in named_graphs] if named_graphs else None,
                 substitutions={Variable(k): v for k, v in substitutions.items()} if substitutions else None,
             )
         except SyntaxError as exc:
@@ -200,18 +195,18 @@ class EmbeddedStore:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, NamedNode) and self.has_graph(g.value))
 
     def has_graph(self, graph: str) -> bool:
-        node = _graph_node(graph)
+        node = graph_node(graph)
         return next(iter(self._store.quads_for_pattern(None, None, None, node)), None) is not None
 
     def graph_sizes(self) -> dict[str, int]:
-        sizes = {s["g"].value: int(s["n"].value) for s in self._store.query(GRAPH_SIZES)}
-        default = next(iter(self._store.query(DEFAULT_GRAPH_SIZE)))["n"]
-        if int(default.value):
-            sizes[""] = int(default.value)
+        sizes = {lexical(s["g"]): int(lexical(s["n"])) for s in solutions(self._store.query(GRAPH_SIZES))}
+        default = int(lexical(next(iter(solutions(self._store.query(DEFAULT_GRAPH_SIZE))))["n"]))
+        if default:
+            sizes[""] = default
         return dict(sorted(sizes.items()))
 
     def quads(self, graph: str | None = None) -> Iterable[Quad]:
-        return self._store.quads_for_pattern(None, None, None, _graph_node(graph) if graph else None)
+        return self._store.quads_for_pattern(None, None, None, graph_node(graph) if graph else None)
 
     # writes ------------------------------------------------------------------
 
@@ -228,9 +223,9 @@ class EmbeddedStore:
 
     def replace_graph(self, graph: str, quads: Iterable[Quad]) -> int:
         """Write the new content into a staging graph, then MOVE it over `graph` in one update."""
-        target = _graph_node(graph)
+        target = graph_node(graph)
         staging = NamedNode(self._new_staging_graph())
-        batch = list(_in_graph(quads, staging))
+        batch = list(in_graph(quads, staging))
         if not batch:
             self._write(lambda: self._store.update(f"DROP SILENT GRAPH {target}"))
             return 0
@@ -239,7 +234,7 @@ class EmbeddedStore:
         return len(batch)
 
     def drop_graph(self, graph: str) -> bool:
-        node = _graph_node(graph)
+        node = graph_node(graph)
         if not self.has_graph(graph):
             return False
         self._write(lambda: self._store.remove_graph(node))
@@ -260,12 +255,12 @@ class EmbeddedStore:
         that already has data, dataset formats) is parsed and written in one transaction.
         """
         fmt = format_for_path(path)
-        target = _graph_node(graph) if graph else DefaultGraph()
+        target = graph_node(graph) if graph else DefaultGraph()
         bulk = not fmt.supports_datasets and not self._has_quads(target)
         before = 0 if bulk else self._size(None if fmt.supports_datasets else target)
         parts = file_parts(path, fmt) if bulk else None
         with open_maybe_gzip(path) as raw_stream:
-            stream = _ProgressReader(raw_stream, progress)
+            stream = io.BufferedReader(_ProgressReader(raw_stream, progress))
             source = {"path": str(path)} if progress is None and path.suffix != ".gz" else {"input": stream}
             try:
                 if parts:  # one bulk loader per core, each on its own lines of the file
@@ -294,7 +289,7 @@ class EmbeddedStore:
         """
         staging = NamedNode(self.iris.staging_graph_prefix + "loads")
         markers = [Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO),
-                        _graph_marker(_graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
+                        _graph_marker(graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
         self._write(lambda: self._store.extend(markers))
         drop_markers = quad_data("DELETE DATA", markers)
         try:
@@ -309,7 +304,7 @@ class EmbeddedStore:
 
     def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: str | None = None) -> None:
         if graph is not None:
-            self._store.dump(output, fmt, from_graph=_graph_node(graph) if graph else DefaultGraph())
+            self._store.dump(output, fmt, from_graph=graph_node(graph) if graph else DefaultGraph())
         else:
             self._store.dump(output, fmt)
 
@@ -331,7 +326,7 @@ class EmbeddedStore:
 
     # internals ------------------------------------------------------------------
 
-    def _write(self, op) -> None:
+    def _write(self, op: Callable[[], object]) -> None:
         try:
             op()
         except OSError as exc:
@@ -347,10 +342,10 @@ class EmbeddedStore:
         if graph is None:
             return len(self._store)
         if isinstance(graph, DefaultGraph):
-            rows = self._store.query(DEFAULT_GRAPH_SIZE)
+            rows = solutions(self._store.query(DEFAULT_GRAPH_SIZE))
         else:
-            rows = self._store.query(GRAPH_SIZES, substitutions={Variable("g"): graph})
-        return next((int(row["n"].value) for row in rows), 0)
+            rows = solutions(self._store.query(GRAPH_SIZES, substitutions={Variable("g"): graph}))
+        return next((int(lexical(row["n"])) for row in rows), 0)
 
     def _has_quads(self, graph: NamedNode | DefaultGraph) -> bool:
         return next(iter(self._store.quads_for_pattern(None, None, None, graph)), None) is not None
@@ -358,10 +353,11 @@ class EmbeddedStore:
     def _roll_back(self, markers: list[Quad]) -> None:
         """Empty the graphs that unfinished bulk writes name, then drop their markers."""
         for marker in markers:
-            if marker.object.value == DEFAULT_GRAPH_MARKER:
+            target = marker.object  # a graph's IRI, or DEFAULT_GRAPH_MARKER (_graph_marker)
+            if isinstance(target, NamedNode) and target.value == DEFAULT_GRAPH_MARKER:
                 self._store.clear_graph(DefaultGraph())
-            else:
-                self._store.remove_graph(marker.object)
+            elif isinstance(target, (NamedNode, BlankNode)):
+                self._store.remove_graph(target)
             self._store.remove(marker)
 
     def _drop_stale_staging(self) -> None:
