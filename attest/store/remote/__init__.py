@@ -1,7 +1,4 @@
-"""The remote store: GraphStore over a SPARQL 1.1 server (Query, Update, Graph Store Protocol), results parsed by
-pyoxigraph. By job: transport.py (HTTP requests, refusals), answers.py (parsing the server's answers), updates.py
-(update text), leases.py (all-or-nothing chunked loads), changes.py (other processes' writes), view.py (a
-request's deadline), store.py (the GraphStore methods)."""
+"""The remote store: GraphStore over a SPARQL 1.1 server, a module per job (transport, answers, updates, leases, changes, view, store)."""
 
 from attest.store.remote.answers import RDF_MEDIA, RESULT_MEDIA, media_type_of, parse_results
 from attest.store.remote.leases import LOADING_INTO
