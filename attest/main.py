@@ -114,9 +114,8 @@ def close_resources(state) -> None:
 
 def _prepare_store(store, settings: Settings, iris: Iris) -> None:
     """What a store needs before requests: stale loads rolled back, ontology, summary, full-text index in step."""
-    if hasattr(store, "drop_stale_loads"):
-        store.ping()
-        store.drop_stale_loads()
+    store.ping()  # a server store: fail now when it does not answer, and roll back loads a crash left
+    store.drop_stale_loads()
     load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
     summary.ensure(store, iris)  # a store from before the summary, or edited by hand
     sync_fulltext(store, iris)  # after a crash between a commit and its index update

@@ -7,7 +7,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from attest.api.deps import require_writer
 from attest.errors import NotAcceptable
-from attest.sparql.executor import QueryExecutor, executor_for
+from attest.sparql.executor import SparqlExecutor, executor_for
 from attest.sparql.formats import GRAPH_FORMATS, negotiate
 from attest.sparql.protocol import QueryRequest, parse_request
 from attest.sparql.description import service_description
@@ -32,12 +32,12 @@ _DOC = {
 }
 
 
-def executor_of(request: Request) -> QueryExecutor:
+def executor_of(request: Request) -> SparqlExecutor:
     """The app's executor, made on first use for the store the lifespan opened (one per store)."""
     return executor_of_state(request.app.state)
 
 
-def executor_of_state(state) -> QueryExecutor:
+def executor_of_state(state) -> SparqlExecutor:
     """executor_of for the app's state (or `attest mcp`'s)."""
     executor = getattr(state, "sparql_executor", None)
     if executor is None or getattr(state, "sparql_executor_store", None) is not state.store:

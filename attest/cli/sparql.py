@@ -49,7 +49,7 @@ def query(
     chosen = format_named(fmt) if fmt else None
     store = open_store(settings, read_only=True)
     try:
-        if hasattr(store, "raw"):
+        if store.raw is not None:
             result = evaluate(store.raw, sparql, Dataset(tuple(graph or ()), tuple(named_graph or ())),
                               union_default_graph=settings.default_graph_as_union)
         else:  # a remote store: the server evaluates it over the same dataset
@@ -80,7 +80,7 @@ def update(
     store = open_store(settings_of(ctx))
     try:
         then = summary.invalidation(Iris(settings_of(ctx).base_iri))
-        if hasattr(store, "raw"):
+        if store.raw is not None:
             apply_update(store.raw, sparql, Dataset(), then=then)
         else:  # a remote store: the client's update and ours in one request
             store.update(f"{sparql.rstrip().removesuffix(';')}\n;\n{then}")

@@ -196,7 +196,7 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     """
     rebuilt = summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
     scope, changed = nullcontext(), None
-    if hasattr(store, "writing_facts_about"):  # answers keep what they remember about everything else
+    if store.journals_changes:  # answers keep what they remember about everything else
         changed = summary.changed_facts(store, iris, iris.document_graph(doc_id), document)
         if changed is not None:
             scope = store.writing_facts_about(summary.iris_in(changed[0]), support=summary.iris_in(changed[1]))

@@ -98,7 +98,7 @@ class Reasoner:
         return graphs
 
     def _quads(self, graph: str) -> Iterable[Quad]:
-        raw = getattr(self.store, "raw", None)
+        raw = self.store.raw
         if raw is not None:
             return raw.quads_for_pattern(None, None, None, NamedNode(graph) if graph else DefaultGraph())
         return self.store.quads(graph)  # '' is the default graph
@@ -195,9 +195,8 @@ class Reasoner:
             stamp.add(t)
         reasoned = time.perf_counter()
         if added or removed:  # else nothing to write, not even the stamp: readers keep what they remember
-            scope = getattr(self.store, "writing_facts_about", None)
             about = summary.iris_in(e.terms.decode(t) for t in touched)
-            with scope(about) if scope and len(touched) <= BULK_THRESHOLD else nullcontext():
+            with self.store.writing_facts_about(about) if len(touched) <= BULK_THRESHOLD else nullcontext():
                 self._write_changes(touched)
         report = self._report("incremental", start, reasoned, graphs, touched)
         report.removed = retracted.retracted
@@ -262,11 +261,11 @@ class Reasoner:
     @property
     def _shared(self) -> bool:
         """Whether other processes may write the store (a remote store; an embedded one is locked to this one)."""
-        return getattr(self.store, "raw", None) is None
+        return self.store.raw is None
 
     def _stored_stamps(self) -> list:
         """The closure stamp(s) stored with the records (one when they are complete)."""
-        raw = getattr(self.store, "raw", None)
+        raw = self.store.raw
         mark = ClosureStamp.quad_pattern(self.iris)
         if raw is not None:
             return [q.object for q in raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)]
@@ -278,7 +277,7 @@ class Reasoner:
         e = self.engine
         assert e is not None and self.stamp is not None  # set together
         writer = RecordWriter(e, self.iris)
-        raw = getattr(self.store, "raw", None)
+        raw = self.store.raw
         violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
         if raw is None:
             quads = [*writer.all_quads(), self.stamp.quad(self.iris)]
@@ -302,7 +301,7 @@ class Reasoner:
     def _write_changes(self, touched: set[Encoded]) -> None:
         e = self.engine
         assert e is not None and self.stamp is not None  # set together
-        raw = getattr(self.store, "raw", None)
+        raw = self.store.raw
         if len(touched) > BULK_THRESHOLD:
             self._write_all()
             return

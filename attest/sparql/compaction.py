@@ -5,7 +5,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from attest.store.base import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +29,7 @@ class Compactor:
     compaction rewrites the whole store, so on a large one it runs at most a tenth of the time (MAX_DUTY).
     """
 
-    def __init__(self, store, on_compacted: Callable[[], None], *, quiet_s: float | None = None,
+    def __init__(self, store: GraphStore, on_compacted: Callable[[], None], *, quiet_s: float | None = None,
                  poll_s: float | None = None) -> None:
         self.store = store  # an EmbeddedStore: `generation` and `raw`
         self.on_compacted = on_compacted
@@ -48,7 +51,10 @@ class Compactor:
                 seen, since = generation, now
             elif generation != compacted and now - since >= self.quiet_s and now >= not_before:
                 try:
-                    self.store.raw.optimize()
+                    native = self.store.raw
+                    if native is None:  # a server store compacts its own files
+                        return
+                    native.optimize()
                 except (OSError, AttributeError) as exc:  # store closed or gone under us: nothing to compact
                     log.warning("store compaction failed: %s", exc)
                     return

@@ -30,11 +30,12 @@ import sys
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pyoxigraph import (
     NamedNode, QueryResultsFormat, RdfFormat, parse, parse_query_results,
@@ -46,7 +47,11 @@ from attest.errors import (
 )
 from attest.sparql.compaction import Compactor
 from attest.sparql.outbound import without_remote_body
-from attest.store.base import QueryResult, Term
+from attest.store.base import GraphStore, QueryResult, Term, TripleList
+from attest.store.view import StoreView
+
+if TYPE_CHECKING:
+    from attest.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +60,8 @@ WORKER_START_TIMEOUT_S = 30.0
 QUEUE_WAIT_S = 2.0  # longest wait for a free worker before 429
 WORKER_MEMORY_BYTES = 4 * 1024**3  # address space of one worker: a runaway query fails there, not the machine
 RETRY_AFTER_S = 2
+Request = dict[str, Any]  # a query as it goes down the pipe to a worker (see _request; worker.py reads it)
+Reply = dict[str, Any]  # a worker's answer (worker.py)
 
 
 @dataclass(frozen=True)
@@ -75,10 +82,10 @@ class QueryOutcome:
                                        QueryResultsFormat.JSON)
         if self.kind == "solutions":
             return parse_query_results(self.payload or b"\n", QueryResultsFormat.TSV)
-        return (q.triple for q in parse(self.payload, RdfFormat.N_TRIPLES))
+        return TripleList(q.triple for q in parse(self.payload, RdfFormat.N_TRIPLES))
 
 
-def resolve_timeout(settings, requested: float | str | None) -> float:
+def resolve_timeout(settings: Settings, requested: float | str | None) -> float:
     """The deadline of one query: the default, or the client's `timeout` within (0, max_query_timeout_s]."""
     if requested is None or requested == "":
         return settings.query_timeout_s
@@ -97,7 +104,7 @@ def resolve_timeout(settings, requested: float | str | None) -> float:
 class Snapshots:
     """Read-only checkpoints of the live store, refreshed when the store changed, deleted when no one reads them."""
 
-    def __init__(self, store, root: Path) -> None:
+    def __init__(self, store: GraphStore, root: Path) -> None:
         self.store = store  # the live EmbeddedStore (its `raw` pyoxigraph Store and `path`)
         self.root = root
         self.lock = threading.Lock()
@@ -115,9 +122,11 @@ class Snapshots:
         """
         with self.lock:
             if self.current is None or wanted is None or self.generation is None or self.generation < wanted:
-                self._refresh(getattr(self.store, "generation", None))
-            self.in_use[self.current] = self.in_use.get(self.current, 0) + 1
-            return self.current
+                current = self._refresh(self.store.generation)
+            else:
+                current = self.current
+            self.in_use[current] = self.in_use.get(current, 0) + 1
+            return current
 
     def try_acquire(self, wanted: int | None) -> Path | None:
         """acquire() when the current snapshot already holds `wanted` and nobody is taking one; else None."""
@@ -143,17 +152,21 @@ class Snapshots:
                 del self.in_use[path]
             self._collect(still_open)
 
-    def _refresh(self, generation: int | None) -> None:
+    def _refresh(self, generation: int | None) -> Path:
         """Checkpoint the live store; labelled with the generation read before it, so a racing write refreshes again."""
         started = time.perf_counter()
         target = self.root / f"{time.time_ns():x}-{uuid.uuid4().hex[:8]}"
         try:
-            self.store.raw.backup(str(target))
+            native = self.store.raw
+            if native is None:
+                raise OSError("the store has no native store to checkpoint")
+            native.backup(str(target))
         except OSError as exc:
             raise StoreError(f"cannot snapshot the store for queries: {exc}") from exc
         self.current, self.generation = target, generation
         metrics.snapshot_refreshes.inc()
         log.debug("store snapshot %s taken in %.1f ms", target.name, (time.perf_counter() - started) * 1000)
+        return target
 
     def _collect(self, still_open: set[Path]) -> None:
         for path in self.root.iterdir():
@@ -343,7 +356,7 @@ class WorkerPool:
 class DeadlineExecutor:
     """The one place user-facing queries run: under a deadline, with row and byte limits, in killable workers."""
 
-    def __init__(self, store, settings) -> None:
+    def __init__(self, store: GraphStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
         self.pool = WorkerPool(settings.query_workers)
@@ -351,7 +364,7 @@ class DeadlineExecutor:
         self.compactor = Compactor(store, self.snapshots.stale)
 
     def execute(self, query: str, *, timeout: float | None = None, source: str = "sparql",
-                min_generation: int | None = None, **options) -> QueryOutcome:
+                min_generation: int | None = None, **options: Any) -> QueryOutcome:
         """Run `query` within `timeout` seconds (default settings.query_timeout_s); 503 past it, 429 when saturated.
 
         The query sees every write acknowledged before this call (or before `min_generation` was read).
@@ -365,7 +378,8 @@ class DeadlineExecutor:
         return self._outcome(request, reply)
 
     async def execute_async(self, query: str, *, timeout: float | None = None, source: str = "sparql",
-                            min_generation: int | None = None, threads=None, **options) -> QueryOutcome:
+                            min_generation: int | None = None, threads: Executor | None = None,
+                            **options: Any) -> QueryOutcome:
         """execute() for the event loop: with an idle worker and a current snapshot the request goes down the
         pipe and the reply is awaited on the loop (no thread hop: handing a request to a thread and back cost
         more than the query on small lookups); otherwise the blocking path runs in `threads` (an Executor; the loop's default when None)."""
@@ -373,7 +387,7 @@ class DeadlineExecutor:
         started = time.monotonic()
         worker = self.pool.try_acquire()
         snapshot = self.snapshots.try_acquire(wanted) if worker is not None else None
-        if snapshot is None:
+        if worker is None or snapshot is None:
             if worker is not None:
                 self.pool.release(worker)
             loop = asyncio.get_running_loop()
@@ -387,9 +401,9 @@ class DeadlineExecutor:
                  default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
                  union_default_graph: bool | None = None, substitutions: Mapping[str, Term] | None = None,
                  solutions_format: QueryResultsFormat | None = None, triples_format: RdfFormat | None = None,
-                 max_rows: int | None = None) -> tuple[dict, float, int | None]:
+                 max_rows: int | None = None) -> tuple[Request, float, int | None]:
         if min_generation is None:
-            min_generation = getattr(self.store, "generation", None)
+            min_generation = self.store.generation
         settings = self.settings
         timeout = settings.query_timeout_s if timeout is None else timeout
         if len(query) > settings.max_query_chars:
@@ -412,7 +426,7 @@ class DeadlineExecutor:
         return request, timeout, min_generation
 
     @contextlib.contextmanager
-    def _counted(self, source: str, started: float):
+    def _counted(self, source: str, started: float) -> Iterator[None]:
         outcome = "error"
         try:
             yield
@@ -428,7 +442,7 @@ class DeadlineExecutor:
             metrics.query_latency.labels(source).observe(time.monotonic() - started)
 
     @staticmethod
-    def _outcome(request: dict, reply: dict) -> QueryOutcome:
+    def _outcome(request: Request, reply: Reply) -> QueryOutcome:
         if "error" in reply:
             kind, message = reply["error"], reply["message"]
             if kind == "syntax":
@@ -446,11 +460,12 @@ class DeadlineExecutor:
         return QueryOutcome(reply["kind"], reply["payload"], reply["rows"], reply["truncated"],
                             reply.get("value"), media_type)
 
-    def query(self, query: str, *, timeout: float | None = None, source: str = "internal", **options) -> QueryResult:
+    def query(self, query: str, *, timeout: float | None = None, source: str = "internal",
+              **options: Any) -> QueryResult:
         """Like GraphStore.query (pyoxigraph results back), but under the deadline and the result limits."""
         return self.execute(query, timeout=timeout, source=source, **options).to_result()
 
-    def _run(self, request: dict, timeout: float, started: float, source: str, wanted: int | None) -> dict:
+    def _run(self, request: Request, timeout: float, started: float, source: str, wanted: int | None) -> Reply:
         worker = self.pool.acquire(min(QUEUE_WAIT_S, timeout))
         snapshot = None
         pending = False  # a request was sent and its reply not read: the worker cannot serve another
@@ -462,7 +477,7 @@ class DeadlineExecutor:
             try:
                 if left <= 0 or not worker.replies.poll(left):
                     self._timed_out(worker, timeout, source)
-                reply = pickle.loads(worker.replies.recv_bytes())
+                reply: Reply = pickle.loads(worker.replies.recv_bytes())
             except (EOFError, OSError) as exc:
                 self._died(worker, exc)
             pending = False
@@ -470,15 +485,20 @@ class DeadlineExecutor:
             self._release(worker, snapshot, pending or worker.replies.closed)
         return reply
 
-    async def _exchange_async(self, worker: WorkerProcess, snapshot: Path, request: dict, timeout: float,
-                              started: float, source: str) -> dict:
+    async def _exchange_async(self, worker: WorkerProcess, snapshot: Path, request: Request, timeout: float,
+                              started: float, source: str) -> Reply:
         pending = True
         try:
             self._send(worker, snapshot, request)
             loop = asyncio.get_running_loop()
-            readable = loop.create_future()
+            readable: asyncio.Future[None] = loop.create_future()
             fd = worker.replies.fileno()
-            loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+
+            def ready() -> None:
+                if not readable.done():
+                    readable.set_result(None)
+
+            loop.add_reader(fd, ready)
             try:
                 await asyncio.wait_for(readable, max(timeout - (time.monotonic() - started), 0))
                 late = False
@@ -491,7 +511,7 @@ class DeadlineExecutor:
                 self._timed_out(worker, timeout, source)
             try:
                 # the worker writes its whole reply at once, after the query finished: this read does not wait on it
-                reply = pickle.loads(worker.replies.recv_bytes())
+                reply: Reply = pickle.loads(worker.replies.recv_bytes())
             except (EOFError, OSError) as exc:
                 self._died(worker, exc)
             pending = False
@@ -503,7 +523,7 @@ class DeadlineExecutor:
         return reply
 
     @staticmethod
-    def _send(worker: WorkerProcess, snapshot: Path, request: dict) -> None:
+    def _send(worker: WorkerProcess, snapshot: Path, request: Request) -> None:
         request["snapshot"] = str(snapshot)
         worker.snapshot = snapshot
         try:
@@ -546,25 +566,26 @@ def _check_graph_iri(graph: str) -> None:
         raise BadRequest(f"'{graph[:200]}' is not a valid graph IRI", graph=graph[:200]) from None
 
 
-def open_executor(store, settings) -> DeadlineExecutor | None:
+def open_executor(store: GraphStore, settings: Settings) -> DeadlineExecutor | None:
     """The executor for a store on disk; None for stores it cannot snapshot (in memory, remote)."""
-    if getattr(store, "path", None) is None or not hasattr(store, "raw"):
+    if store.path is None or store.raw is None:
         return None
     return DeadlineExecutor(store, settings)
 
 
-class DeadlineStore:
+class DeadlineStore(StoreView):
     """A GraphStore view for one request: its queries share one deadline and run in the workers.
 
     Everything else (graph listing, writes) goes to the live store, so callers written against GraphStore
     (named queries, /context, /verify lookups) run under the deadline without changes.
     """
 
-    def __init__(self, executor: DeadlineExecutor, store, timeout: float, source: str) -> None:
-        self._executor, self._store, self._source = executor, store, source
+    def __init__(self, executor: DeadlineExecutor, store: GraphStore, timeout: float, source: str) -> None:
+        super().__init__(store)
+        self._executor, self._source = executor, source
         self._timeout = timeout
         self._deadline = time.monotonic() + timeout
-        self._generation = getattr(store, "generation", None)  # its queries see what was written before it began
+        self._generation = store.generation  # its queries see what was written before it began
 
     def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
               union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
@@ -576,43 +597,41 @@ class DeadlineStore:
                                     named_graphs=named_graphs, union_default_graph=union_default_graph,
                                     substitutions=substitutions, min_generation=self._generation)
 
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
 
-
-class LiveStore:
+class LiveStore(StoreView):
     """A GraphStore view for one request's own bounded lookups (answers): queries run on the live store, which
     sees every acknowledged write at once (no checkpoint to wait for while ingestion writes), and the request's
     deadline is checked before each query. Only for our own index lookups: a client's query goes to the workers,
     which can be killed mid-query."""
 
-    def __init__(self, store, timeout: float, source: str) -> None:
-        self._store, self._timeout, self._source = store, timeout, source
+    def __init__(self, store: GraphStore, timeout: float, source: str) -> None:
+        super().__init__(store)
+        self._timeout, self._source = timeout, source
         self._deadline = time.monotonic() + timeout
 
-    def query(self, query: str, **options) -> QueryResult:
+    def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
+              union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
         if time.monotonic() >= self._deadline:
             metrics.query_timeouts.labels(self._source).inc()
             raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
         metrics.queries.labels(self._source, "ok").inc()
-        return self._store.query(query, **options)
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
+        return self._store.query(query, default_graph=default_graph, named_graphs=named_graphs,
+                                 union_default_graph=union_default_graph, substitutions=substitutions)
 
 
-def live_store(state, source: str, timeout: float | None = None) -> LiveStore:
-    """The store an answer's own lookups read: live, under the request's deadline."""
-    if hasattr(state.store, "deadline_view"):  # a remote store: the deadline also bounds each request to it
-        return state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
-    return LiveStore(state.store, timeout or state.settings.query_timeout_s, source)
+def live_store(state: Any, source: str, timeout: float | None = None) -> GraphStore:
+    """The store an answer's own lookups read: live, under the request's deadline (a remote store's view also
+    bounds each request to the server)."""
+    timeout = timeout or state.settings.query_timeout_s
+    return state.store.deadline_view(timeout, source) or LiveStore(state.store, timeout, source)
 
 
-def deadline_store(state, source: str, timeout: float | None = None):
+def deadline_store(state: Any, source: str, timeout: float | None = None) -> GraphStore:
     """The store a user-facing request should query through (app.state holds `store` and `query_executor`)."""
-    executor = getattr(state, "query_executor", None)
+    executor: DeadlineExecutor | None = getattr(state, "query_executor", None)
     if executor is None:
-        if hasattr(state.store, "deadline_view"):  # a remote store: the server runs it, under this deadline
-            return state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
-        return state.store  # a store the executor cannot snapshot: queries run in-process
+        # a remote store: the server runs it, under this deadline; else a store the executor cannot snapshot:
+        # queries run in-process
+        view: GraphStore | None = state.store.deadline_view(timeout or state.settings.query_timeout_s, source)
+        return view or state.store
     return DeadlineStore(executor, state.store, timeout or executor.settings.query_timeout_s, source)

@@ -37,5 +37,5 @@ def service_description(endpoint: str, *, union_default_graph: bool, fmt: Format
     for result_format in RESULT_FORMATS + GRAPH_FORMATS:
         triples.append(Triple(service, _sd("resultFormat"), NamedNode(result_format.native.iri)))
     out = io.BytesIO()
-    serialize(triples, out, fmt.native, prefixes={"sd": SD} if fmt.native.name in ("Turtle", "TriG") else None)
+    serialize(triples, out, fmt.rdf_format, prefixes={"sd": SD} if fmt.native.name in ("Turtle", "TriG") else None)
     return out.getvalue()

@@ -11,23 +11,28 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, QueryTriples, Store
+from pyoxigraph import NamedNode
 
 from attest.errors import BadRequest, SparqlSyntaxError, StoreError
 from attest.ingest import summary
-from attest.sparql.formats import Format, formats_for, negotiate, result_kind
+from attest.sparql.formats import Format, Writer, formats_for, negotiate, result_kind, serialized
 from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
 from attest.sparql.outbound import without_remote_body
 from attest.sparql.protocol import Dataset
 from attest.sparql.streaming import ChunkPipe, Streamed, run_streamed
+from attest.store.base import GraphStore, QueryResult
+from attest.store.native import NativeStore
 from attest.vocab import Iris
 
-QueryResult = QuerySolutions | QueryBoolean | QueryTriples
+if TYPE_CHECKING:
+    from attest.settings import Settings
+    from attest.sparql.deadline import DeadlineExecutor
 
 
-class QueryExecutor(Protocol):
+
+class SparqlExecutor(Protocol):
     """Runs SPARQL for the endpoint and anything else that answers users (named queries, /context)."""
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
@@ -40,14 +45,14 @@ class QueryExecutor(Protocol):
     def close(self) -> None: ...
 
 
-def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph: bool,
+def evaluate(store: NativeStore, query: str, dataset: Dataset, *, union_default_graph: bool,
              base_iri: str | None = None) -> QueryResult:
     """Run a query on a pyoxigraph store with the protocol's dataset rules; errors become AttestErrors.
 
     A dataset named by the request replaces the query's own FROM / FROM NAMED; otherwise the default graph is
     the union of all graphs (when configured) unless the query names its own dataset.
     """
-    kwargs: dict = {}
+    kwargs: dict[str, Any] = {}
     if dataset.explicit:
         kwargs["default_graph"] = [NamedNode(g) for g in dataset.default_graphs]
         kwargs["named_graphs"] = [NamedNode(g) for g in dataset.named_graphs]
@@ -63,7 +68,7 @@ def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph:
         raise without_remote_body(str(exc)) or StoreError(f"query failed: {exc}") from exc
 
 
-def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str | None = None,
+def apply_update(store: NativeStore, update: str, dataset: Dataset, *, base_iri: str | None = None,
                  then: str | None = None) -> None:
     """Run an update in one transaction: on any error nothing is written. `then`: an operation of ours run
     after the client's in the same transaction (e.g. marking the fact summary out of date)."""
@@ -80,37 +85,42 @@ def apply_update(store: Store, update: str, dataset: Dataset, *, base_iri: str |
         raise BadRequest(f"update cannot be applied, nothing was changed: {exc}") from exc
 
 
-def serialize(result: QueryResult, fmt: Format, output: IO[bytes]) -> None:
+def serialize(result: QueryResult, fmt: Format, output: Writer) -> None:
     """Write a result with pyoxigraph's own serializer for `fmt` (evaluation is lazy: errors can surface here)."""
     try:
-        result.serialize(output, fmt.native)  # type: ignore[arg-type]
+        serialized(result, fmt, output)
     except RuntimeError as exc:
         raise without_remote_body(str(exc)) or BadRequest(f"query failed during evaluation: {exc}") from exc
     except OSError as exc:
         raise without_remote_body(str(exc)) or StoreError(f"query failed during evaluation: {exc}") from exc
 
 
-def _written(store) -> None:
-    """Tell the store a write happened outside its own methods (the deadline executor refreshes snapshots on it)."""
-    if hasattr(store, "generation"):
-        store.generation += 1
-
-
 class ThreadedExecutor:
-    """QueryExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
+    """SparqlExecutor over an in-process pyoxigraph store: evaluation and serialization in a thread pool."""
 
-    def __init__(self, store, *, union_default_graph: bool, threads: int = 16, after_update: str | None = None) -> None:
-        self.store = store  # an EmbeddedStore: queries and updates use its pyoxigraph Store
+    def __init__(self, store: GraphStore, *, union_default_graph: bool, threads: int = 16,
+                 after_update: str | None = None) -> None:
+        if store.raw is None:
+            raise StoreError(f"no in-process SPARQL executor for a {type(store).__name__}: it has no native store")
+        self.store = store  # queries and updates use its pyoxigraph Store (`raw`, read each time: never kept)
         self.union_default_graph = union_default_graph
         self.after_update = after_update
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sparql")
+
+    @property
+    def native(self) -> NativeStore:
+        """The store's pyoxigraph Store now (a reference kept past close would hold the store's lock)."""
+        native = self.store.raw
+        if native is None:
+            raise StoreError(f"no in-process SPARQL executor for a {type(self.store).__name__}")
+        return native
 
     async def execute(self, query: str, dataset: Dataset, accept: str | None, timeout: float, *,
                       base_iri: str | None = None) -> Streamed:
         formats_for(accept)
 
         def produce(pipe: ChunkPipe) -> None:
-            result = evaluate(self.store.raw, query, dataset, union_default_graph=self.union_default_graph,
+            result = evaluate(self.native, query, dataset, union_default_graph=self.union_default_graph,
                               base_iri=base_iri)
             fmt = negotiate(accept, result_kind(result))
             pipe.media_type = fmt.content_type
@@ -119,11 +129,8 @@ class ThreadedExecutor:
         return await run_streamed(self._pool, produce, timeout)
 
     async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
-        def run() -> None:
-            try:
-                apply_update(self.store.raw, update, dataset, base_iri=base_iri, then=self.after_update)
-            finally:
-                _written(self.store)
+        def run() -> None:  # a write through `raw` counts in the store's generation: snapshots see it
+            apply_update(self.native, update, dataset, base_iri=base_iri, then=self.after_update)
 
         await asyncio.get_running_loop().run_in_executor(self._pool, run)
 
@@ -137,12 +144,12 @@ class ThreadedExecutor:
 
 
 class WorkerPoolExecutor:
-    """QueryExecutor over the deadline executor of attest/sparql/deadline.py (killable worker processes).
+    """SparqlExecutor over the deadline executor of attest/sparql/deadline.py (killable worker processes).
 
     Queries run there (503 at the deadline, rows and bytes bounded); updates run in-process on the live store.
     """
 
-    def __init__(self, deadline_executor, threaded: ThreadedExecutor) -> None:
+    def __init__(self, deadline_executor: DeadlineExecutor, threaded: ThreadedExecutor) -> None:
         self.deadline_executor = deadline_executor
         self.threaded = threaded
         self.union_default_graph = threaded.union_default_graph
@@ -164,11 +171,11 @@ class WorkerPoolExecutor:
         )
         if outcome.kind == "boolean":
             fmt = negotiate(accept, "boolean")
-            body = outcome.to_result().serialize(format=fmt.native)
+            body = serialized(outcome.to_result(), fmt) or b""
         else:
-            fmt = results_format if outcome.kind == "solutions" else graph_format
-            if fmt is None:
-                fmt = negotiate(accept, "solutions" if outcome.kind == "solutions" else "graph")  # raises 406
+            chosen = results_format if outcome.kind == "solutions" else graph_format
+            # None: the Accept header allows no format of this kind, and negotiate raises the 406
+            fmt = chosen or negotiate(accept, "solutions" if outcome.kind == "solutions" else "graph")
             body = outcome.payload
         return Streamed(fmt.content_type, body, None, truncated=outcome.truncated)
 
@@ -183,14 +190,17 @@ class WorkerPoolExecutor:
         self.threaded.close()
 
 
-def executor_for(store, settings, deadline_executor=None) -> QueryExecutor:
+def executor_for(store: GraphStore, settings: Settings,
+                 deadline_executor: DeadlineExecutor | None = None) -> SparqlExecutor:
     """The endpoint's executor: the deadline executor's workers when the app has one, else in-process threads."""
     # a client's update may change document graphs in ways the fact summary cannot follow
-    if hasattr(store, "post_query"):  # a remote store: the server evaluates, under the same deadline and limits
+    from attest.store.remote import RemoteStore
+
+    if isinstance(store, RemoteStore):  # the server evaluates, under the same deadline and limits
         from attest.sparql.remote_executor import RemoteExecutor
 
         return RemoteExecutor(store, settings, after_update=summary.invalidation(Iris(settings.base_iri)))
-    if not hasattr(store, "raw"):
+    if store.raw is None:
         raise StoreError(f"no SPARQL executor for a {type(store).__name__}")
     threaded = ThreadedExecutor(store, union_default_graph=settings.default_graph_as_union,
                                 after_update=summary.invalidation(Iris(settings.base_iri)))

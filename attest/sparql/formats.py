@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import IO, Protocol, cast
 from typing import Literal as Kind
 
 from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, RdfFormat
@@ -21,6 +22,20 @@ class Format:
     native: QueryResultsFormat | RdfFormat
     media_type: str
     aliases: tuple[str, ...] = ()
+
+    @property
+    def results_format(self) -> QueryResultsFormat:
+        """The pyoxigraph format of solutions and booleans; ValueError for a graph format."""
+        if not isinstance(self.native, QueryResultsFormat):
+            raise ValueError(f"{self.name} is a graph format, not a results format")
+        return self.native
+
+    @property
+    def rdf_format(self) -> RdfFormat:
+        """The pyoxigraph format of triples; ValueError for a results format."""
+        if not isinstance(self.native, RdfFormat):
+            raise ValueError(f"{self.name} is a results format, not a graph format")
+        return self.native
 
     @property
     def content_type(self) -> str:
@@ -120,12 +135,28 @@ def result_kind(result: QueryResult) -> ResultKind:
 
 def formats_for(accept: str | None) -> tuple[Format | None, Format | None]:
     """(results format, graph format) the Accept header allows; 406 at once when it allows neither."""
-    chosen = []
-    for kind in ("solutions", "graph"):
+    chosen: list[Format | None] = []
+    kinds: tuple[ResultKind, ...] = ("solutions", "graph")
+    for kind in kinds:
         try:
-            chosen.append(negotiate(accept, kind))  # type: ignore[arg-type]
+            chosen.append(negotiate(accept, kind))
         except NotAcceptable:
             chosen.append(None)
     if chosen == [None, None]:
         negotiate(accept, "solutions")  # raises the 406 with the list of formats
     return chosen[0], chosen[1]
+
+
+class Writer(Protocol):
+    """Where a serializer writes: pyoxigraph calls `write` only (a file, the endpoint's ChunkPipe)."""
+
+    def write(self, data: bytes, /) -> int | None: ...
+
+
+def serialized(result: QueryResult, fmt: Format, output: Writer | None = None) -> bytes | None:
+    """`result` written in `fmt` (one that suits its kind, as negotiate chose) by pyoxigraph's own serializer:
+    into `output`, else returned."""
+    out = cast(IO[bytes] | None, output)  # pyoxigraph's stubs ask for a whole file; it calls write() only
+    if isinstance(result, (QuerySolutions, QueryBoolean)):
+        return result.serialize(out, fmt.results_format)
+    return result.serialize(out, fmt.rdf_format)

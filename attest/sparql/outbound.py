@@ -136,9 +136,10 @@ def fetches(text: str) -> list[Fetch]:
             continue
         if kind == "pname":
             name = value.split(":", 1)[0].upper()
-            if _FETCH_WORD.search(name) and not (i > 0 and tokens[i - 1].group().upper() == "PREFIX"):
-                found.append(Fetch(_FETCH_WORD.search(name).group(), None, value, doubt=(
-                    f"in {value[:100]} the engine may read {_FETCH_WORD.search(name).group()} as the keyword; "
+            fetch = _FETCH_WORD.search(name)
+            if fetch and not (i > 0 and tokens[i - 1].group().upper() == "PREFIX"):
+                found.append(Fetch(fetch.group(), None, value, doubt=(
+                    f"in {value[:100]} the engine may read {fetch.group()} as the keyword; "
                     "give the prefix a name without SERVICE or LOAD")))
             continue
         if kind != "word":
@@ -159,7 +160,7 @@ def fetches(text: str) -> list[Fetch]:
     return found
 
 
-def _resolve(token, prefixes: dict[str, str | None]) -> str | None:
+def _resolve(token: re.Match[str] | None, prefixes: dict[str, str | None]) -> str | None:
     if token is None:
         return None
     if token.lastgroup == "iri":

@@ -9,11 +9,13 @@ written in the format the client negotiated by pyoxigraph's own parser and seria
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from pyoxigraph import NamedNode, QueryResultsFormat, RdfFormat
 
-from attest.sparql.formats import formats_for, negotiate, result_kind
+from attest.sparql.formats import FORMATS_BY_NAME, formats_for, negotiate, result_kind, serialized
 from attest.sparql.lexer import add_using_clauses, has_dataset_clause, has_relative_iri
 from attest.sparql.outbound import fetches, without_remote_body
 from attest.sparql.protocol import Dataset
@@ -21,13 +23,18 @@ from attest.sparql.streaming import Streamed
 from attest.sparql.worker import BoundedLines, LimitReached, convert_results
 from attest.store.remote import RDF_MEDIA, RESULT_MEDIA, media_type_of, parse_results
 
+if TYPE_CHECKING:
+    from attest.settings import Settings
+    from attest.store.remote import RemoteStore
+
 WIRE_ACCEPT = "text/tab-separated-values, application/sparql-results+json;q=0.8, application/n-triples, text/turtle;q=0.5"
 
 
 class RemoteExecutor:
-    """QueryExecutor over a RemoteStore (see the module docstring)."""
+    """SparqlExecutor over a RemoteStore (see the module docstring)."""
 
-    def __init__(self, store, settings, *, after_update: str | None = None, threads: int = 16) -> None:
+    def __init__(self, store: RemoteStore, settings: Settings, *, after_update: str | None = None,
+                 threads: int = 16) -> None:
         self.store = store
         self.settings = settings
         self.union_default_graph = settings.default_graph_as_union
@@ -56,7 +63,7 @@ class RemoteExecutor:
             wire = media_type_of(response)
             line_per_row = wire in (QueryResultsFormat.TSV.media_type.split(";")[0],
                                     RdfFormat.N_TRIPLES.media_type.split(";")[0])
-            chunks = response.iter_bytes()
+            chunks: Iterable[bytes] = response.iter_bytes()
             if not line_per_row or self.store.encoded:
                 # boolean answers, a server without TSV / N-Triples, or triple terms to decode: parsed whole,
                 # then cut line per row like a streamed answer
@@ -64,9 +71,9 @@ class RemoteExecutor:
                 kind = result_kind(result)
                 if kind == "boolean":
                     fmt = negotiate(accept, kind)
-                    return fmt.content_type, result.serialize(format=fmt.native), None
-                native = QueryResultsFormat.TSV if kind == "solutions" else RdfFormat.N_TRIPLES
-                wire, chunks = native.media_type.split(";")[0], [result.serialize(format=native)]
+                    return fmt.content_type, serialized(result, fmt) or b"", None
+                line_format = FORMATS_BY_NAME["tsv" if kind == "solutions" else "ntriples"]
+                wire, chunks = line_format.media_type, [serialized(result, line_format) or b""]
             solutions = wire in RESULT_MEDIA
             out = BoundedLines(settings.max_result_rows + (1 if solutions else 0), settings.max_result_bytes)
             try:

@@ -28,8 +28,8 @@ class ChunkPipe:
 
     def __init__(self, loop: asyncio.AbstractEventLoop, deadline: float, chunk_bytes: int = CHUNK_BYTES) -> None:
         self._loop = loop
-        self._items: deque[tuple[str, object]] = deque()  # delivered on the loop, read by next()
-        self._waiter: asyncio.Future | None = None
+        self._items: deque[tuple[str, bytes | BaseException]] = deque()  # delivered on the loop, read by next()
+        self._waiter: asyncio.Future[None] | None = None
         self._parts: list[bytes] = []
         self._size = 0
         self._chunk_bytes = chunk_bytes
@@ -74,12 +74,12 @@ class ChunkPipe:
 
     # reader side (event loop) ---------------------------------------------------------
 
-    def _deliver(self, item: tuple[str, object]) -> None:
+    def _deliver(self, item: tuple[str, bytes | BaseException]) -> None:
         self._items.append(item)
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
-    async def next(self) -> tuple[str, object]:
+    async def next(self) -> tuple[str, bytes | BaseException]:
         """The next item; TimeoutError at the deadline. A bare future and timer: no task per chunk."""
         if not self._items:
             self._waiter = waiter = self._loop.create_future()
@@ -101,7 +101,7 @@ class ChunkPipe:
         self._aborted = True
 
 
-def _expire(waiter: asyncio.Future) -> None:
+def _expire(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_exception(TimeoutError())
 
@@ -146,12 +146,12 @@ async def run_streamed(pool: Executor, produce: Producer, timeout_s: float) -> S
     except asyncio.CancelledError:
         pipe.abort()
         raise
-    if kind == "error":
-        raise value  # type: ignore[misc]
+    if isinstance(value, BaseException):  # kind "error"
+        raise value
     assert pipe.media_type is not None
     if kind == "last":
-        return Streamed(pipe.media_type, value, None)  # type: ignore[arg-type]
-    return Streamed(pipe.media_type, value, _rest(pipe))  # type: ignore[arg-type]
+        return Streamed(pipe.media_type, value, None)
+    return Streamed(pipe.media_type, value, _rest(pipe))
 
 
 def _detached(exc: BaseException) -> BaseException:
@@ -169,9 +169,9 @@ async def _rest(pipe: ChunkPipe) -> AsyncIterator[bytes]:
     try:
         while True:
             kind, value = await pipe.next()
-            if kind == "error":
-                raise value  # type: ignore[misc]  # mid-stream: the connection is cut, the client sees a broken body
-            yield value  # type: ignore[misc]
+            if isinstance(value, BaseException):  # kind "error" mid-stream: the connection is cut, the client sees a broken body
+                raise value
+            yield value
             if kind == "last":
                 return
     finally:

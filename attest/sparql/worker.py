@@ -11,15 +11,18 @@ import io
 import pickle
 import sys
 from multiprocessing.connection import Connection
+from typing import IO, Any, cast
 
 from pyoxigraph import (
-    DefaultGraph, NamedNode, QueryBoolean, QueryResultsFormat, QuerySolutions, RdfFormat, Store, Variable, parse,
+    DefaultGraph, NamedNode, QueryBoolean, QueryResultsFormat, QuerySolutions, QueryTriples, RdfFormat, Store, Variable,
+    parse,
     parse_query_results, serialize,
 )
 
 # rows are counted on a line-per-row form (TSV for solutions, N-Triples for graphs) while it is written
 SOLUTIONS_WIRE = QueryResultsFormat.TSV
 TRIPLES_WIRE = RdfFormat.N_TRIPLES
+Message = dict[str, Any]  # a request or a reply, pickled through the pipes (attest/sparql/deadline.py)
 
 
 class LimitReached(Exception):
@@ -40,7 +43,7 @@ class BoundedLines(io.RawIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, data) -> int:
+    def write(self, data: bytes) -> int:  # type: ignore[override]  # pyoxigraph's serializers write bytes
         if self.cut:
             raise LimitReached
         chunk = bytes(data)
@@ -78,37 +81,37 @@ class Worker:
         self.store: Store | None = None
 
     def open(self, path: str) -> Store:
-        if path != self.path:
+        if self.store is None or path != self.path:
             self.store = None  # release the old snapshot's files before opening the new one
             self.store = Store.read_only(path)
             self.path = path
         return self.store
 
-    def run(self, req: dict) -> dict:
+    def run(self, req: Message) -> Message:
         results = self._query(req)
         if isinstance(results, QueryBoolean):
             return {"kind": "boolean", "value": bool(results), "rows": 1, "truncated": None, "payload": b""}
         solutions = isinstance(results, QuerySolutions)
         wanted = _format(req["solutions_format"] if solutions else req["triples_format"], solutions)
-        if solutions and wanted is not None and not _is_wire(wanted, True):
+        if isinstance(results, QuerySolutions) and isinstance(wanted, QueryResultsFormat) and not _is_wire(wanted, True):
             # fast path: straight into the asked format when that provably stays under the row limit
             direct = BoundedLines(sys.maxsize, req["max_bytes"])
             try:
-                results.serialize(direct, wanted)
+                results.serialize(_file(direct), wanted)
             except LimitReached:
                 pass
             payload = direct.value()
-            bound = _rows_at_most(payload, wanted)
+            bound = rows_at_most(payload, wanted)
             if not direct.cut and bound <= req["max_rows"]:
                 return {"kind": "solutions", "rows": bound, "truncated": None, "payload": payload}
             results = self._query(req)  # over a limit: run again on the line-per-row path to cut it exactly
         # one header line for solutions
         out = BoundedLines(req["max_rows"] + (1 if solutions else 0), req["max_bytes"])
         try:
-            if solutions:
-                results.serialize(out, SOLUTIONS_WIRE)
-            else:
-                serialize(results, out, TRIPLES_WIRE)
+            if isinstance(results, QuerySolutions):
+                results.serialize(_file(out), SOLUTIONS_WIRE)
+            elif not isinstance(results, QueryBoolean):
+                serialize(results, _file(out), TRIPLES_WIRE)
         except LimitReached:
             pass
         payload = out.value()
@@ -118,7 +121,7 @@ class Worker:
         return {"kind": "solutions" if solutions else "triples", "rows": max(rows, 0), "truncated": out.cut,
                 "payload": payload}
 
-    def _query(self, req: dict):
+    def _query(self, req: Message) -> QuerySolutions | QueryBoolean | QueryTriples:
         store = self.open(req["snapshot"])
         return store.query(
             req["query"],
@@ -129,7 +132,7 @@ class Worker:
         )
 
 
-def _rows_at_most(payload: bytes, fmt) -> int:
+def rows_at_most(payload: bytes, fmt: QueryResultsFormat) -> int:
     """An upper bound of the rows in serialized solutions (escaping keeps these byte patterns out of values)."""
     if fmt == QueryResultsFormat.XML:
         return payload.count(b"<result>") + payload.count(b"<result/>")
@@ -138,25 +141,36 @@ def _rows_at_most(payload: bytes, fmt) -> int:
     return payload.count(b"\n")  # CSV / TSV: at least one line per row
 
 
-def _format(media_type: str | None, solutions: bool):
+def _format(media_type: str | None, solutions: bool) -> QueryResultsFormat | RdfFormat | None:
     if media_type is None:
         return None
-    fmt = (QueryResultsFormat if solutions else RdfFormat).from_media_type(media_type)
+    fmt = (QueryResultsFormat.from_media_type(media_type) if solutions
+           else RdfFormat.from_media_type(media_type))
     if fmt is None:
         raise ValueError(f"no serializer for {media_type}")
     return fmt
 
 
-def _is_wire(fmt, solutions: bool) -> bool:
-    return fmt == (SOLUTIONS_WIRE if solutions else TRIPLES_WIRE)
+def _is_wire(fmt: QueryResultsFormat | RdfFormat, solutions: bool) -> bool:
+    return bool(fmt == (SOLUTIONS_WIRE if solutions else TRIPLES_WIRE))
 
 
-def convert_results(payload: bytes, fmt, solutions: bool) -> bytes:
+def convert_results(payload: bytes, fmt: QueryResultsFormat | RdfFormat, solutions: bool) -> bytes:
+    """Results on the wire (TSV solutions, N-Triples) in the format `fmt` of their kind."""
     if solutions:
         if not payload:
             return b""
-        return parse_query_results(payload, SOLUTIONS_WIRE).serialize(format=fmt)
-    return serialize(parse(payload, TRIPLES_WIRE), format=fmt)
+        if not isinstance(fmt, QueryResultsFormat):
+            raise ValueError(f"{fmt} is no results format")
+        return parse_query_results(payload, SOLUTIONS_WIRE).serialize(format=fmt) or b""
+    if not isinstance(fmt, RdfFormat):
+        raise ValueError(f"{fmt} is no graph format")
+    return serialize(parse(payload, TRIPLES_WIRE), format=fmt) or b""
+
+
+def _file(out: BoundedLines) -> IO[bytes]:
+    """The bounded writer as pyoxigraph's stubs type an output (a whole file; it calls write() only)."""
+    return cast(IO[bytes], out)
 
 
 def main(read_fd: int, write_fd: int) -> None:

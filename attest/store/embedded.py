@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import threading
 import uuid
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Mapping
+from typing import IO, Callable, Iterable, Iterator, Mapping
 
-from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
-from attest.errors import BadRequest, NotFound, SparqlSyntaxError, StoreError
-from attest.store.base import Progress, QueryResult, Term
+from attest.errors import BadRequest, SparqlSyntaxError, StoreError
+from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
+from attest.store.native import NativeStore
+from attest.store.results import lexical, solutions
 from attest.store.parallel import file_parts, load_file_parts
-from attest.store.rdfio import format_for_path, located, open_maybe_gzip, parse_quads, quad_data
+from attest.store.rdfio import format_for_path, graph_node, in_graph, located, open_maybe_gzip, parse_quads, quad_data
 from attest.vocab import ATT, Iris
 
 LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging IRI -> target graph
@@ -24,65 +27,29 @@ DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 CHANGES_KEPT = 4096  # the scopes of this many writes are remembered (answers prune their memos by them)
 
 
-def _graph_node(graph: str) -> NamedNode:
-    try:
-        return NamedNode(graph)
-    except ValueError as exc:
-        raise NotFound(f"'{graph}' is not a valid graph IRI", graph=graph) from exc
-
-
-class _ProgressReader:
+class _ProgressReader(io.RawIOBase):
     """A binary stream that reports the bytes read through it (bulk loads give no progress of their own)."""
 
     def __init__(self, stream: IO[bytes], progress: Progress | None) -> None:
         self._stream, self._progress = stream, progress
 
-    def read(self, size: int = -1) -> bytes:
-        data = self._stream.read(size)
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]  # typeshed's Buffer: any writable bytes
+        data = self._stream.read(len(buffer))
         if self._progress and data:
             self._progress(len(data))
-        return data
+        buffer[:len(data)] = data
+        return len(data)
 
 
 def _graph_marker(graph: NamedNode | DefaultGraph) -> NamedNode:
     return NamedNode(DEFAULT_GRAPH_MARKER) if isinstance(graph, DefaultGraph) else graph
 
 
-def _in_graph(quads: Iterable[Quad], graph: NamedNode) -> Iterable[Quad]:
-    for q in quads:
-        yield Quad(q.subject, q.predicate, q.object, graph)
-
-
-class _GenerationCounting:
-    """A pyoxigraph Store seen through a proxy that bumps its owner's write generation after each write call."""
-
-    WRITES = frozenset({"add", "extend", "bulk_extend", "remove", "remove_graph", "add_graph", "clear", "clear_graph",
-                        "load", "bulk_load", "update"})
-
-    def __init__(self, store: Store, owner: "EmbeddedStore") -> None:
-        self._store, self._owner = store, owner
-
-    def __getattr__(self, name: str):
-        attr = getattr(self._store, name)
-        if name not in self.WRITES:
-            return attr
-
-        def write(*args, **kwargs):
-            try:
-                return attr(*args, **kwargs)
-            finally:
-                self._owner.bump_generation()
-
-        return write
-
-    def __len__(self) -> int:
-        return len(self._store)
-
-    def __iter__(self):
-        return iter(self._store)
-
-    def __contains__(self, quad) -> bool:
-        return quad in self._store
+def _no_lease() -> None:
+    pass
 
 
 class EmbeddedStore:
@@ -148,31 +115,43 @@ class EmbeddedStore:
     def facts_changed_about(self, since: int, until: int) -> set[str] | None:
         """The IRIs whose facts the writes after generation `since` up to `until` changed; None when unknown
         (a write without a declared scope, or one too old to be remembered)."""
-        return self._changed(since, until, 1)
+        return self._changed(since, until, supported=False)
 
     def support_changed_about(self, since: int, until: int) -> set[str] | None:
         """The IRIs of the triples whose stating documents the writes after `since` up to `until` changed; None
         when unknown."""
-        return self._changed(since, until, 2)
+        return self._changed(since, until, supported=True)
 
-    def _changed(self, since: int, until: int, part: int) -> set[str] | None:
+    def _changed(self, since: int, until: int, *, supported: bool) -> set[str] | None:
         if since < self._forgotten_until:
             return None
         out: set[str] = set()
-        for change in list(self._changes):
-            if since < change[0] <= until:
-                if change[part] is None:
+        for generation, about, support in list(self._changes):
+            if since < generation <= until:
+                scope = support if supported else about
+                if scope is None:
                     return None
-                out |= change[part]
+                out |= scope
         return out
 
+    journals_changes = True  # writing_facts_about's scopes are kept (CHANGES_KEPT of them)
+
     @property
-    def raw(self) -> Store:
+    def raw(self) -> NativeStore:
         """The underlying pyoxigraph Store, for engines that need its native API (reasoner, bulk jobs).
 
         Writes through it bump `generation` like the methods here do, so query snapshots see them.
         """
-        return _GenerationCounting(self._store, self)  # type: ignore[return-value]
+        return NativeStore(self._store, self.bump_generation)
+
+    def deadline_view(self, timeout: float, source: str) -> GraphStore | None:
+        return None  # pyoxigraph cannot stop a query in-process: the deadline executor's workers bound them
+
+    def ping(self) -> None:
+        pass  # on local disk: nothing to reach
+
+    def drop_stale_loads(self) -> int:
+        return 0  # rolled back when the store was opened (_drop_stale_staging)
 
     # queries -----------------------------------------------------------------
 
@@ -189,8 +168,8 @@ class EmbeddedStore:
             return self._store.query(
                 query,
                 use_default_graph_as_union=union_default_graph and not default_graph,
-                default_graph=[_graph_node(g) if g else DefaultGraph() for g in default_graph] if default_graph else None,
-                named_graphs=[_graph_node(g) for g in named_graphs] if named_graphs else None,
+                default_graph=[graph_node(g) if g else DefaultGraph() for g in default_graph] if default_graph else None,
+                named_graphs=[graph_node(g) for g in named_graphs] if named_graphs else None,
                 substitutions={Variable(k): v for k, v in substitutions.items()} if substitutions else None,
             )
         except SyntaxError as exc:
@@ -216,18 +195,18 @@ class EmbeddedStore:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, NamedNode) and self.has_graph(g.value))
 
     def has_graph(self, graph: str) -> bool:
-        node = _graph_node(graph)
+        node = graph_node(graph)
         return next(iter(self._store.quads_for_pattern(None, None, None, node)), None) is not None
 
     def graph_sizes(self) -> dict[str, int]:
-        sizes = {s["g"].value: int(s["n"].value) for s in self._store.query(GRAPH_SIZES)}
-        default = next(iter(self._store.query(DEFAULT_GRAPH_SIZE)))["n"]
-        if int(default.value):
-            sizes[""] = int(default.value)
+        sizes = {lexical(s["g"]): int(lexical(s["n"])) for s in solutions(self._store.query(GRAPH_SIZES))}
+        default = int(lexical(next(iter(solutions(self._store.query(DEFAULT_GRAPH_SIZE))))["n"]))
+        if default:
+            sizes[""] = default
         return dict(sorted(sizes.items()))
 
     def quads(self, graph: str | None = None) -> Iterable[Quad]:
-        return self._store.quads_for_pattern(None, None, None, _graph_node(graph) if graph else None)
+        return self._store.quads_for_pattern(None, None, None, graph_node(graph) if graph else None)
 
     # writes ------------------------------------------------------------------
 
@@ -244,9 +223,9 @@ class EmbeddedStore:
 
     def replace_graph(self, graph: str, quads: Iterable[Quad]) -> int:
         """Write the new content into a staging graph, then MOVE it over `graph` in one update."""
-        target = _graph_node(graph)
+        target = graph_node(graph)
         staging = NamedNode(self._new_staging_graph())
-        batch = list(_in_graph(quads, staging))
+        batch = list(in_graph(quads, staging))
         if not batch:
             self._write(lambda: self._store.update(f"DROP SILENT GRAPH {target}"))
             return 0
@@ -255,7 +234,7 @@ class EmbeddedStore:
         return len(batch)
 
     def drop_graph(self, graph: str) -> bool:
-        node = _graph_node(graph)
+        node = graph_node(graph)
         if not self.has_graph(graph):
             return False
         self._write(lambda: self._store.remove_graph(node))
@@ -276,12 +255,12 @@ class EmbeddedStore:
         that already has data, dataset formats) is parsed and written in one transaction.
         """
         fmt = format_for_path(path)
-        target = _graph_node(graph) if graph else DefaultGraph()
+        target = graph_node(graph) if graph else DefaultGraph()
         bulk = not fmt.supports_datasets and not self._has_quads(target)
         before = 0 if bulk else self._size(None if fmt.supports_datasets else target)
         parts = file_parts(path, fmt) if bulk else None
         with open_maybe_gzip(path) as raw_stream:
-            stream = _ProgressReader(raw_stream, progress)
+            stream = io.BufferedReader(_ProgressReader(raw_stream, progress))
             source = {"path": str(path)} if progress is None and path.suffix != ".gz" else {"input": stream}
             try:
                 if parts:  # one bulk loader per core, each on its own lines of the file
@@ -299,7 +278,7 @@ class EmbeddedStore:
         return self._size(None if fmt.supports_datasets else target) - before
 
     @contextmanager
-    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator[None]:
+    def bulk_write_guard(self, graphs: list[str], *, finish: str | None = None) -> Iterator[Heartbeat]:
         """Make non-transactional writes (bulk loads) into `graphs` all-or-nothing, even across crashes.
 
         A durable marker names the graphs while the block runs. An exception inside the block empties
@@ -310,11 +289,11 @@ class EmbeddedStore:
         """
         staging = NamedNode(self.iris.staging_graph_prefix + "loads")
         markers = [Quad(NamedNode(self._new_staging_graph()), NamedNode(LOADING_INTO),
-                        _graph_marker(_graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
+                        _graph_marker(graph_node(g) if g else DefaultGraph()), staging) for g in graphs]
         self._write(lambda: self._store.extend(markers))
         drop_markers = quad_data("DELETE DATA", markers)
         try:
-            yield
+            yield _no_lease  # the markers stay until the block ends or the next open: no lease to renew
             self._store.flush()  # the bulk data is durable before the markers go
             self._write(lambda: self._store.update(f"{finish} ;\n{drop_markers}" if finish else drop_markers))
         except BaseException:
@@ -325,7 +304,7 @@ class EmbeddedStore:
 
     def dump(self, output: IO[bytes], fmt: RdfFormat, *, graph: str | None = None) -> None:
         if graph is not None:
-            self._store.dump(output, fmt, from_graph=_graph_node(graph) if graph else DefaultGraph())
+            self._store.dump(output, fmt, from_graph=graph_node(graph) if graph else DefaultGraph())
         else:
             self._store.dump(output, fmt)
 
@@ -347,7 +326,7 @@ class EmbeddedStore:
 
     # internals ------------------------------------------------------------------
 
-    def _write(self, op) -> None:
+    def _write(self, op: Callable[[], object]) -> None:
         try:
             op()
         except OSError as exc:
@@ -363,10 +342,10 @@ class EmbeddedStore:
         if graph is None:
             return len(self._store)
         if isinstance(graph, DefaultGraph):
-            rows = self._store.query(DEFAULT_GRAPH_SIZE)
+            rows = solutions(self._store.query(DEFAULT_GRAPH_SIZE))
         else:
-            rows = self._store.query(GRAPH_SIZES, substitutions={Variable("g"): graph})
-        return next((int(row["n"].value) for row in rows), 0)
+            rows = solutions(self._store.query(GRAPH_SIZES, substitutions={Variable("g"): graph}))
+        return next((int(lexical(row["n"])) for row in rows), 0)
 
     def _has_quads(self, graph: NamedNode | DefaultGraph) -> bool:
         return next(iter(self._store.quads_for_pattern(None, None, None, graph)), None) is not None
@@ -374,10 +353,11 @@ class EmbeddedStore:
     def _roll_back(self, markers: list[Quad]) -> None:
         """Empty the graphs that unfinished bulk writes name, then drop their markers."""
         for marker in markers:
-            if marker.object.value == DEFAULT_GRAPH_MARKER:
+            target = marker.object  # a graph's IRI, or DEFAULT_GRAPH_MARKER (_graph_marker)
+            if isinstance(target, NamedNode) and target.value == DEFAULT_GRAPH_MARKER:
                 self._store.clear_graph(DefaultGraph())
-            else:
-                self._store.remove_graph(marker.object)
+            elif isinstance(target, (NamedNode, BlankNode)):
+                self._store.remove_graph(target)
             self._store.remove(marker)
 
     def _drop_stale_staging(self) -> None:

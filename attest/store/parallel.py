@@ -11,6 +11,7 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Callable
 
 from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, Store
@@ -96,15 +97,16 @@ class Loaders:
 
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(loader_count(), thread_name_prefix="bulk-load")
-        self._jobs: list[Future] = []
+        self._jobs: list[Future[object]] = []
 
-    def submit(self, job: Callable[..., object], *args) -> None:
+    def submit(self, job: Callable[..., object], *args: object) -> None:
         self._jobs.append(self._pool.submit(job, *args))
 
     def __enter__(self) -> "Loaders":
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is not None:
             for job in self._jobs:
                 job.cancel()

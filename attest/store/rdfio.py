@@ -5,11 +5,11 @@ from __future__ import annotations
 import gzip
 import re
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO, Iterable, Iterator, cast
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Triple, parse
 
-from attest.errors import RdfSyntaxError, UnsupportedFormat
+from attest.errors import NotFound, RdfSyntaxError, UnsupportedFormat
 
 # formats `attest load` and the Graph Store Protocol accept
 LOADABLE = (
@@ -45,7 +45,10 @@ def format_for_media_type(media_type: str) -> RdfFormat:
 
 
 def open_maybe_gzip(path: Path) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+    if path.suffix == ".gz":
+        # a GzipFile reads like any binary file; typeshed has it a BufferedIOBase, which is no IO[bytes]
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
 
 
 def located(exc: SyntaxError, source: str | None, *, line_offset: int = 0) -> RdfSyntaxError:
@@ -78,7 +81,7 @@ def parse_quads(
         raise RdfSyntaxError(f"{source or 'input'}: {exc}", source=source) from exc
 
 
-def sparql_term(term) -> str:
+def sparql_term(term: object) -> str:
     """A term in SPARQL syntax (N-Triples form; RDF 1.2 triple terms as <<( s p o )>>), escaped by Oxigraph."""
     if isinstance(term, Triple):
         return f"<<( {sparql_term(term.subject)} {sparql_term(term.predicate)} {sparql_term(term.object)} )>>"
@@ -90,3 +93,17 @@ def quad_data(operation: str, quads: Iterable[Quad]) -> str:
     body = " ".join(f"GRAPH {q.graph_name} {{ {sparql_term(q.subject)} {sparql_term(q.predicate)} "
                     f"{sparql_term(q.object)} }}" for q in quads)
     return f"{operation} {{ {body} }}"
+
+
+def graph_node(graph: str) -> NamedNode:
+    """A graph IRI as a node; 404 when it is no valid IRI (a graph of that name cannot exist)."""
+    try:
+        return NamedNode(graph)
+    except ValueError as exc:
+        raise NotFound(f"'{graph}' is not a valid graph IRI", graph=graph) from exc
+
+
+def in_graph(quads: Iterable[Quad], graph: NamedNode | DefaultGraph) -> Iterator[Quad]:
+    """The quads moved into `graph`."""
+    for q in quads:
+        yield Quad(q.subject, q.predicate, q.object, graph)

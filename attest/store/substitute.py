@@ -64,7 +64,7 @@ def _where_groups(query: str) -> list[tuple[int, int]]:
     return groups
 
 
-def _after_group(tokens: list, j: int) -> int:
+def _after_group(tokens: list[tuple[str | None, str, int]], j: int) -> int:
     """Index just past the balanced braces opening at or after token j."""
     while j < len(tokens) and tokens[j][1] != "{":
         j += 1

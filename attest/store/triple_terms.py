@@ -13,15 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, TypeVar
 from urllib.parse import quote, unquote
 from xml.sax.saxutils import escape, quoteattr
 
-from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Triple, parse
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Triple, parse
 
 from attest.errors import BadRequest
 from attest.sparql.lexer import TOKEN
 
+T = TypeVar("T")
 PREFIX = "urn:attest:triple:"
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 SUBJECT, PREDICATE, OBJECT = NamedNode(RDF + "subject"), NamedNode(RDF + "predicate"), NamedNode(RDF + "object")
@@ -31,7 +32,7 @@ NOT_DESCRIPTION = (f'FILTER(!(STRSTARTS(STR(?s), "{PREFIX}") && ?p IN ({SUBJECT}
 
 # the codec ------------------------------------------------------------------------------------------------------
 
-def _nt(term) -> str:
+def _nt(term: object) -> str:
     if isinstance(term, Triple):
         return f"<<( {_nt(term.subject)} {_nt(term.predicate)} {_nt(term.object)} )>>"
     return str(term)
@@ -57,14 +58,14 @@ def decode_iri(iri: str) -> Triple:
     return quads[0].object
 
 
-def decode_term(term):
+def decode_term(term: T) -> T | Triple:
     """A result term with encoded triple terms decoded (other terms as they are)."""
     if isinstance(term, NamedNode) and term.value.startswith(PREFIX):
         return decode_iri(term.value)
     return term
 
 
-def descriptions(triple: Triple, graph) -> Iterator[Quad]:
+def descriptions(triple: Triple, graph: NamedNode | BlankNode | DefaultGraph) -> Iterator[Quad]:
     """The quads describing an encoded triple term in `graph` (nested triple terms described too)."""
     node = encode(triple)
     parts = []
@@ -78,7 +79,7 @@ def descriptions(triple: Triple, graph) -> Iterator[Quad]:
 
 def encode_quads(quads: Iterable[Quad]) -> Iterator[Quad]:
     """Quads with triple-term objects replaced by their IRI, each followed by its descriptions once per batch."""
-    described: set = set()
+    described: set[tuple[Triple, NamedNode | BlankNode | DefaultGraph]] = set()
     for q in quads:
         if not isinstance(q.object, Triple):
             yield q
@@ -107,7 +108,7 @@ def decode_lines(text: str, *, graph: bool) -> str:
     return _NT_TOKEN.sub(lambda m: _nt(decode_iri(m.group(1))) if m.group(1) else m.group(), text)
 
 
-def _xml_term(term) -> str:
+def _xml_term(term: NamedNode | BlankNode | Literal | Triple) -> str:
     if isinstance(term, Triple):
         return (f"<triple><subject>{_xml_term(term.subject)}</subject><predicate>{_xml_term(term.predicate)}"
                 f"</predicate><object>{_xml_term(term.object)}</object></triple>")
@@ -140,12 +141,17 @@ _CLOSE = re.compile(r"\s*\)>>")
 class _Term:
     """A parsed triple term: its three parts, each a text leaf or a nested _Term."""
 
-    parts: tuple
+    parts: tuple[str | _Term, ...]
     variable: bool  # holds a variable or a blank node somewhere
 
 
+def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    m = pattern.match(text, pos)
+    return m.end() if m else pos
+
+
 def _leaf(text: str, pos: int) -> tuple[str | _Term, int, bool]:
-    pos = _SKIP.match(text, pos).end()
+    pos = _match_end(_SKIP, text, pos)
     if text.startswith("<<(", pos):
         return _triple_term(text, pos + 3)
     m = _SCAN.match(text, pos)
@@ -163,7 +169,8 @@ def _leaf(text: str, pos: int) -> tuple[str | _Term, int, bool]:
 
 
 def _triple_term(text: str, pos: int) -> tuple[_Term, int, bool]:
-    parts, variable = [], False
+    parts: list[str | _Term] = []
+    variable = False
     for _ in range(3):
         part, pos, var = _leaf(text, pos)
         parts.append(part)

@@ -423,10 +423,10 @@ def test_serve_with_workers_runs_several_processes_over_the_remote_store(tmp_pat
 
 def test_a_server_syntax_error_is_told_with_the_parser_message_never_by_fetching():
     from attest.errors import SparqlSyntaxError
-    from attest.store.remote import _parser_message
+    from attest.store.remote import parser_message
 
     def told(text: str, kind: str) -> str:
-        with pytest.raises(SparqlSyntaxError) as info, _parser_message(text, kind):
+        with pytest.raises(SparqlSyntaxError) as info, parser_message(text, kind):
             raise SparqlSyntaxError(f"invalid SPARQL {kind}: the server's own words")
         return str(info.value)
 

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, Store
 
-from attest.sparql.worker import BoundedLines, LimitReached, _rows_at_most
+from attest.sparql.worker import BoundedLines, LimitReached, rows_at_most
 
 # values that look like the byte patterns the row bound counts, plus anything else
 HOSTILE = st.sampled_from(['{"', "{}", "},{", "<result>", "<result/>", '"', "\n", "\r\n", "\t", "\\", ">", "}"])
@@ -42,4 +42,4 @@ def test_row_bound_never_undercounts(values, unbound):
              else "SELECT ?s ?o WHERE { ?s ?p ?o }")
     for fmt in (QueryResultsFormat.JSON, QueryResultsFormat.XML, QueryResultsFormat.CSV, QueryResultsFormat.TSV):
         payload = store.query(query).serialize(format=fmt)
-        assert _rows_at_most(payload, fmt) >= len(values), (fmt, payload[:300])
+        assert rows_at_most(payload, fmt) >= len(values), (fmt, payload[:300])
