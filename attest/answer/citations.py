@@ -15,8 +15,9 @@ CitationKind = Literal["entity", "relation"]
 MARKER = re.compile(
     r"<<\s*(?P<k1>entity|relation)\s*:(?P<p1>(?:(?!<<|>>)[^\n]){0,600}?)>>"
     r"|\{\{\s*(?P<k2>entity|relation)\s*:(?P<p2>(?:(?!\{\{|\}\})[^\n]){0,600}?)\}\}",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # ASCII case only: Unicode case folding took "entıty" (dotless ı) for a marker whose kind then failed validation
 )
+MARKER_WITH_SPACE = re.compile(r"[ \t]*(?:" + MARKER.pattern + ")", MARKER.flags)
 PREFIXED_PREDICATE = re.compile(r"^(?:ont:)", re.IGNORECASE)
 
 
@@ -51,7 +52,7 @@ def parse_citations(text: str) -> list[Citation]:
 
 def strip_markers(text: str) -> str:
     """The text without its markers (whitespace before a removed marker collapsed)."""
-    return re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]*(?:" + MARKER.pattern + ")", "", text, flags=re.IGNORECASE))
+    return re.sub(r"[ \t]+([.,;:!?])", r"\1", MARKER_WITH_SPACE.sub("", text))
 
 
 def entity_marker(entity_id: str) -> str:

@@ -83,3 +83,10 @@ def test_every_marker_is_inside_a_claim(pieces):
     spans = split_claims(text)
     for c in parse_citations(text):
         assert any(s.start <= c.start and c.end <= s.end for s in spans)
+
+
+def test_a_look_alike_letter_in_the_kind_is_text_not_a_marker():
+    """Unicode case folding matches a dotless ı against "i"; such a marker used to fail the kind's validation (a 500)."""
+    text = "Oxigraph <‹x <<entıty:oxigraph>> and <<ENTITY:rocksdb>>."
+    assert [(c.kind, c.ref) for c in parse_citations(text)] == [("entity", "rocksdb")]
+    assert strip_markers(text) == "Oxigraph <‹x <<entıty:oxigraph>> and."
