@@ -69,7 +69,7 @@ def test_one_retriever_everywhere_and_the_passages_come_first_for_a_model(api):
 
     question = "Who was the first president of the publisher of the Journal of Psychotherapy Integration?"
     over_http = api.post("/context", json={"query": question}).json()
-    over_mcp = _kag_query(api.app.state, KagQuery(query=question))  # what MCP's kag_query returns
+    over_mcp = _kag_query(api.app.state.resources, KagQuery(query=question))  # what MCP's kag_query returns
     assert [s["chunk"] for s in over_mcp["sources"]] == [s["chunk"] for s in over_http["sources"]]
     assert over_http["context"].startswith("SOURCES (passages ranked by words and the graph")
 

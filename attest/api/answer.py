@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field, field_validator
 
 from attest.answer.inference import reasoner_inference
@@ -12,7 +12,9 @@ from attest.answer.limits import MAX_HINTS, MAX_HOPS, MAX_LIMIT, MAX_PASSAGES, M
 from attest.answer.models import ContextResponse, VerifyReport
 from attest.answer.retrieve import ContextQuery
 from attest.answer.service import AnswerService
+from attest.api.deps import ResourcesDep
 from attest.api.heavy import Heavy
+from attest.operations.resources import AppResources
 from attest.sparql.deadline import live_store
 from attest.vocab import is_valid_id
 
@@ -71,16 +73,16 @@ class VerifyRequest(BaseModel):
     text: str = Field(max_length=MAX_VERIFY_CHARS, description="Text with <<entity:ID>> / <<relation:…>> markers, at most 200,000 characters")
 
 
-def answer_service(state) -> AnswerService:
-    """The answer service over the app's store (`state`: the app's state, or `attest mcp`'s)."""
+def answer_service(resources: AppResources, source: str = "answers") -> AnswerService:
+    """The answer service over the app's store (`source` names the caller in the query metrics)."""
     # our own bounded lookups: on the live store, which a stream of ingests does not make wait for a checkpoint
-    store = live_store(state, "answers")
-    return AnswerService(store, state.iris, state.settings, reasoner_inference(store, state.iris, state.settings),
-                         owner=state.store)
+    store = live_store(resources, source)
+    return AnswerService(store, resources.iris, resources.settings,
+                         reasoner_inference(store, resources.iris, resources.settings), owner=resources.store)
 
 
-def get_service(request: Request) -> AnswerService:
-    return answer_service(request.app.state)
+def get_service(resources: ResourcesDep) -> AnswerService:
+    return answer_service(resources)
 
 
 Service = Annotated[AnswerService, Depends(get_service)]

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 from starlette.concurrency import run_in_threadpool
 
-from attest.api.deps import Writer
+from attest.api.deps import Writer, resources_of
 from attest.api.sparql import executor_of, respond
 from attest.errors import BadRequest, NotFound, UnsupportedFormat
 from attest.sparql.formats import DATASET_FORMATS, GRAPH_FORMATS, Format, negotiate
@@ -97,19 +97,19 @@ def _parsed(data: bytes, fmt: RdfFormat, graph: str | None, source: str) -> list
 
 
 def _staging(request: Request) -> str:
-    return f"{request.app.state.iris.staging_graph_prefix}{uuid.uuid4().hex}"
+    return f"{resources_of(request.app).iris.staging_graph_prefix}{uuid.uuid4().hex}"
 
 
 def _replace_default(request: Request, quads: list[Quad]) -> None:
     """Stage the triples in a fresh graph, then swap them into the default graph in one update."""
-    store = request.app.state.store
+    store = resources_of(request.app).store
     staging = NamedNode(_staging(request))
     store.add(Quad(q.subject, q.predicate, q.object, staging) for q in quads)
     store.update(f"CLEAR SILENT DEFAULT ; ADD SILENT GRAPH {staging} TO DEFAULT ; DROP SILENT GRAPH {staging}")
 
 
 async def _read(request: Request, target: Target, head: bool) -> Response:
-    store = request.app.state.store
+    store = resources_of(request.app).store
     offered = DATASET_FORMATS if target.dataset else GRAPH_FORMATS
     fmt = negotiate(request.headers.get("accept"), "graph", offered)
     if not _exists(store, target):
@@ -135,15 +135,16 @@ async def _write(request: Request, target: Target, *, replace: bool) -> Response
     if target.dataset:
         if replace:
             raise BadRequest("PUT needs ?graph=IRI or ?default")
-        target = Target(f"{request.app.state.iris.base}graph/uploaded/{uuid.uuid4().hex}", minted=True)
+        target = Target(f"{resources_of(request.app).iris.base}graph/uploaded/{uuid.uuid4().hex}", minted=True)
     quads = await _parse_body(request, target.graph)
     return await run_in_threadpool(_store_write, request, target, quads, replace)
 
 
 def _store_write(request: Request, target: Target, quads: list[Quad], replace: bool) -> Response:
     """Each write is one transaction: a PUT replaces the graph atomically, a POST adds all quads or none."""
-    store = request.app.state.store
-    _unsummarized(store, request.app.state.iris, target)
+    resources = resources_of(request.app)
+    store = resources.store
+    _unsummarized(store, resources.iris, target)
     existed = _exists(store, target)
     if target.graph is None:
         _replace_default(request, quads) if replace else store.add(quads)
@@ -160,7 +161,8 @@ def _store_write(request: Request, target: Target, quads: list[Quad], replace: b
 async def _delete(request: Request, target: Target) -> Response:
     if target.dataset:
         raise BadRequest("DELETE needs ?graph=IRI or ?default")
-    return await run_in_threadpool(_store_delete, request.app.state.store, request.app.state.iris, target)
+    resources = resources_of(request.app)
+    return await run_in_threadpool(_store_delete, resources.store, resources.iris, target)
 
 
 def _unsummarized(store, iris, target: Target) -> None:

@@ -9,27 +9,29 @@ from typing import Iterator
 from fastapi import Depends, Request
 
 from attest import metrics
+from attest.api.deps import resources_of
 from attest.errors import Overloaded
+from attest.operations.resources import AppResources
 
 WAIT_S = 0.5  # a request waits this long for a slot before it is refused
 RETRY_AFTER_S = 5
 _create = threading.Lock()
 
 
-def _slots(state) -> threading.BoundedSemaphore:
+def _slots(resources: AppResources) -> threading.BoundedSemaphore:
     with _create:
-        if getattr(state, "heavy_slots", None) is None:
-            state.heavy_slots = threading.BoundedSemaphore(state.settings.max_heavy_requests)
-    return state.heavy_slots
+        if resources.heavy_slots is None:
+            resources.heavy_slots = threading.BoundedSemaphore(resources.settings.max_heavy_requests)
+        return resources.heavy_slots
 
 
 @contextlib.contextmanager
-def heavy(state) -> Iterator[None]:
-    """Holds one of settings.max_heavy_requests slots of the app (`state`) while the block runs; 429 when none frees."""
-    slots = _slots(state)
+def heavy(resources: AppResources) -> Iterator[None]:
+    """Holds one of settings.max_heavy_requests slots of the app while the block runs; 429 when none frees."""
+    slots = _slots(resources)
     if not slots.acquire(timeout=WAIT_S):
         metrics.query_rejections.labels("heavy").inc()
-        limit = state.settings.max_heavy_requests
+        limit = resources.settings.max_heavy_requests
         raise Overloaded(f"{limit} heavy requests (ingest, answers) are already running; retry in {RETRY_AFTER_S} s",
                          retry_after=RETRY_AFTER_S)
     try:
@@ -40,7 +42,7 @@ def heavy(state) -> Iterator[None]:
 
 def heavy_slot(request: Request) -> Iterator[None]:
     """Holds one of settings.max_heavy_requests slots for the request's duration."""
-    with heavy(request.app.state):
+    with heavy(resources_of(request.app)):
         yield
 
 

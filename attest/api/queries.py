@@ -9,9 +9,11 @@ from fastapi.responses import Response
 from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
 from attest.answer.lookup import GraphLookup
+from attest.api.deps import ResourcesDep
 from attest.api.sparql import TRUNCATED_HEADER
 from attest.errors import BadRequest, ConfigError
 from attest.named_queries import NamedQueries, NamedQuery
+from attest.operations.resources import AppResources
 from attest.sparql.deadline import deadline_store
 from attest.sparql.formats import Format, negotiate
 from attest.sparql.lexer import with_page
@@ -23,23 +25,23 @@ DEFAULT_PAGE = 100
 MAX_PAGE = 10_000
 
 
-def named_queries_of(state) -> NamedQueries:
+def named_queries_of(resources: AppResources) -> NamedQueries:
     """One NamedQueries per app (it caches parsed files by modification time)."""
-    queries = getattr(state, "named_queries", None)
-    settings = state.settings
+    queries = resources.named_queries
+    settings = resources.settings
     if queries is None or queries.directory != settings.queries_dir \
             or queries.federation_allowlist != tuple(settings.federation_allowlist):
-        queries = state.named_queries = NamedQueries(settings.queries_dir, settings.federation_allowlist)
+        queries = resources.named_queries = NamedQueries(settings.queries_dir, settings.federation_allowlist)
     return queries
 
 
 @router.get("")
-def list_queries(request: Request) -> dict[str, object]:
+def list_queries(resources: ResourcesDep) -> dict[str, object]:
     """Every queries/*.rq: name, description, form, parameters, route and SPARQL text.
 
     A file that does not load is listed with its error instead of hiding the others.
     """
-    named = named_queries_of(request.app.state)
+    named = named_queries_of(resources)
     listed = []
     for name in named.names():
         try:
@@ -52,23 +54,23 @@ def list_queries(request: Request) -> dict[str, object]:
 
 
 @router.get("/{name}")
-def run_query(name: str, request: Request) -> Response:
+def run_query(name: str, request: Request, resources: ResourcesDep) -> Response:
     """Run one named query; query-string parameters are bound as typed terms, results negotiated like /sparql.
 
     `limit` (default 100, at most 10,000) and `offset` page a SELECT; `X-Attest-Next-Offset` says where the next
     page starts when there is one, `X-Attest-Limit-Capped` that the limit asked for was over the maximum."""
-    query = named_queries_of(request.app.state).get(name)
+    query = named_queries_of(resources).get(name)
     given: dict[str, list[str]] = {}
     for key, value in request.query_params.multi_items():
         given.setdefault(key, []).append(value)
-    payload, fmt, headers = run_named(request.app.state, query, given, request.headers.get("accept"))
+    payload, fmt, headers = run_named(resources, query, given, request.headers.get("accept"))
     return Response(payload, media_type=fmt.content_type, headers=headers)
 
 
-def run_named(state, query: NamedQuery, given: dict[str, list[str]], accept: str | None) -> tuple[bytes, Format, dict]:
+def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[str]], accept: str | None) -> tuple[bytes, Format, dict]:
     """Run a named query with its parameters (and `limit` / `offset`) given as text: the serialized result, its
     format and the paging headers (X-Attest-Next-Offset, X-Attest-Limit-Capped, X-Attest-Truncated)."""
-    settings, store, iris = state.settings, state.store, state.iris
+    settings, store, iris = resources.settings, resources.store, resources.iris
     given = dict(given)
     limit, offset, capped = _page(given, query)
     substitutions = query.bind(given, iris)
@@ -78,9 +80,9 @@ def run_named(state, query: NamedQuery, given: dict[str, list[str]], accept: str
     headers = {"X-Attest-Limit-Capped": str(MAX_PAGE)} if capped else {}
     # the endpoint's executor interface takes no substitutions, so named queries call the deadline executor
     # (attest/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
-    executor = getattr(state, "query_executor", None)
+    executor = resources.query_executor
     if executor is None:
-        bounded = deadline_store(state, "named_query")  # a remote store: under the deadline
+        bounded = deadline_store(resources, "named_query")  # a remote store: under the deadline
         run = functools.partial(bounded.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
                                 **dataset)
         if room is not None:  # the page's rows plus one tell whether more follow; then the page itself

@@ -4,27 +4,28 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 from pyoxigraph import Literal, NamedNode
 
 from attest.answer.service import answer_ids
-from attest.api.deps import IrisDep, SettingsDep, Writer
+from attest.api.deps import IrisDep, ResourcesDep, SettingsDep, Writer
 from attest.errors import BadRequest, NotFound
+from attest.operations.resources import AppResources
 from attest.reasoner import Reasoner
 
 router = APIRouter(tags=["reasoning"])
 
 
-def get_reasoner(request: Request) -> Reasoner:
+def get_reasoner(resources: ResourcesDep) -> Reasoner:
     """One Reasoner per app, created on first use: its in-memory closure makes later updates incremental."""
-    return reasoner_of(request.app.state)
+    return reasoner_of(resources)
 
 
-def reasoner_of(state) -> Reasoner:
-    """get_reasoner for the app's state (or `attest mcp`'s)."""
-    if getattr(state, "reasoner", None) is None:
-        state.reasoner = Reasoner(state.store, state.iris, state.settings)
-    return state.reasoner
+def reasoner_of(resources: AppResources) -> Reasoner:
+    """get_reasoner for the app's resources (or `attest mcp`'s)."""
+    if resources.reasoner is None:
+        resources.reasoner = Reasoner(resources.store, resources.iris, resources.settings)
+    return resources.reasoner
 
 
 ReasonerDep = Annotated[Reasoner, Depends(get_reasoner)]

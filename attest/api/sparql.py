@@ -5,8 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
-from attest.api.deps import require_writer
+from attest.api.deps import require_writer, resources_of
 from attest.errors import NotAcceptable
+from attest.operations.resources import AppResources
 from attest.sparql.executor import QueryExecutor, executor_for
 from attest.sparql.formats import GRAPH_FORMATS, negotiate
 from attest.sparql.protocol import QueryRequest, parse_request
@@ -34,16 +35,16 @@ _DOC = {
 
 def executor_of(request: Request) -> QueryExecutor:
     """The app's executor, made on first use for the store the lifespan opened (one per store)."""
-    return executor_of_state(request.app.state)
+    return executor_of_state(resources_of(request.app))
 
 
-def executor_of_state(state) -> QueryExecutor:
-    """executor_of for the app's state (or `attest mcp`'s)."""
-    executor = getattr(state, "sparql_executor", None)
-    if executor is None or getattr(state, "sparql_executor_store", None) is not state.store:
-        workers = None if state.settings.sparql_in_process else getattr(state, "query_executor", None)
-        executor = state.sparql_executor = executor_for(state.store, state.settings, workers)
-        state.sparql_executor_store = state.store
+def executor_of_state(resources: AppResources) -> QueryExecutor:
+    """executor_of for the app's resources (or `attest mcp`'s)."""
+    executor = resources.sparql_executor
+    if executor is None or resources.sparql_executor_store is not resources.store:
+        workers = None if resources.settings.sparql_in_process else resources.query_executor
+        executor = resources.sparql_executor = executor_for(resources.store, resources.settings, workers)
+        resources.sparql_executor_store = resources.store
     return executor
 
 
@@ -68,7 +69,7 @@ def endpoint_url(request: Request) -> str:
 @router.api_route("/sparql", methods=["GET", "POST"], openapi_extra=_DOC,
                   summary="SPARQL 1.1 query or update (protocol), or the service description")
 async def sparql(request: Request) -> Response:
-    settings = request.app.state.settings
+    settings = resources_of(request.app).settings
     body = await request.body() if request.method == "POST" else b""
     operation = parse_request(
         request.method, request.query_params.multi_items(), request.headers.get("content-type"), body,
@@ -94,5 +95,5 @@ def describe(request: Request) -> Response:
     except NotAcceptable:
         fmt = GRAPH_FORMATS[0]  # a browser asking for HTML still gets the Turtle description
     body = service_description(endpoint_url(request), fmt=fmt,
-                               union_default_graph=request.app.state.settings.default_graph_as_union)
+                               union_default_graph=resources_of(request.app).settings.default_graph_as_union)
     return Response(body, media_type=fmt.content_type)

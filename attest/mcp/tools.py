@@ -15,8 +15,9 @@ from attest.api.heavy import heavy
 from attest.api.paging import DEFAULT_LIMIT, MAX_LIMIT
 from attest.api.reasoning import explain_triple, reasoner_of
 from attest.mcp.sparql import ReadOnlyQuery, run_read_only
+from attest.operations.resources import AppResources
 
-Run = Callable[[Any, BaseModel], Awaitable[dict] | dict]  # (app state, validated arguments) -> the tool's result
+Run = Callable[[Any, BaseModel], Awaitable[dict] | dict]  # (app resources, validated arguments) -> the tool's result
 
 
 @dataclass(frozen=True)
@@ -61,27 +62,27 @@ class EntityArguments(BaseModel):
     sources_cursor: str | None = Field(None, description="Next page of sources: the sources_next of the previous call")
 
 
-def _kag_query(state, args: KagQuery) -> dict:
-    return answer_service(state).context(ContextQuery(**args.model_dump())).model_dump(mode="json")
+def _kag_query(resources: AppResources, args: KagQuery) -> dict:
+    return answer_service(resources).context(ContextQuery(**args.model_dump())).model_dump(mode="json")
 
 
-def _verify(state, args: VerifyArguments) -> dict:
-    return answer_service(state).verify(args.text).model_dump(mode="json")
+def _verify(resources: AppResources, args: VerifyArguments) -> dict:
+    return answer_service(resources).verify(args.text).model_dump(mode="json")
 
 
-def _explain(state, args: ExplainArguments) -> dict:
-    return explain_triple(reasoner_of(state), state.settings, state.iris, args.subject, args.predicate, args.object,
+def _explain(resources: AppResources, args: ExplainArguments) -> dict:
+    return explain_triple(reasoner_of(resources), resources.settings, resources.iris, args.subject, args.predicate, args.object,
                           args.object_literal, args.object_datatype, args.max_depth)
 
 
-def _entity(state, args: EntityArguments) -> dict:
-    return entity_card(state.store, state.iris, state.settings, args.id, limit=args.limit,
+def _entity(resources: AppResources, args: EntityArguments) -> dict:
+    return entity_card(resources.store, resources.iris, resources.settings, args.id, limit=args.limit,
                        facts_cursor=args.facts_cursor, sources_cursor=args.sources_cursor)
 
 
-def _answer(state, args: AnswerRequest) -> dict:
-    with heavy(state):
-        report = answer_service(state).answer(args.question, mode=args.mode, max_hops=args.max_hops, limit=args.limit)
+def _answer(resources: AppResources, args: AnswerRequest) -> dict:
+    with heavy(resources):
+        report = answer_service(resources).answer(args.question, mode=args.mode, max_hops=args.max_hops, limit=args.limit)
     return report.model_dump(mode="json")
 
 
