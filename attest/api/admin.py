@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from attest.api.deps import IrisDep, ResourcesDep, SettingsDep, StoreDep, Writer
-from attest.api.reasoning import reasoner_of
 from attest.ontology import load_ontology
+from attest.operations.reasoning import reasoner_of
 
 router = APIRouter(tags=["operations"])
 

@@ -13,14 +13,14 @@ from pydantic import BaseModel, Field, ValidationError
 
 from attest.api.deps import IrisDep, ResourcesDep, StoreDep, Writer
 from attest.api.heavy import Heavy
-from attest.api.paging import DEFAULT_LIMIT, MAX_LIMIT, next_cursor, page
-from attest.api.reasoning import reasoner_of
 from attest.errors import BadRequest, ExtractionError, NotFound, UnsupportedFormat
 from attest.ingest.background import IngestThread
 from attest.ingest.pipeline import IngestPipeline
 from attest.ingest.session import open_session
 from attest.ingest.status import StatusRegistry
 from attest.ingest.worker import offload
+from attest.operations.paging import DEFAULT_LIMIT, MAX_LIMIT, next_cursor, page
+from attest.operations.reasoning import reasoner_of
 from attest.vocab import is_valid_id
 
 router = APIRouter(tags=["documents"])

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
-from attest.api.answer import answer_service
 from attest.api.deps import ResourcesDep, Writer
 from attest.errors import BadRequest, NotFound
+from attest.operations.answers import answer_service
 from attest.proxy.memory import EXPORT_FORMATS, valid_namespace
 from attest.proxy.chat import ChatProxy
 from attest.proxy.wire import invalid, parse_json_object

@@ -7,15 +7,14 @@ from fastapi.responses import Response, StreamingResponse
 
 from attest.api.deps import require_writer, resources_of
 from attest.errors import NotAcceptable
-from attest.operations.resources import AppResources
-from attest.sparql.executor import QueryExecutor, executor_for
+from attest.operations.sparql import TRUNCATED_HEADER, sparql_executor
+from attest.sparql.executor import QueryExecutor
 from attest.sparql.formats import GRAPH_FORMATS, negotiate
 from attest.sparql.protocol import QueryRequest, parse_request
 from attest.sparql.description import service_description
 from attest.sparql.streaming import Streamed
 
 router = APIRouter(tags=["sparql"])
-TRUNCATED_HEADER = "X-Attest-Truncated"  # "rows" or "bytes": a result limit cut the answer
 
 _DOC = {
     "parameters": [
@@ -35,17 +34,7 @@ _DOC = {
 
 def executor_of(request: Request) -> QueryExecutor:
     """The app's executor, made on first use for the store the lifespan opened (one per store)."""
-    return executor_of_state(resources_of(request.app))
-
-
-def executor_of_state(resources: AppResources) -> QueryExecutor:
-    """executor_of for the app's resources (or `attest mcp`'s)."""
-    executor = resources.sparql_executor
-    if executor is None or resources.sparql_executor_store is not resources.store:
-        workers = None if resources.settings.sparql_in_process else resources.query_executor
-        executor = resources.sparql_executor = executor_for(resources.store, resources.settings, workers)
-        resources.sparql_executor_store = resources.store
-    return executor
+    return sparql_executor(resources_of(request.app))
 
 
 def respond(streamed: Streamed, *, status_code: int = 200) -> Response:

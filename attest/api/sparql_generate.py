@@ -8,12 +8,13 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
 from attest.answer.inference import reasoner_inference
+from attest.answer.limits import MAX_HOPS
 from attest.answer.service import AnswerService
 from attest.answer.sparql_generate import MAX_RUNS, SparqlGenerator, executor_runner, threaded_runner
 from attest.answer.sparql_models import SparqlAnswer
-from attest.api.answer import MAX_HOPS, _within_bytes
 from attest.api.deps import ResourcesDep
 from attest.api.heavy import Heavy
+from attest.operations.answers import within_bytes
 from attest.operations.resources import AppResources
 from attest.sparql.deadline import deadline_store, live_store
 
@@ -29,7 +30,7 @@ class GenerateRequest(BaseModel):
                             "auto: the model when one answers, else the path-derived query")
     max_hops: int = Field(2, ge=0, le=MAX_HOPS, description="Hops of the retrieval the prompt and the fallback use, 0-3")
 
-    _question_size = field_validator("question")(lambda v: _within_bytes(v, "question"))
+    _question_size = field_validator("question")(lambda v: within_bytes(v, "question"))
 
 
 def generator_of(resources: AppResources) -> SparqlGenerator:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from attest.api.queries import DEFAULT_PAGE, MAX_PAGE, named_queries_of, run_named
 from attest.errors import ConfigError, NotFound
 from attest.named_queries import NamedQuery, Parameter
+from attest.operations.queries import DEFAULT_PAGE, MAX_PAGE, named_queries_of, run_named
 from attest.operations.resources import AppResources
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ from pyoxigraph import RdfFormat
 from attest.answer.llm_answer import answer_messages
 from attest.answer.retrieve import ContextQuery
 from attest.answer.limits import MAX_QUESTION_BYTES
-from attest.api.answer import answer_service
 from attest.errors import BadRequest, NotFound
 from attest.mcp.named import named_tools
+from attest.operations.answers import answer_service
 from attest.operations.resources import AppResources
 
 ONTOLOGY = "attest://ontology"

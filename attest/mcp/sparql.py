@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from attest.api.sparql import executor_of_state
 from attest.errors import Forbidden
 from attest.sparql.lexer import top_level_words
 from attest.sparql.protocol import QueryRequest, parse_request
 from attest.operations.resources import AppResources
+from attest.operations.sparql import sparql_executor
 
 # SELECT/ASK as SPARQL JSON results, CONSTRUCT/DESCRIBE as Turtle: both readable by a model
 ACCEPT = "application/sparql-results+json, text/turtle;q=0.9"
@@ -45,7 +45,7 @@ async def run_read_only(resources: AppResources, args: ReadOnlyQuery) -> dict:
                             default_timeout_s=settings.query_timeout_s, max_timeout_s=settings.max_query_timeout_s,
                             federation_allowlist=settings.federation_allowlist)
     assert isinstance(request, QueryRequest)
-    streamed = await executor_of_state(resources).execute(request.query, request.dataset, request.accept,
+    streamed = await sparql_executor(resources).execute(request.query, request.dataset, request.accept,
                                                       request.timeout_s)
     body = bytearray(streamed.head)
     if streamed.rest is not None:

@@ -9,12 +9,12 @@ from pydantic import BaseModel, Field
 
 from attest.answer.retrieve import ContextQuery
 from attest.answer.limits import MAX_VERIFY_CHARS
-from attest.api.answer import AnswerRequest, KagQuery, answer_service
-from attest.api.entities import entity_card
-from attest.api.heavy import heavy
-from attest.api.paging import DEFAULT_LIMIT, MAX_LIMIT
-from attest.api.reasoning import explain_triple, reasoner_of
 from attest.mcp.sparql import ReadOnlyQuery, run_read_only
+from attest.operations.answers import AnswerRequest, KagQuery, answer_service
+from attest.operations.entities import entity_card
+from attest.operations.heavy import heavy
+from attest.operations.paging import DEFAULT_LIMIT, MAX_LIMIT
+from attest.operations.reasoning import explain_triple, reasoner_of
 from attest.operations.resources import AppResources
 
 Run = Callable[[Any, BaseModel], Awaitable[dict] | dict]  # (app resources, validated arguments) -> the tool's result
