@@ -48,7 +48,8 @@ Service = Annotated[AnswerService, Depends(get_service)]
 
 @router.post("/context", response_model=ContextResponse)
 def context(body: ContextRequest, service: Service) -> ContextResponse:
-    return service.context(ContextQuery(**body.model_dump()))
+    response: ContextResponse = service.context(ContextQuery(**body.model_dump()))  # AnswerService.context is untyped
+    return response
 
 
 @router.post("/answer", response_model=VerifyReport, dependencies=[Heavy])

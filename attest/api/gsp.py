@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import IO, Callable, cast
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -17,7 +18,9 @@ from attest.errors import BadRequest, NotFound, UnsupportedFormat
 from attest.sparql.formats import DATASET_FORMATS, GRAPH_FORMATS, Format, negotiate
 from attest.sparql.streaming import ChunkPipe, run_streamed
 from attest.ingest import summary
+from attest.store import GraphStore
 from attest.store.rdfio import format_for_media_type, format_for_path, parse_quads
+from attest.vocab import Iris
 
 router = APIRouter(tags=["graph store"])
 GRAPH_STORE = "/store"
@@ -57,7 +60,7 @@ def _graph_iri(value: str) -> str:
         raise BadRequest(f"graph '{value[:200]}' is not a valid IRI: {exc}", graph=value[:200]) from exc
 
 
-def _exists(store, target: Target) -> bool:
+def _exists(store: GraphStore, target: Target) -> bool:
     return target.dataset or target.graph is None or store.has_graph(target.graph)
 
 
@@ -124,11 +127,13 @@ async def _read(request: Request, target: Target, head: bool) -> Response:
     return respond(await run_streamed(executor_of(request).pool, produce, DUMP_TIMEOUT_S))
 
 
-def _dump(store, target: Target, fmt: Format, output: ChunkPipe) -> None:
+def _dump(store: GraphStore, target: Target, fmt: Format, output: ChunkPipe) -> None:
+    native = cast(RdfFormat, fmt.native)  # negotiated among GRAPH_FORMATS or DATASET_FORMATS: RDF formats
+    sink = cast(IO[bytes], output)  # dump only writes, which the pipe does
     if target.dataset:
-        store.dump(output, fmt.native)
+        store.dump(sink, native)
     else:
-        store.dump(output, fmt.native, graph=target.graph or "")
+        store.dump(sink, native, graph=target.graph or "")
 
 
 async def _write(request: Request, target: Target, *, replace: bool) -> Response:
@@ -165,13 +170,13 @@ async def _delete(request: Request, target: Target) -> Response:
     return await run_in_threadpool(_store_delete, resources.store, resources.iris, target)
 
 
-def _unsummarized(store, iris, target: Target) -> None:
+def _unsummarized(store: GraphStore, iris: Iris, target: Target) -> None:
     """A write from outside ingestion: the fact summary (and the list of graphs read beside it) is out of date
     from now until rebuilt."""
     store.update(summary.invalidation(iris))
 
 
-def _store_delete(store, iris, target: Target) -> Response:
+def _store_delete(store: GraphStore, iris: Iris, target: Target) -> Response:
     _unsummarized(store, iris, target)
     if target.graph is None:
         store.update("CLEAR SILENT DEFAULT")
@@ -184,7 +189,7 @@ def _direct_target(request: Request) -> Target:
     return Target(_graph_iri(str(request.url.replace(query="", fragment=""))))
 
 
-def _register(path: str, target_of, what: str) -> None:
+def _register(path: str, target_of: Callable[[Request], Target], what: str) -> None:
     """GET/HEAD are open like /sparql; PUT, POST and DELETE need the Writer dependency."""
 
     async def read(request: Request) -> Response:

@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from attest.api.deps import require_writer, resources_of
@@ -46,6 +47,7 @@ def install(app: FastAPI, settings: Settings) -> StreamableHTTPSessionManager:
         enable_dns_rebinding_protection=True, allowed_hosts=LOOPBACK_HOSTS,
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
     manager = StreamableHTTPSessionManager(app=build_server(lambda: resources_of(app)), security_settings=security)
-    app.router.add_route(PATH, WritersOnly(StreamableHTTPASGIApp(manager)), methods=["GET", "POST", "DELETE"],
-                         include_in_schema=False)
+    # a Route whose endpoint is an ASGI app, as Router.add_route makes (its type admits request functions only)
+    app.router.routes.append(Route(PATH, WritersOnly(StreamableHTTPASGIApp(manager)), methods=["GET", "POST", "DELETE"],
+                                   include_in_schema=False))
     return manager

@@ -19,7 +19,7 @@ def list_queries(resources: ResourcesDep) -> dict[str, object]:
     A file that does not load is listed with its error instead of hiding the others.
     """
     named = named_queries_of(resources)
-    listed = []
+    listed: list[dict[str, object]] = []
     for name in named.names():
         try:
             q = named.get(name)

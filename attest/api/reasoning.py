@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 
@@ -32,20 +32,20 @@ def explain(
     o_literal: Annotated[str | None, Query(description="Object as a literal's lexical form")] = None,
     o_datatype: Annotated[str | None, Query(description="Datatype IRI of o_literal (default xsd:string)")] = None,
     max_depth: Annotated[int | None, Query(ge=1, le=20, description="Depth bound of the proof tree")] = None,
-) -> dict:
+) -> dict[str, Any]:
     """Proof tree of (s p o): rule, depth and premises per inferred step, down to asserted triples and the
     documents and chunks they came from. Bounded by max_depth (default: settings.max_trace_depth), cycle-free."""
     return explain_triple(reasoner, settings, iris, s, p, o, o_literal, o_datatype, max_depth)
 
 
 @router.get("/consistency")
-def consistency(reasoner: ReasonerDep) -> dict:
+def consistency(reasoner: ReasonerDep) -> dict[str, Any]:
     """Inconsistencies found by the last materialization, each with its W3C rule and premise triples."""
     violations = reasoner.consistency()
     return {"consistent": not violations, "violations": violations}
 
 
 @router.post("/reason", dependencies=[Writer])
-def reason(reasoner: ReasonerDep, full: Annotated[bool, Query(description="Recompute from scratch")] = False) -> dict:
+def reason(reasoner: ReasonerDep, full: Annotated[bool, Query(description="Recompute from scratch")] = False) -> dict[str, Any]:
     """Materialize OWL 2 RL consequences now (incremental unless `full`)."""
     return reasoner.materialize(full=full).to_dict()

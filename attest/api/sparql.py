@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import AsyncIterator
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
@@ -40,12 +42,13 @@ def executor_of(request: Request) -> QueryExecutor:
 def respond(streamed: Streamed, *, status_code: int = 200) -> Response:
     """A plain response when the whole body came in one chunk, otherwise a streamed one."""
     headers = {TRUNCATED_HEADER: streamed.truncated} if streamed.truncated else None
-    if streamed.rest is None:
+    rest = streamed.rest
+    if rest is None:
         return Response(streamed.head, status_code=status_code, media_type=streamed.media_type, headers=headers)
 
-    async def body():
+    async def body() -> AsyncIterator[bytes]:
         yield streamed.head
-        async for chunk in streamed.rest:
+        async for chunk in rest:
             yield chunk
 
     return StreamingResponse(body(), status_code=status_code, media_type=streamed.media_type, headers=headers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from attest.errors import ConfigError, NotFound
 from attest.named_queries import NamedQuery, Parameter
@@ -56,17 +57,17 @@ def description(query: NamedQuery) -> str:
     return f"{query.description} (named query {query.name}: {query.form}, answers {form}{paging})"
 
 
-def _property(param: Parameter) -> dict:
+def _property(param: Parameter) -> dict[str, Any]:
     text = param.description or param.name
     if param.type in HINTS:
         text = f"{text} ({HINTS[param.type]})"
-    out: dict = {"type": JSON_TYPES[param.type], "description": text}
+    out: dict[str, Any] = {"type": JSON_TYPES[param.type], "description": text}
     if param.default is not None:
         out["default"] = _typed(param.type, param.default)
     return out
 
 
-def _typed(kind: str, raw: str):
+def _typed(kind: str, raw: str) -> str | int | float | bool:
     if kind == "integer":
         return int(raw)
     if kind == "decimal":
@@ -76,7 +77,7 @@ def _typed(kind: str, raw: str):
     return raw
 
 
-def input_schema(query: NamedQuery) -> dict:
+def input_schema(query: NamedQuery) -> dict[str, Any]:
     properties = {p.name: _property(p) for p in query.parameters}
     if query.form == "SELECT":
         properties["limit"] = {"type": "integer", "minimum": 1, "default": DEFAULT_PAGE,
@@ -87,7 +88,7 @@ def input_schema(query: NamedQuery) -> dict:
             "additionalProperties": False}
 
 
-def run(resources: AppResources, query: NamedQuery, arguments: dict) -> dict:
+def run(resources: AppResources, query: NamedQuery, arguments: dict[str, Any]) -> dict[str, Any]:
     """Run the query with the tool's arguments, bound by the same typed conversion as GET /queries/{name}."""
     given = {key: [_text(value)] for key, value in arguments.items() if value is not None}
     payload, fmt, headers = run_named(resources, query, given, ACCEPT[query.form])
@@ -97,7 +98,7 @@ def run(resources: AppResources, query: NamedQuery, arguments: dict) -> dict:
             "limit_capped": "X-Attest-Limit-Capped" in headers, "truncated": headers.get("X-Attest-Truncated")}
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     """A JSON argument as the query-string text the parameter converters take."""
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from pyoxigraph import RdfFormat
 
@@ -23,7 +24,7 @@ QUERIES = "attest://queries/"
 PROMPT = "grounded_answer"
 
 
-def listed(resources: AppResources) -> list[dict]:
+def listed(resources: AppResources) -> list[dict[str, Any]]:
     """Every resource: uri, name, description, mime type."""
     out = [
         {"uri": ONTOLOGY, "name": "ontology", "mime_type": "text/turtle",
@@ -66,7 +67,7 @@ def _shape_files(resources: AppResources) -> list[Path]:
     return sorted(directory.glob("*.ttl")) if directory.is_dir() else []
 
 
-def graph_layout(resources: AppResources) -> dict:
+def graph_layout(resources: AppResources) -> dict[str, Any]:
     """The graph-layout contract (README "Graph layout") filled in with this store's graphs and sizes."""
     iris = resources.iris
     sizes = resources.store.graph_sizes()

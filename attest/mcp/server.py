@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import json
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import anyio.to_thread
 import mcp_types as types
+from mcp.server import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from attest import __version__
 from attest.errors import AttestError, NotFound
 from attest.mcp import named, resources
-from attest.mcp.tools import BUILT_IN, ToolSpec
+from attest.mcp.tools import BUILT_IN, Json, ToolSpec
 from attest.operations.resources import AppResources
 
 
@@ -28,6 +28,7 @@ INSTRUCTIONS = (
     "sparql_query and the query_* tools read the graph directly; resource attest://graph-layout says which graph holds what.")
 
 # no tool writes to the graph (sparql_query refuses updates); answer may call the configured LLM, nothing else
+Context = ServerRequestContext[Any]  # the SDK's per-request context (unused: the resources come from `current`)
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
 
@@ -36,7 +37,7 @@ def build_server(current: Callable[[], AppResources]) -> Server:
     is built, or the ones `attest mcp` opened). Named-query tools are read from queries/*.rq at each listing and call."""
     tools = {spec.name: spec for spec in BUILT_IN}
 
-    async def list_tools(ctx, params) -> types.ListToolsResult:
+    async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         listed = [types.Tool(name=s.name, description=s.description, input_schema=s.input_schema(),
                              annotations=READ_ONLY) for s in BUILT_IN]
         for query in await anyio.to_thread.run_sync(named.named_tools, current()):
@@ -44,7 +45,7 @@ def build_server(current: Callable[[], AppResources]) -> Server:
                                      input_schema=named.input_schema(query), annotations=READ_ONLY))
         return types.ListToolsResult(tools=listed)
 
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
         try:
             spec = tools.get(params.name)
@@ -62,24 +63,24 @@ def build_server(current: Callable[[], AppResources]) -> Server:
         return types.CallToolResult(content=[types.TextContent(text=json.dumps(result, ensure_ascii=False))],
                                     structured_content=result)
 
-    async def list_resources(ctx, params) -> types.ListResourcesResult:
+    async def list_resources(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         listed = await anyio.to_thread.run_sync(resources.listed, current())
         return types.ListResourcesResult(resources=[types.Resource(**r) for r in listed])
 
-    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(ctx: Context, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         with _protocol_errors():
             text, mime_type = await anyio.to_thread.run_sync(resources.read, current(), str(params.uri))
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=params.uri, mime_type=mime_type,
                                                                              text=text)])
 
-    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+    async def list_prompts(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=[types.Prompt(
             name=resources.PROMPT,
             description="How to answer from Attest's graph and cite every sentence: the citation rules and the "
                         "graph context retrieved for the question, with the markers to copy",
             arguments=[types.PromptArgument(name="question", description="The question to answer", required=True)])])
 
-    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get_prompt(ctx: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         with _protocol_errors():
             if params.name != resources.PROMPT:
                 raise NotFound(f"no prompt named {params.name!r}")
@@ -93,16 +94,17 @@ def build_server(current: Callable[[], AppResources]) -> Server:
                   on_read_resource=read_resource, on_list_prompts=list_prompts, on_get_prompt=get_prompt)
 
 
-async def _run(spec: ToolSpec, resources: AppResources, arguments: dict) -> dict:
+async def _run(spec: ToolSpec, resources: AppResources, arguments: dict[str, Any]) -> Json:
     args = spec.arguments.model_validate(arguments)
-    if not spec.blocking:
+    if spec.blocking:
+        result = await anyio.to_thread.run_sync(functools.partial(spec.run, resources, args))
+    else:
         result = spec.run(resources, args)
-        return await result if inspect.isawaitable(result) else result
-    return await anyio.to_thread.run_sync(functools.partial(spec.run, resources, args))
+    return result if isinstance(result, dict) else await result
 
 
 @contextlib.contextmanager
-def _protocol_errors():
+def _protocol_errors() -> Iterator[None]:
     """Bad input to a resource or prompt read: an MCP invalid-params error carrying the message."""
     try:
         yield

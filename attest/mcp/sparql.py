@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from attest.errors import Forbidden
@@ -36,7 +38,7 @@ def refuse_update(text: str) -> None:
         return
 
 
-async def run_read_only(resources: AppResources, args: ReadOnlyQuery) -> dict:
+async def run_read_only(resources: AppResources, args: ReadOnlyQuery) -> dict[str, Any]:
     """The query's result as text (SPARQL JSON or Turtle), its media type and which limit cut it, if one did."""
     settings = resources.settings
     refuse_update(args.query)

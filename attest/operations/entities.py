@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pyoxigraph import Literal, NamedNode, Triple
 
 from attest.answer.inference import DerivationRecords
@@ -9,7 +11,10 @@ from attest.answer.lookup import SUPPORT_CAP, GraphLookup, is_literal
 from attest.answer.service import answer_ids
 from attest.errors import NotFound
 from attest.operations.paging import Page, next_cursor, page
-from attest.vocab import ATT, PREFIXES
+from attest.operations.results import solutions
+from attest.settings import Settings
+from attest.store import GraphStore
+from attest.vocab import ATT, PREFIXES, Iris
 
 _PREFIXES = "".join(f"PREFIX {k}: <{v}>\n" for k, v in PREFIXES.items())
 
@@ -59,7 +64,7 @@ MAX_CHUNKS = 5  # chunks shown per fact; /explain and the fact-sources query giv
 MAX_DOCUMENTS = 5  # document ids shown per fact (document_count counts them all)
 
 
-def entity_card(store, iris, settings, entity_id: str, *, limit: int | None = None, facts_cursor: str | None = None,
+def entity_card(store: GraphStore, iris: Iris, settings: Settings, entity_id: str, *, limit: int | None = None, facts_cursor: str | None = None,
                 sources_cursor: str | None = None) -> dict[str, object]:
     """The card of GET /entities/{id} and of the MCP get_entity tool: a cursor pages its own list only."""
     ids = answer_ids(settings, iris)
@@ -72,7 +77,7 @@ def entity_card(store, iris, settings, entity_id: str, *, limit: int | None = No
     facts_page = page(limit, facts_cursor, list_name="facts", subject=iri, generation=generation)
     sources_page = page(limit, sources_cursor, list_name="sources", subject=iri, generation=generation)
     labels, alt, types, asserted_types, descriptions = set(), set(), set(), set(), set()
-    for row in store.query(DESCRIBE, substitutions={"e": entity}, **lookup.dataset):
+    for row in solutions(store.query(DESCRIBE, substitutions={"e": entity}, **lookup.dataset)):
         kind = lookup.counts(row["g"].value if row["g"] is not None else "")
         if kind is None:
             continue
@@ -89,7 +94,7 @@ def entity_card(store, iris, settings, entity_id: str, *, limit: int | None = No
             descriptions.add(v)
     if not labels and not types:
         raise NotFound(f"no entity with id '{entity_id[:200]}'", id=entity_id[:200])
-    confidence = next((float(r["confidence"].value) for r in store.query(CONFIDENCE, substitutions={"e": entity})
+    confidence = next((float(r["confidence"].value) for r in solutions(store.query(CONFIDENCE, substitutions={"e": entity}))
                        if r["confidence"] is not None), None)
     facts, facts_more = _facts(store, iris, lookup, entity, facts_page) if facts_cursor or not sources_cursor else ([], False)
     sources, sources_more = _sources(store, entity, sources_page) if sources_cursor or not facts_cursor else ([], False)
@@ -107,8 +112,8 @@ def entity_card(store, iris, settings, entity_id: str, *, limit: int | None = No
     }
 
 
-def _facts(store, iris, lookup: GraphLookup, entity: NamedNode, at: Page) -> tuple[list[dict], bool]:
-    rows = list(store.query(FACTS % (at.limit + 1, at.offset), substitutions={"e": entity}, **lookup.dataset))
+def _facts(store: GraphStore, iris: Iris, lookup: GraphLookup, entity: NamedNode, at: Page) -> tuple[list[dict[str, Any]], bool]:
+    rows = list(solutions(store.query(FACTS % (at.limit + 1, at.offset), substitutions={"e": entity}, **lookup.dataset)))
     more = len(rows) > at.limit
     triples = [(r["s"].value, r["p"].value, r["o"].value if isinstance(r["o"], NamedNode) else str(r["o"]))
                for r in rows[:at.limit]]
@@ -132,7 +137,9 @@ def _facts(store, iris, lookup: GraphLookup, entity: NamedNode, at: Page) -> tup
                 "depth": 0 if not st or st.asserted or isinstance(row["o"], Literal) else depths.get((s, p, o)),
                 "confidence": None, "chunks": []}
         term = Triple(row["s"], row["p"], row["o"])
-        for r in store.query(STATEMENTS % MAX_CHUNKS, substitutions={"t": term}):
+        # GraphStore.query's substitutions type (store/base.py Term) omits the triple terms pyoxigraph takes
+        statements = store.query(STATEMENTS % MAX_CHUNKS, substitutions={"t": term})  # type: ignore[dict-item]
+        for r in solutions(statements):
             fact["confidence"] = max(float(r["confidence"].value), fact["confidence"] or 0.0)
             if r["chunk"] is not None and r["chunk"].value not in fact["chunks"]:
                 fact["chunks"].append(r["chunk"].value)
@@ -140,8 +147,8 @@ def _facts(store, iris, lookup: GraphLookup, entity: NamedNode, at: Page) -> tup
     return out, more
 
 
-def _sources(store, entity: NamedNode, at: Page) -> tuple[list[dict], bool]:
-    rows = list(store.query(SOURCES % (at.limit + 1, at.offset), substitutions={"e": entity}))
+def _sources(store: GraphStore, entity: NamedNode, at: Page) -> tuple[list[dict[str, Any]], bool]:
+    rows = list(solutions(store.query(SOURCES % (at.limit + 1, at.offset), substitutions={"e": entity})))
     return [{"document": r["doc"].value, "source": r["source"].value if r["source"] else None,
              "chunk": r["chunk"].value, "surface_form": r["surface"].value,
              "start": int(r["start"].value) if r["start"] else None, "end": int(r["end"].value) if r["end"] else None}

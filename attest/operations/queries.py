@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 
-from pyoxigraph import QueryBoolean, QuerySolutions, serialize
+from typing import Any, cast
+
+from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, RdfFormat, serialize
 
 from attest.answer.lookup import GraphLookup
 from attest.errors import BadRequest
@@ -12,10 +14,12 @@ from attest.named_queries import NamedQueries, NamedQuery
 from attest.operations.resources import AppResources
 from attest.operations.sparql import TRUNCATED_HEADER
 from attest.sparql.deadline import deadline_store
-from attest.sparql.formats import Format, negotiate
+from attest.sparql.formats import Format, ResultKind, negotiate
+from attest.store import GraphStore, QueryResult
+from attest.vocab import Iris
 from attest.sparql.lexer import with_page
 
-KINDS = {"SELECT": "solutions", "ASK": "boolean", "CONSTRUCT": "graph", "DESCRIBE": "graph"}
+KINDS: dict[str, ResultKind] = {"SELECT": "solutions", "ASK": "boolean", "CONSTRUCT": "graph", "DESCRIBE": "graph"}
 DEFAULT_PAGE = 100
 MAX_PAGE = 10_000
 
@@ -30,7 +34,7 @@ def named_queries_of(resources: AppResources) -> NamedQueries:
     return queries
 
 
-def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[str]], accept: str | None) -> tuple[bytes, Format, dict]:
+def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[str]], accept: str | None) -> tuple[bytes, Format, dict[str, str]]:
     """Run a named query with its parameters (and `limit` / `offset`) given as text: the serialized result, its
     format and the paging headers (X-Attest-Next-Offset, X-Attest-Limit-Capped, X-Attest-Truncated)."""
     settings, store, iris = resources.settings, resources.store, resources.iris
@@ -65,7 +69,7 @@ def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[
     return payload, fmt, headers
 
 
-def _dataset(store, iris, query: NamedQuery) -> dict:
+def _dataset(store: GraphStore, iris: Iris, query: NamedQuery) -> dict[str, Any]:
     """The graphs a query reads: every graph, or (`@dataset facts`) the fact summary instead of the document graphs."""
     if query.dataset != "facts":
         return {}
@@ -90,7 +94,11 @@ def _page(given: dict[str, list[str]], query: NamedQuery) -> tuple[int, int, boo
     return min(out[0], MAX_PAGE), out[1], out[0] > MAX_PAGE
 
 
-def _serialize(result, fmt: Format) -> bytes:
+def _serialize(result: QueryResult, fmt: Format) -> bytes:
+    """`result` in `fmt`, which negotiate() chose for the result's kind: a results format for solutions and
+    booleans, an RDF format for a graph."""
     if isinstance(result, (QuerySolutions, QueryBoolean)):
-        return result.serialize(format=fmt.native)
-    return serialize(result, format=fmt.native)
+        data = result.serialize(format=cast(QueryResultsFormat, fmt.native))
+    else:
+        data = serialize(result, format=cast(RdfFormat, fmt.native))
+    return data or b""  # with no output given pyoxigraph returns the bytes

@@ -39,6 +39,10 @@ class QueryExecutor(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """The threads that serialize results (GET /store streams graph dumps from them too)."""
+
 
 def evaluate(store: Store, query: str, dataset: Dataset, *, union_default_graph: bool,
              base_iri: str | None = None) -> QueryResult:
