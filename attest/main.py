@@ -9,7 +9,7 @@ import time
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
 from attest import __version__, folders
 from attest import observability
@@ -23,7 +23,7 @@ from attest.sparql.outbound import federation_prefixes
 from attest.errors import StoreUnavailable
 from attest.ingest.status import sync_fulltext
 from attest.operations.resources import AppResources
-from attest.store import open_store
+from attest.store import GraphStore, open_store
 from attest.vocab import Iris
 
 log = logging.getLogger("attest.app")
@@ -114,10 +114,11 @@ def close_resources(resources: AppResources) -> None:
     resources.store.close()
 
 
-def _prepare_store(store, settings: Settings, iris: Iris) -> None:
+def _prepare_store(store: GraphStore, settings: Settings, iris: Iris) -> None:
     """What a store needs before requests: stale loads rolled back, ontology, summary, full-text index in step."""
     if hasattr(store, "drop_stale_loads"):
-        store.ping()
+        # ping is on the stores that have drop_stale_loads (remote ones); the GraphStore protocol lacks both yet
+        store.ping()  # type: ignore[attr-defined]
         store.drop_stale_loads()
     load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
     summary.ensure(store, iris)  # a store from before the summary, or edited by hand
@@ -135,5 +136,5 @@ def _prepare_when_reachable(resources: AppResources) -> None:
         return
 
 
-def _routers():
+def _routers() -> list[APIRouter]:
     return [importlib.import_module(name).router for name in ROUTER_MODULES]

@@ -7,6 +7,7 @@ import typer
 
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
+from attest.settings import Settings
 
 
 @cli.command("mcp")
@@ -16,7 +17,7 @@ def mcp_stdio(ctx: typer.Context) -> None:
     anyio.run(serve_stdio, settings_of(ctx))
 
 
-async def serve_stdio(settings) -> None:
+async def serve_stdio(settings: Settings) -> None:
     from mcp.server.stdio import stdio_server  # here, not at import: every other command would pay for it
 
     from attest.main import close_resources, open_resources

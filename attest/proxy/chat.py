@@ -9,7 +9,7 @@ import uuid
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
 import httpx
 from fastapi.responses import JSONResponse, Response, StreamingResponse
@@ -81,7 +81,7 @@ class ChatProxy:
         self.budget = context_budget(self.settings.proxy_context_max_tokens, self.settings.proxy_context_share,
                                      self.settings.proxy_model_context_tokens)
 
-    def call(self, body: dict[str, Any], headers) -> ChatCall:
+    def call(self, body: dict[str, Any], headers: Mapping[str, str]) -> ChatCall:
         check_chat(body)
         namespace = namespace_of(headers.get(NAMESPACE_HEADER))
         conversation = conversation_of(headers.get(CONVERSATION_HEADER), body.get("user"))
@@ -195,7 +195,7 @@ class ChatProxy:
         yield b"data: [DONE]\n\n"
         self._remember(call, text)
 
-    def _block(self, call: ChatCall, injection: Injection, report: VerifyReport, status: int, *, removed: bool) -> dict:
+    def _block(self, call: ChatCall, injection: Injection, report: VerifyReport, status: int, *, removed: bool) -> dict[str, Any]:
         return {
             "retrieval": injection.retrieval(),
             "context_tokens": injection.tokens,
