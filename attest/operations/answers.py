@@ -35,7 +35,7 @@ class KagQuery(BaseModel):
 
 
 class AnswerRequest(BaseModel):
-    """What /answer (and the MCP answer tool) takes."""
+    """What /answer takes."""
 
     question: str = Field(min_length=1, description="The question, at most 10 KB")
     max_hops: int = Field(2, ge=0, le=MAX_HOPS, description="Hops of expansion, 0-3")
