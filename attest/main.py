@@ -1,4 +1,4 @@
-"""The FastAPI application: its AppResources (opened in the lifespan, at app.state.resources), error mapping, routers."""
+"""The FastAPI application: its AppResources (opened in the lifespan, app.state.resources), error mapping, routers."""
 
 from __future__ import annotations
 

@@ -135,7 +135,8 @@ class Settings(BaseSettings):
         from attest.sparql.outbound import federation_prefixes
 
         parsers: dict[str, Callable[[list[str]], object]] = {
-            "allowed_hosts": allowed_host_names, "cors_origins": origin_matcher, "federation_allowlist": federation_prefixes}
+            "allowed_hosts": allowed_host_names, "cors_origins": origin_matcher,
+            "federation_allowlist": federation_prefixes}
         parse = parsers[info.field_name or ""]
         try:
             parse(value)

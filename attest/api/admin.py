@@ -12,7 +12,8 @@ router = APIRouter(tags=["operations"])
 
 
 @router.post("/ontology/reload", dependencies=[Writer])
-def reload_ontology(resources: ResourcesDep, store: StoreDep, settings: SettingsDep, iris: IrisDep) -> dict[str, object]:
+def reload_ontology(resources: ResourcesDep, store: StoreDep, settings: SettingsDep,
+                    iris: IrisDep) -> dict[str, object]:
     """Swap the ontology graph for ontology/*.ttl atomically, then re-derive what the edit changed.
 
     A broken file answers 422 and changes nothing.

@@ -201,7 +201,8 @@ def ontology_terms(store: StoreDep, iris: IrisDep, settings: SettingsDep) -> dic
         kinds.add(row["kind"].value)
         if row["p"] is not None:
             values.setdefault(row["p"].value, set()).add(row["v"].value)
-    counts = {r["class"].value: int(r["n"].value) for r in solutions(store.query(CLASS_COUNTS, substitutions={"o": graph}))}
+    counts = {r["class"].value: int(r["n"].value)
+              for r in solutions(store.query(CLASS_COUNTS, substitutions={"o": graph}))}
     sources = term_sources(settings.ontology_dir, settings.ontology_modules_off)
     classes, properties = [], []
     for iri, (kinds, values) in sorted(terms.items()):

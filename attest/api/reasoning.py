@@ -46,6 +46,7 @@ def consistency(reasoner: ReasonerDep) -> dict[str, Any]:
 
 
 @router.post("/reason", dependencies=[Writer])
-def reason(reasoner: ReasonerDep, full: Annotated[bool, Query(description="Recompute from scratch")] = False) -> dict[str, Any]:
+def reason(reasoner: ReasonerDep,
+           full: Annotated[bool, Query(description="Recompute from scratch")] = False) -> dict[str, Any]:
     """Materialize OWL 2 RL consequences now (incremental unless `full`)."""
     return reasoner.materialize(full=full).to_dict()

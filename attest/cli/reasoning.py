@@ -71,7 +71,8 @@ def explain(
         raise BadRequest(f"not a valid IRI: {exc}") from exc
     store = open_store(settings, read_only=True)
     try:
-        tree = Explainer(store, Iris(settings.base_iri)).explain(subject, predicate, obj, max_depth or settings.max_trace_depth)
+        explainer = Explainer(store, Iris(settings.base_iri))
+        tree = explainer.explain(subject, predicate, obj, max_depth or settings.max_trace_depth)
     finally:
         store.close()
     if as_json:

@@ -1,4 +1,4 @@
-"""Attest as an MCP server (official `mcp` SDK, low-level Server): tools, resources and the prompt over the app's AppResources."""
+"""Attest as an MCP server (official `mcp` SDK, low-level Server): tools, resources and the prompt over AppResources."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, o
 
 def build_server(current: Callable[[], AppResources]) -> Server:
     """An MCP server over the AppResources `current()` gives at each call (the FastAPI app's, opened after this
-    is built, or the ones `attest mcp` opened). Named-query tools are read from queries/*.rq at each listing and call."""
+    is built, or the ones `attest mcp` opened). Named-query tools are read from queries/*.rq at each listing and
+    call."""
     tools = {spec.name: spec for spec in BUILT_IN}
 
     async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:

@@ -75,8 +75,8 @@ def _verify(resources: AppResources, args: VerifyArguments) -> Json:
 
 
 def _explain(resources: AppResources, args: ExplainArguments) -> Json:
-    return explain_triple(reasoner_of(resources), resources.settings, resources.iris, args.subject, args.predicate, args.object,
-                          args.object_literal, args.object_datatype, args.max_depth)
+    return explain_triple(reasoner_of(resources), resources.settings, resources.iris, args.subject, args.predicate,
+                          args.object, args.object_literal, args.object_datatype, args.max_depth)
 
 
 def _entity(resources: AppResources, args: EntityArguments) -> Json:
@@ -86,7 +86,8 @@ def _entity(resources: AppResources, args: EntityArguments) -> Json:
 
 def _answer(resources: AppResources, args: AnswerRequest) -> Json:
     with heavy(resources):
-        report = answer_service(resources).answer(args.question, mode=args.mode, max_hops=args.max_hops, limit=args.limit)
+        report = answer_service(resources).answer(args.question, mode=args.mode, max_hops=args.max_hops,
+                                                  limit=args.limit)
     return report.model_dump(mode="json")
 
 

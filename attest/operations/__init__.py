@@ -1,1 +1,1 @@
-"""What the service does, as plain functions over its AppResources: the HTTP routes (attest/api) and the MCP tools (attest/mcp) both call these."""
+"""What the service does, as plain functions over its AppResources, which the HTTP routes and the MCP tools both call."""

@@ -64,8 +64,8 @@ MAX_CHUNKS = 5  # chunks shown per fact; /explain and the fact-sources query giv
 MAX_DOCUMENTS = 5  # document ids shown per fact (document_count counts them all)
 
 
-def entity_card(store: GraphStore, iris: Iris, settings: Settings, entity_id: str, *, limit: int | None = None, facts_cursor: str | None = None,
-                sources_cursor: str | None = None) -> dict[str, object]:
+def entity_card(store: GraphStore, iris: Iris, settings: Settings, entity_id: str, *, limit: int | None = None,
+                facts_cursor: str | None = None, sources_cursor: str | None = None) -> dict[str, object]:
     """The card of GET /entities/{id} and of the MCP get_entity tool: a cursor pages its own list only."""
     ids = answer_ids(settings, iris)
     iri = ids.iri(entity_id)
@@ -94,8 +94,8 @@ def entity_card(store: GraphStore, iris: Iris, settings: Settings, entity_id: st
             descriptions.add(v)
     if not labels and not types:
         raise NotFound(f"no entity with id '{entity_id[:200]}'", id=entity_id[:200])
-    confidence = next((float(r["confidence"].value) for r in solutions(store.query(CONFIDENCE, substitutions={"e": entity}))
-                       if r["confidence"] is not None), None)
+    rows = solutions(store.query(CONFIDENCE, substitutions={"e": entity}))
+    confidence = next((float(r["confidence"].value) for r in rows if r["confidence"] is not None), None)
     facts, facts_more = _facts(store, iris, lookup, entity, facts_page) if facts_cursor or not sources_cursor else ([], False)
     sources, sources_more = _sources(store, entity, sources_page) if sources_cursor or not facts_cursor else ([], False)
     return {
@@ -112,8 +112,10 @@ def entity_card(store: GraphStore, iris: Iris, settings: Settings, entity_id: st
     }
 
 
-def _facts(store: GraphStore, iris: Iris, lookup: GraphLookup, entity: NamedNode, at: Page) -> tuple[list[dict[str, Any]], bool]:
-    rows = list(solutions(store.query(FACTS % (at.limit + 1, at.offset), substitutions={"e": entity}, **lookup.dataset)))
+def _facts(store: GraphStore, iris: Iris, lookup: GraphLookup, entity: NamedNode,
+           at: Page) -> tuple[list[dict[str, Any]], bool]:
+    query = FACTS % (at.limit + 1, at.offset)
+    rows = list(solutions(store.query(query, substitutions={"e": entity}, **lookup.dataset)))
     more = len(rows) > at.limit
     triples = [(r["s"].value, r["p"].value, r["o"].value if isinstance(r["o"], NamedNode) else str(r["o"]))
                for r in rows[:at.limit]]

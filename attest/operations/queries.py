@@ -34,7 +34,8 @@ def named_queries_of(resources: AppResources) -> NamedQueries:
     return queries
 
 
-def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[str]], accept: str | None) -> tuple[bytes, Format, dict[str, str]]:
+def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[str]],
+              accept: str | None) -> tuple[bytes, Format, dict[str, str]]:
     """Run a named query with its parameters (and `limit` / `offset`) given as text: the serialized result, its
     format and the paging headers (X-Attest-Next-Offset, X-Attest-Limit-Capped, X-Attest-Truncated)."""
     settings, store, iris = resources.settings, resources.store, resources.iris

@@ -195,7 +195,8 @@ class ChatProxy:
         yield b"data: [DONE]\n\n"
         self._remember(call, text)
 
-    def _block(self, call: ChatCall, injection: Injection, report: VerifyReport, status: int, *, removed: bool) -> dict[str, Any]:
+    def _block(self, call: ChatCall, injection: Injection, report: VerifyReport, status: int, *,
+               removed: bool) -> dict[str, Any]:
         return {
             "retrieval": injection.retrieval(),
             "context_tokens": injection.tokens,

@@ -192,7 +192,8 @@ class Namespace:
                 self._ingest(turn)
 
     def _last_turn(self, store: EmbeddedStore, conversation: str) -> tuple[int, str | None]:
-        rows = list(solutions(store.query(LAST_TURN, substitutions={"c": NamedNode(conversation_iri(self.iris, conversation))})))
+        conversation_node = NamedNode(conversation_iri(self.iris, conversation))
+        rows = list(solutions(store.query(LAST_TURN, substitutions={"c": conversation_node})))
         if not rows:
             return -1, None
         return int(rows[0]["i"].value), rows[0]["e"].value.rsplit("/", 1)[-1]
