@@ -1,4 +1,4 @@
-"""The FastAPI application: lifespan-created resources, error mapping, routers."""
+"""The FastAPI application: its AppResources (opened in the lifespan, app.state.resources), error mapping, routers."""
 
 from __future__ import annotations
 
@@ -7,21 +7,23 @@ import logging
 import threading
 import time
 from contextlib import asynccontextmanager
+from typing import AsyncIterator
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 
 from attest import __version__, folders
 from attest import observability
 from attest.api import errors, guard, limits
+from attest.api import mcp as api_mcp
 from attest.ingest import summary
-from attest.mcp import http as mcp_http
 from attest.ontology import check_ontology, load_ontology
 from attest.settings import Settings, content_folders, load_settings
 from attest.sparql.deadline import open_executor
 from attest.sparql.outbound import federation_prefixes
 from attest.errors import StoreUnavailable
 from attest.ingest.status import sync_fulltext
-from attest.store import open_store
+from attest.operations.resources import AppResources
+from attest.store import GraphStore, open_store
 from attest.vocab import Iris
 
 log = logging.getLogger("attest.app")
@@ -52,21 +54,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or load_settings()
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
-        open_resources(app.state, settings)
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        resources = app.state.resources = open_resources(settings)
         try:
-            async with mcp_http.running(app):
+            async with mcp_sessions.run():
                 yield
         finally:
-            if getattr(app.state, "proxy", None) is not None:  # the chat proxy: pending memory writes, HTTP client
-                await app.state.proxy.aclose()
-            close_resources(app.state)
+            if resources.proxy is not None:  # the chat proxy: pending memory writes, HTTP client
+                await resources.proxy.aclose()
+            close_resources(resources)
 
     app = FastAPI(title="Attest", version=__version__, lifespan=lifespan)
-    app.state.settings = settings
     errors.install(app)
-    mcp_http.install(app)  # MCP over streamable HTTP at /mcp (attest/mcp/)
-    limits.install(app)
+    mcp_sessions = api_mcp.install(app, settings)  # MCP over streamable HTTP at /mcp (attest/mcp/)
+    limits.install(app, settings)
     guard.install(app, settings)  # Host allow-list, cross-site refusal, CORS (attest/api/guard.py)
     federation_prefixes(settings.federation_allowlist)  # a bad entry stops the start, with the setting named
     observability.install(app, settings)  # outermost: request ids, access log, HTTP metrics
@@ -83,36 +84,37 @@ def check_startup(settings: Settings) -> None:
         open_store(settings).close()
 
 
-def open_resources(state, settings: Settings) -> None:
-    """Open what requests use, on `state` (the app's, or `attest mcp`'s): store, ontology, query executor. A remote
-    store down at start is prepared by a thread once it answers; /ready says false until then."""
+def open_resources(settings: Settings) -> AppResources:
+    """Open what requests use (the app's, or `attest mcp`'s): store, ontology, query executor. A remote store down
+    at start is prepared by a thread once it answers; /ready says false until then."""
     for setting in folders.packaged_in_use(content_folders(settings)):
         log.info("no %s folder here: using the packaged default %s", folders.FOLDERS[setting], setting)
-    state.settings = settings
-    state.iris = Iris(settings.base_iri)
-    state.store = open_store(settings, check=False) if settings.store == "sparql" else open_store(settings)
+    iris = Iris(settings.base_iri)
+    store = open_store(settings, check=False) if settings.store == "sparql" else open_store(settings)
+    resources = AppResources(settings, iris, store)
     try:
-        _prepare_store(state.store, settings, state.iris)
+        _prepare_store(store, settings, iris)
     except StoreUnavailable as exc:
         log.error("store not reachable at start (%s); /ready stays false until it answers", exc.message)
-        threading.Thread(target=_prepare_when_reachable, args=(state, settings), daemon=True,
+        threading.Thread(target=_prepare_when_reachable, args=(resources,), daemon=True,
                          name="store-prepare").start()
     except BaseException:
-        state.store.close()  # a broken ontology file must not leave the store locked
+        store.close()  # a broken ontology file must not leave the store locked
         raise
-    state.query_executor = open_executor(state.store, settings)  # deadlines: attest/sparql/deadline.py
+    resources.query_executor = open_executor(store, settings)  # deadlines: attest/sparql/deadline.py
+    return resources
 
 
-def close_resources(state) -> None:
-    state.store_closing = True
-    if getattr(state, "ingest_thread", None) is not None:  # the document being ingested commits first
-        state.ingest_thread.close()
-    if state.query_executor is not None:
-        state.query_executor.close()
-    state.store.close()
+def close_resources(resources: AppResources) -> None:
+    resources.store_closing = True
+    if resources.ingest_thread is not None:  # the document being ingested commits first
+        resources.ingest_thread.close()
+    if resources.query_executor is not None:
+        resources.query_executor.close()
+    resources.store.close()
 
 
-def _prepare_store(store, settings: Settings, iris: Iris) -> None:
+def _prepare_store(store: GraphStore, settings: Settings, iris: Iris) -> None:
     """What a store needs before requests: stale loads rolled back, ontology, summary, full-text index in step."""
     store.ping()  # a server store: fail now when it does not answer, and roll back loads a crash left
     store.drop_stale_loads()
@@ -121,16 +123,16 @@ def _prepare_store(store, settings: Settings, iris: Iris) -> None:
     sync_fulltext(store, iris)  # after a crash between a commit and its index update
 
 
-def _prepare_when_reachable(state, settings: Settings) -> None:
-    while not getattr(state, "store_closing", False):
+def _prepare_when_reachable(resources: AppResources) -> None:
+    while not resources.store_closing:
         time.sleep(STORE_RETRY_S)
         try:
-            _prepare_store(state.store, settings, state.iris)
+            _prepare_store(resources.store, resources.settings, resources.iris)
         except StoreUnavailable:
             continue
         log.info("store reachable again; ready")
         return
 
 
-def _routers():
+def _routers() -> list[APIRouter]:
     return [importlib.import_module(name).router for name in ROUTER_MODULES]

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from attest import metrics
+from attest.settings import Settings
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -65,7 +66,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, request id and any `extra=` fields."""
 
     def format(self, record: logging.LogRecord) -> str:
-        entry = {
+        entry: dict[str, object] = {
             "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
@@ -77,8 +78,10 @@ class JsonFormatter(logging.Formatter):
         for key, value in vars(record).items():
             if key not in LOG_RECORD_FIELDS and key != "request_id":
                 entry[key] = value if isinstance(value, (int, float, bool, type(None))) else str(value)
-        if record.exc_text or record.exc_info:
-            entry["exception"] = record.exc_text or self.formatException(record.exc_info)
+        if record.exc_text:
+            entry["exception"] = record.exc_text
+        elif record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False)
 
 
@@ -86,7 +89,7 @@ redactor = SecretRedactor()
 _handler: logging.Handler | None = None
 
 
-def configure_logging(settings, stream: IO[str] | None = None) -> logging.Handler:
+def configure_logging(settings: Settings, stream: IO[str] | None = None) -> logging.Handler:
     """JSON logs on stderr (or `stream`) through the redactor; idempotent, and it registers the settings' secrets."""
     global _handler
     redactor.add(settings.token.get_secret_value() if settings.token else None,
@@ -149,6 +152,6 @@ class RequestContext:
             request_id.reset(token)
 
 
-def install(app: FastAPI, settings) -> None:
+def install(app: FastAPI, settings: Settings) -> None:
     configure_logging(settings)
     app.add_middleware(RequestContext)

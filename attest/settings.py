@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import yaml
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -134,8 +134,10 @@ class Settings(BaseSettings):
         from attest.api.origins import allowed_host_names, origin_matcher
         from attest.sparql.outbound import federation_prefixes
 
-        parse = {"allowed_hosts": allowed_host_names, "cors_origins": origin_matcher,
-                 "federation_allowlist": federation_prefixes}[info.field_name]
+        parsers: dict[str, Callable[[list[str]], object]] = {
+            "allowed_hosts": allowed_host_names, "cors_origins": origin_matcher,
+            "federation_allowlist": federation_prefixes}
+        parse = parsers[info.field_name or ""]
         try:
             parse(value)
         except ConfigError as exc:

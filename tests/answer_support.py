@@ -81,7 +81,7 @@ def app_client(settings):
 
     client = TestClient(create_app(settings), base_url="http://localhost")
     client.__enter__()
-    state = client.app.state
+    state = client.app.state.resources
     load_graph(state.store, state.iris)
     reason(state.store, state.iris, settings)
     return client

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 from tests.conftest import REPO
 
@@ -52,8 +51,7 @@ class OpenState:
     def __enter__(self):
         from attest.main import open_resources
 
-        self.state = SimpleNamespace()
-        open_resources(self.state, self.settings)
+        self.state = open_resources(self.settings)
         return self.state
 
     def __exit__(self, *exc) -> None:

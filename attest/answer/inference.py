@@ -9,7 +9,7 @@ from pyoxigraph import NamedNode, Triple as RdfTriple
 from attest.answer import queries as q
 from attest.answer.lookup import Triple
 from attest.answer.models import TraceStep
-from attest.answer.solutions import solutions
+from attest.store.results import solutions
 from attest.reasoner.records import derivation_iri
 from attest.settings import Settings
 from attest.store import GraphStore

@@ -13,7 +13,7 @@ from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 from attest.answer import queries as q
 from attest.answer.ids import Ids
 from attest.answer.memo import Changes, Memo
-from attest.answer.solutions import solutions
+from attest.store.results import solutions
 from attest.ingest import summary
 from attest.store import GraphStore
 from attest.vocab import ATT, DCT, ONT, OWL, PREFIXES, RDF, RDFS, SCHEMA, SH, SKOS, XSD, Iris

@@ -22,7 +22,7 @@ from attest.answer.passages import PassageRanker
 from attest.answer.path_query import path_sparql
 from attest.answer.paths import Path, PathSearch
 from attest.answer.predicates import CAMEL, asks_for_person, focus_stems, question_terms
-from attest.answer.solutions import solutions
+from attest.store.results import solutions
 from attest.extract.sanitize import sanitize
 from attest.store import fulltext
 from attest.store.base import Term

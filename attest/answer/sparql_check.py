@@ -20,7 +20,7 @@ from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from attest.answer.queries import with_values
-from attest.answer.solutions import solutions
+from attest.store.results import solutions
 from attest.answer.sparql_models import CheckName
 from attest.errors import BadRequest
 from attest.sparql.lexer import bare_words, top_level_words, with_page

@@ -20,7 +20,7 @@ from attest.answer.models import ContextResponse
 from attest.answer.queries import PREFIXES, with_values
 from attest.answer.retrieve import ContextQuery
 from attest.answer.service import AnswerService
-from attest.answer.solutions import solutions
+from attest.store.results import solutions
 from attest.answer.sparql_check import check_query, known_iris_in
 from attest.answer.sparql_models import (
     AttemptSource, CheckStep, QueryAttempt, QuerySource, ResultTerm, SparqlAnswer, SparqlDraft,

@@ -9,11 +9,13 @@ from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 from pyoxigraph import NamedNode
 
-from attest.answer.lookup import GraphLookup
+from attest.answer.lookup import FactStatus, GraphLookup, Triple
 from attest.answer.service import answer_ids
 from attest.api.deps import IrisDep, SettingsDep, StoreDep
 from attest.errors import BadRequest, NotFound
 from attest.ontology import ontology_files, term_sources
+from attest.store.results import solutions
+from attest.settings import Settings
 from attest.vocab import ONT, OWL, PREFIXES, RDF, RDFS, is_valid_id
 
 router = APIRouter(tags=["browse"])
@@ -75,7 +77,9 @@ def neighbourhood(store: StoreDep, iris: IrisDep, settings: SettingsDep,
     lookup = GraphLookup(store, iris, ids=ids)
     if iri not in lookup.labels_of([iri]):
         raise NotFound(f"no entity with id '{entity[:200]}'", id=entity[:200])
-    nodes, edges, frontier, truncated = {iri: 0}, {}, [iri], False
+    nodes: dict[str, int] = {iri: 0}
+    edges: dict[Triple, bool] = {}  # (s, p, o) -> only inferred
+    frontier, truncated = [iri], False
     for hop in range(1, hops + 1):
         if hop > 1:
             frontier, cut = _walkable(lookup, frontier)
@@ -119,13 +123,14 @@ def _walkable(lookup: GraphLookup, frontier: list[str]) -> tuple[list[str], bool
     return kept, len(kept) < len(frontier)
 
 
-def _add_edges(lookup: GraphLookup, found: dict, nodes: dict, edges: dict, inferred: bool) -> None:
+def _add_edges(lookup: GraphLookup, found: dict[Triple, FactStatus], nodes: dict[str, int], edges: dict[Triple, bool],
+               inferred: bool) -> None:
     for (s, p, o), st in found.items():
         if s in nodes and o in nodes and _is_edge(lookup, s, p, o, st, inferred):
             edges[(s, p, o)] = not st.asserted
 
 
-def _is_edge(lookup: GraphLookup, s: str, p: str, o: str, status, inferred: bool) -> bool:
+def _is_edge(lookup: GraphLookup, s: str, p: str, o: str, status: FactStatus, inferred: bool) -> bool:
     return (p not in NOT_EDGES and s != o and lookup.is_node(o) and lookup.is_node(s)
             and (status.asserted or (inferred and status.inferred)))
 
@@ -137,7 +142,8 @@ def _local_name(iri: str) -> str:
 def _main_class(types: list[str]) -> str | None:
     """The class a node is drawn in: an ontology class other than the roots every entity has."""
     own = [t for t in types if t.startswith(ONT) and t not in (ONT + "Entity", ONT + "Topic")]
-    return (own or [t for t in types if t.startswith(ONT)] or types or [None])[0]
+    ranked = own or [t for t in types if t.startswith(ONT)] or types
+    return ranked[0] if ranked else None
 
 
 @router.get("/passages/{chunk_id}")
@@ -147,7 +153,7 @@ def passage(chunk_id: str, store: StoreDep, iris: IrisDep, settings: SettingsDep
     if not is_valid_id(chunk_id):
         raise BadRequest("a chunk id is [A-Za-z0-9._~-], at most 200 characters", field="chunk_id")
     chunk = NamedNode(iris.chunk(chunk_id))
-    row = next(iter(store.query(PASSAGE, substitutions={"c": chunk})), None)
+    row = next(iter(solutions(store.query(PASSAGE, substitutions={"c": chunk}))), None)
     if row is None:
         raise NotFound(f"no chunk with id '{chunk_id}'", id=chunk_id)
     ids = answer_ids(settings, iris)
@@ -155,7 +161,7 @@ def passage(chunk_id: str, store: StoreDep, iris: IrisDep, settings: SettingsDep
     start = int(row["start"].value) if row["start"] else None
     text = row["text"].value
     mentions = []
-    for m in store.query(MENTIONS, substitutions={"c": chunk}):
+    for m in solutions(store.query(MENTIONS, substitutions={"c": chunk})):
         span = _span_in_text(text, int(m["start"].value) - (start or 0), int(m["end"].value) - (start or 0),
                              m["surface"].value if m["surface"] else None)
         if span is not None:
@@ -190,12 +196,13 @@ def ontology_terms(store: StoreDep, iris: IrisDep, settings: SettingsDep) -> dic
     entities per class, and the Turtle file and line that describe each term."""
     graph = NamedNode(iris.ontology_graph)
     terms: dict[str, tuple[set[str], dict[str, set[str]]]] = {}  # IRI -> (its kinds, its values by predicate)
-    for row in store.query(ONTOLOGY_TERMS, substitutions={"g": graph}):
+    for row in solutions(store.query(ONTOLOGY_TERMS, substitutions={"g": graph})):
         kinds, values = terms.setdefault(row["term"].value, (set(), {}))
         kinds.add(row["kind"].value)
         if row["p"] is not None:
             values.setdefault(row["p"].value, set()).add(row["v"].value)
-    counts = {r["class"].value: int(r["n"].value) for r in store.query(CLASS_COUNTS, substitutions={"o": graph})}
+    counts = {r["class"].value: int(r["n"].value)
+              for r in solutions(store.query(CLASS_COUNTS, substitutions={"o": graph}))}
     sources = term_sources(settings.ontology_dir, settings.ontology_modules_off)
     classes, properties = [], []
     for iri, (kinds, values) in sorted(terms.items()):
@@ -231,7 +238,7 @@ def ontology_file(name: str, settings: SettingsDep) -> PlainTextResponse:
     return PlainTextResponse(path.read_text(encoding="utf-8"), media_type="text/turtle; charset=utf-8")
 
 
-def ontology_source(settings, name: str) -> Path:
+def ontology_source(settings: Settings, name: str) -> Path:
     """The file of that name in the ontology directory; only names the directory lists are served."""
     for path in ontology_files(settings.ontology_dir, settings.ontology_modules_off):
         if path.name == name:

@@ -7,25 +7,39 @@ import ipaddress
 from typing import Annotated
 
 from fastapi import Depends, Request
+from starlette.applications import Starlette
 
 from attest.api.guard import refuse_unproven_form
 from attest.api.origins import LOOPBACK_HOSTS, split_host_header
 from attest.errors import Forbidden, Unauthorized
+from attest.operations.resources import AppResources
 from attest.settings import Settings
 from attest.store import GraphStore
 from attest.vocab import Iris
 
 
+def resources_of(app: Starlette) -> AppResources:
+    """The app's AppResources, opened by its lifespan (attest/main.py)."""
+    resources = getattr(app.state, "resources", None)
+    if not isinstance(resources, AppResources):
+        raise RuntimeError("the app's resources are not open: requests are served only inside its lifespan")
+    return resources
+
+
+def get_resources(request: Request) -> AppResources:
+    return resources_of(request.app)
+
+
 def get_settings(request: Request) -> Settings:
-    return request.app.state.settings
+    return resources_of(request.app).settings
 
 
 def get_store(request: Request) -> GraphStore:
-    return request.app.state.store
+    return resources_of(request.app).store
 
 
 def get_iris(request: Request) -> Iris:
-    return request.app.state.iris
+    return resources_of(request.app).iris
 
 
 def _is_loopback(host: str | None) -> bool:
@@ -58,6 +72,7 @@ def require_writer(request: Request, settings: Annotated[Settings, Depends(get_s
     refuse_unproven_form(request)
 
 
+ResourcesDep = Annotated[AppResources, Depends(get_resources)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 StoreDep = Annotated[GraphStore, Depends(get_store)]
 IrisDep = Annotated[Iris, Depends(get_iris)]

@@ -11,16 +11,16 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 
-from attest.api.deps import IrisDep, StoreDep, Writer
+from attest.api.deps import IrisDep, ResourcesDep, StoreDep, Writer
 from attest.api.heavy import Heavy
-from attest.api.paging import DEFAULT_LIMIT, MAX_LIMIT, next_cursor, page
-from attest.api.reasoning import get_reasoner
 from attest.errors import BadRequest, ExtractionError, NotFound, UnsupportedFormat
 from attest.ingest.background import IngestThread
 from attest.ingest.pipeline import IngestPipeline
 from attest.ingest.session import open_session
 from attest.ingest.status import StatusRegistry
 from attest.ingest.worker import offload
+from attest.operations.paging import DEFAULT_LIMIT, MAX_LIMIT, next_cursor, page
+from attest.operations.reasoning import reasoner_of
 from attest.vocab import is_valid_id
 
 router = APIRouter(tags=["documents"])
@@ -36,25 +36,24 @@ class TextDocument(BaseModel):
     media_type: str = Field("text/plain", description="text/plain, text/markdown or text/html")
 
 
-def get_pipeline(request: Request) -> IngestPipeline:
+def get_pipeline(resources: ResourcesDep) -> IngestPipeline:
     """One pipeline per app, made on first use (the LLM probe runs then, not at startup)."""
-    state = request.app.state
     with _create_lock:
-        if getattr(state, "ingest_pipeline", None) is None:
-            session = open_session(state.store, state.settings, reason=False)
-            if state.settings.reason_after_ingest:  # the app's one reasoner, so its closure stays incremental
-                session.pipeline.reasoner = get_reasoner(request)
-            state.ingest_pipeline, state.ingest_mode = session.pipeline, session.mode
-            worker = offload(session.pipeline) if state.settings.ingest_worker else None
-            state.ingest_thread = IngestThread(state.settings.ingest_nice, worker)
-    return state.ingest_pipeline
+        if resources.ingest_pipeline is None:
+            session = open_session(resources.store, resources.settings, reason=False)
+            if resources.settings.reason_after_ingest:  # the app's one reasoner, so its closure stays incremental
+                session.pipeline.reasoner = reasoner_of(resources)
+            resources.ingest_pipeline, resources.ingest_mode = session.pipeline, session.mode
+            worker = offload(session.pipeline) if resources.settings.ingest_worker else None
+            resources.ingest_thread = IngestThread(resources.settings.ingest_nice, worker)
+        return resources.ingest_pipeline
 
 
 PipelineDep = Annotated[IngestPipeline, Depends(get_pipeline)]
 
 
 @router.post("/documents", dependencies=[Writer, Heavy], status_code=201)
-async def post_document(request: Request, pipeline: PipelineDep) -> JSONResponse:
+async def post_document(request: Request, pipeline: PipelineDep, resources: ResourcesDep) -> JSONResponse:
     """Ingest one document: multipart upload (field `file`) or JSON {text, name?, media_type?}."""
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type == "multipart/form-data":
@@ -75,10 +74,11 @@ async def post_document(request: Request, pipeline: PipelineDep) -> JSONResponse
     else:
         raise UnsupportedFormat("POST /documents takes multipart/form-data (field 'file') or application/json",
                                 media_type=content_type)
-    report = await request.app.state.ingest_thread.run(pipeline.ingest_bytes, data, source=source, media_type=media_type)
+    assert resources.ingest_thread is not None  # made with the pipeline (get_pipeline)
+    report = await resources.ingest_thread.run(pipeline.ingest_bytes, data, source=source, media_type=media_type)
     if report.status == "failed":
         raise ExtractionError(report.message, id=report.doc_id, report=report.to_dict())
-    return JSONResponse({"id": report.doc_id, "report": report.to_dict(), "mode": request.app.state.ingest_mode},
+    return JSONResponse({"id": report.doc_id, "report": report.to_dict(), "mode": resources.ingest_mode},
                         status_code=200 if report.outcome == "unchanged" else 201)
 
 
@@ -87,7 +87,7 @@ def list_documents(store: StoreDep, iris: IrisDep,
                    limit: Annotated[int | None, Query(description=f"Documents per page (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})")] = None,
                    cursor: Annotated[str | None, Query(description="Continue from this cursor (`next`)")] = None) -> dict[str, object]:
     """A page of the documents, sorted by source, with how many there are in each status."""
-    generation = getattr(store, "generation", None)
+    generation = store.generation
     at = page(limit, cursor, list_name="documents", subject="", generation=generation)
     registry = StatusRegistry(store, iris)
     docs = registry.list(at.limit + 1, at.offset)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from attest.errors import AttestError, CircuitOpen, Overloaded, Unauthorized
@@ -12,7 +12,7 @@ from attest.proxy.errors import error_body, from_attest, is_openai_path
 
 
 async def attest_error_handler(request: Request, exc: AttestError) -> JSONResponse:
-    headers = {}
+    headers: dict[str, str] = {}
     if isinstance(exc, Unauthorized):
         headers["WWW-Authenticate"] = "Bearer"
     if isinstance(exc, (Overloaded, CircuitOpen)):
@@ -25,7 +25,7 @@ def render(exc: AttestError, path: str) -> dict[str, object]:
     return from_attest(exc) if is_openai_path(path) else exc.to_dict()
 
 
-async def routing_error_handler(request: Request, exc: HTTPException):
+async def routing_error_handler(request: Request, exc: HTTPException) -> Response:
     """An unknown route or method: OpenAI's error JSON under /v1, FastAPI's own answer elsewhere."""
     if not is_openai_path(request.url.path):
         return await http_exception_handler(request, exc)
@@ -35,5 +35,6 @@ async def routing_error_handler(request: Request, exc: HTTPException):
 
 
 def install(app: FastAPI) -> None:
-    app.add_exception_handler(AttestError, attest_error_handler)
-    app.add_exception_handler(HTTPException, routing_error_handler)
+    # Starlette types every handler as taking any Exception; it calls each with the class it is registered for
+    app.add_exception_handler(AttestError, attest_error_handler)  # type: ignore[arg-type]
+    app.add_exception_handler(HTTPException, routing_error_handler)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import IO, Callable, cast
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -11,13 +12,15 @@ from fastapi.responses import Response
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat
 from starlette.concurrency import run_in_threadpool
 
-from attest.api.deps import Writer
+from attest.api.deps import Writer, resources_of
 from attest.api.sparql import executor_of, respond
 from attest.errors import BadRequest, NotFound, UnsupportedFormat
 from attest.sparql.formats import DATASET_FORMATS, GRAPH_FORMATS, Format, negotiate
 from attest.sparql.streaming import ChunkPipe, run_streamed
 from attest.ingest import summary
+from attest.store import GraphStore
 from attest.store.rdfio import format_for_media_type, format_for_path, parse_quads
+from attest.vocab import Iris
 
 router = APIRouter(tags=["graph store"])
 GRAPH_STORE = "/store"
@@ -57,7 +60,7 @@ def _graph_iri(value: str) -> str:
         raise BadRequest(f"graph '{value[:200]}' is not a valid IRI: {exc}", graph=value[:200]) from exc
 
 
-def _exists(store, target: Target) -> bool:
+def _exists(store: GraphStore, target: Target) -> bool:
     return target.dataset or target.graph is None or store.has_graph(target.graph)
 
 
@@ -97,19 +100,19 @@ def _parsed(data: bytes, fmt: RdfFormat, graph: str | None, source: str) -> list
 
 
 def _staging(request: Request) -> str:
-    return f"{request.app.state.iris.staging_graph_prefix}{uuid.uuid4().hex}"
+    return f"{resources_of(request.app).iris.staging_graph_prefix}{uuid.uuid4().hex}"
 
 
 def _replace_default(request: Request, quads: list[Quad]) -> None:
     """Stage the triples in a fresh graph, then swap them into the default graph in one update."""
-    store = request.app.state.store
+    store = resources_of(request.app).store
     staging = NamedNode(_staging(request))
     store.add(Quad(q.subject, q.predicate, q.object, staging) for q in quads)
     store.update(f"CLEAR SILENT DEFAULT ; ADD SILENT GRAPH {staging} TO DEFAULT ; DROP SILENT GRAPH {staging}")
 
 
 async def _read(request: Request, target: Target, head: bool) -> Response:
-    store = request.app.state.store
+    store = resources_of(request.app).store
     offered = DATASET_FORMATS if target.dataset else GRAPH_FORMATS
     fmt = negotiate(request.headers.get("accept"), "graph", offered)
     if not _exists(store, target):
@@ -124,26 +127,29 @@ async def _read(request: Request, target: Target, head: bool) -> Response:
     return respond(await run_streamed(executor_of(request).pool, produce, DUMP_TIMEOUT_S))
 
 
-def _dump(store, target: Target, fmt: Format, output: ChunkPipe) -> None:
+def _dump(store: GraphStore, target: Target, fmt: Format, output: ChunkPipe) -> None:
+    native = cast(RdfFormat, fmt.native)  # negotiated among GRAPH_FORMATS or DATASET_FORMATS: RDF formats
+    sink = cast(IO[bytes], output)  # dump only writes, which the pipe does
     if target.dataset:
-        store.dump(output, fmt.native)
+        store.dump(sink, native)
     else:
-        store.dump(output, fmt.native, graph=target.graph or "")
+        store.dump(sink, native, graph=target.graph or "")
 
 
 async def _write(request: Request, target: Target, *, replace: bool) -> Response:
     if target.dataset:
         if replace:
             raise BadRequest("PUT needs ?graph=IRI or ?default")
-        target = Target(f"{request.app.state.iris.base}graph/uploaded/{uuid.uuid4().hex}", minted=True)
+        target = Target(f"{resources_of(request.app).iris.base}graph/uploaded/{uuid.uuid4().hex}", minted=True)
     quads = await _parse_body(request, target.graph)
     return await run_in_threadpool(_store_write, request, target, quads, replace)
 
 
 def _store_write(request: Request, target: Target, quads: list[Quad], replace: bool) -> Response:
     """Each write is one transaction: a PUT replaces the graph atomically, a POST adds all quads or none."""
-    store = request.app.state.store
-    _unsummarized(store, request.app.state.iris, target)
+    resources = resources_of(request.app)
+    store = resources.store
+    _unsummarized(store, resources.iris, target)
     existed = _exists(store, target)
     if target.graph is None:
         _replace_default(request, quads) if replace else store.add(quads)
@@ -160,16 +166,17 @@ def _store_write(request: Request, target: Target, quads: list[Quad], replace: b
 async def _delete(request: Request, target: Target) -> Response:
     if target.dataset:
         raise BadRequest("DELETE needs ?graph=IRI or ?default")
-    return await run_in_threadpool(_store_delete, request.app.state.store, request.app.state.iris, target)
+    resources = resources_of(request.app)
+    return await run_in_threadpool(_store_delete, resources.store, resources.iris, target)
 
 
-def _unsummarized(store, iris, target: Target) -> None:
+def _unsummarized(store: GraphStore, iris: Iris, target: Target) -> None:
     """A write from outside ingestion: the fact summary (and the list of graphs read beside it) is out of date
     from now until rebuilt."""
     store.update(summary.invalidation(iris))
 
 
-def _store_delete(store, iris, target: Target) -> Response:
+def _store_delete(store: GraphStore, iris: Iris, target: Target) -> Response:
     _unsummarized(store, iris, target)
     if target.graph is None:
         store.update("CLEAR SILENT DEFAULT")
@@ -182,7 +189,7 @@ def _direct_target(request: Request) -> Target:
     return Target(_graph_iri(str(request.url.replace(query="", fragment=""))))
 
 
-def _register(path: str, target_of, what: str) -> None:
+def _register(path: str, target_of: Callable[[Request], Target], what: str) -> None:
     """GET/HEAD are open like /sparql; PUT, POST and DELETE need the Writer dependency."""
 
     async def read(request: Request) -> Response:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -12,6 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from attest.api.errors import attest_error_handler
 from attest.api.origins import allowed_host_names, origin_matcher, same_origin, split_host_header
 from attest.errors import AttestError, CrossSiteRefused, MisdirectedRequest
+from attest.settings import Settings
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # the content types an HTML form can send (its enctype), which a page of any site can post without a preflight
@@ -93,7 +95,7 @@ def refuse_unproven_form(request: Request) -> None:
             "nothing was changed", header=FORM_PROOF_HEADER)
 
 
-def install(app, settings) -> None:
+def install(app: Starlette, settings: Settings) -> None:
     """Add the guard and CORS for `cors_origins`; bad allowed_hosts or cors_origins entries raise ConfigError here,
     when the app is made. CORS answers preflights inside the guard, so a refused Host gets no CORS answer either."""
     origins = origin_matcher(settings.cors_origins)

@@ -1,46 +1,18 @@
-"""Concurrency limit of heavy requests (ingest, answers): a few run at once, the rest get 429 with Retry-After."""
+"""The Heavy dependency: a heavy request (ingest, answers) holds one of the app's slots (attest/operations/heavy.py)."""
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from typing import Iterator
 
 from fastapi import Depends, Request
 
-from attest import metrics
-from attest.errors import Overloaded
-
-WAIT_S = 0.5  # a request waits this long for a slot before it is refused
-RETRY_AFTER_S = 5
-_create = threading.Lock()
-
-
-def _slots(state) -> threading.BoundedSemaphore:
-    with _create:
-        if getattr(state, "heavy_slots", None) is None:
-            state.heavy_slots = threading.BoundedSemaphore(state.settings.max_heavy_requests)
-    return state.heavy_slots
-
-
-@contextlib.contextmanager
-def heavy(state) -> Iterator[None]:
-    """Holds one of settings.max_heavy_requests slots of the app (`state`) while the block runs; 429 when none frees."""
-    slots = _slots(state)
-    if not slots.acquire(timeout=WAIT_S):
-        metrics.query_rejections.labels("heavy").inc()
-        limit = state.settings.max_heavy_requests
-        raise Overloaded(f"{limit} heavy requests (ingest, answers) are already running; retry in {RETRY_AFTER_S} s",
-                         retry_after=RETRY_AFTER_S)
-    try:
-        yield
-    finally:
-        slots.release()
+from attest.api.deps import resources_of
+from attest.operations.heavy import heavy
 
 
 def heavy_slot(request: Request) -> Iterator[None]:
     """Holds one of settings.max_heavy_requests slots for the request's duration."""
-    with heavy(request.app.state):
+    with heavy(resources_of(request.app)):
         yield
 
 

@@ -8,19 +8,20 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from attest.api import errors
 from attest.errors import PayloadTooLarge
+from attest.settings import Settings
 
 
 class BodyLimit:
     """ASGI middleware: 413 when a body is declared or streamed over settings.max_body_bytes."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = scope["app"].state.settings.max_body_bytes
+        limit = self.limit
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
             exc = _too_large(limit)
@@ -45,5 +46,5 @@ def _too_large(limit: int) -> PayloadTooLarge:
     return PayloadTooLarge(f"request body is over the limit of {limit} bytes", limit=limit)
 
 
-def install(app: FastAPI) -> None:
-    app.add_middleware(BodyLimit)
+def install(app: FastAPI, settings: Settings) -> None:
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)

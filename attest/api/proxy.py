@@ -7,8 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
-from attest.api.deps import Writer
+from attest.api.deps import ResourcesDep, Writer
 from attest.errors import BadRequest, NotFound
+from attest.operations.answers import answer_service
 from attest.proxy.memory import EXPORT_FORMATS, valid_namespace
 from attest.proxy.chat import ChatProxy
 from attest.proxy.wire import invalid, parse_json_object
@@ -17,13 +18,13 @@ router = APIRouter(tags=["chat proxy"])
 _create_lock = threading.Lock()
 
 
-def get_proxy(request: Request) -> ChatProxy:
+def get_proxy(resources: ResourcesDep) -> ChatProxy:
     """One proxy per app, made on first use (its memory folder and HTTP client then, not at startup)."""
-    state = request.app.state
     with _create_lock:
-        if getattr(state, "proxy", None) is None:
-            state.proxy = ChatProxy(state)
-    return state.proxy
+        if resources.proxy is None:
+            resources.proxy = ChatProxy(resources.settings, resources.iris,
+                                        documents=lambda: answer_service(resources, "proxy"))
+        return resources.proxy
 
 
 ProxyDep = Annotated[ChatProxy, Depends(get_proxy)]

@@ -2,45 +2,24 @@
 
 from __future__ import annotations
 
-import functools
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
-from attest.answer.lookup import GraphLookup
-from attest.api.sparql import TRUNCATED_HEADER
-from attest.errors import BadRequest, ConfigError
-from attest.named_queries import NamedQueries, NamedQuery
-from attest.sparql.deadline import deadline_store
-from attest.sparql.formats import Format, negotiate
-from attest.sparql.lexer import with_page
+from attest.api.deps import ResourcesDep
+from attest.errors import ConfigError
+from attest.operations.queries import named_queries_of, run_named
 
 router = APIRouter(prefix="/queries", tags=["named queries"])
 
-KINDS = {"SELECT": "solutions", "ASK": "boolean", "CONSTRUCT": "graph", "DESCRIBE": "graph"}
-DEFAULT_PAGE = 100
-MAX_PAGE = 10_000
-
-
-def named_queries_of(state) -> NamedQueries:
-    """One NamedQueries per app (it caches parsed files by modification time)."""
-    queries = getattr(state, "named_queries", None)
-    settings = state.settings
-    if queries is None or queries.directory != settings.queries_dir \
-            or queries.federation_allowlist != tuple(settings.federation_allowlist):
-        queries = state.named_queries = NamedQueries(settings.queries_dir, settings.federation_allowlist)
-    return queries
-
 
 @router.get("")
-def list_queries(request: Request) -> dict[str, object]:
+def list_queries(resources: ResourcesDep) -> dict[str, object]:
     """Every queries/*.rq: name, description, form, parameters, route and SPARQL text.
 
     A file that does not load is listed with its error instead of hiding the others.
     """
-    named = named_queries_of(request.app.state)
-    listed = []
+    named = named_queries_of(resources)
+    listed: list[dict[str, object]] = []
     for name in named.names():
         try:
             q = named.get(name)
@@ -52,80 +31,14 @@ def list_queries(request: Request) -> dict[str, object]:
 
 
 @router.get("/{name}")
-def run_query(name: str, request: Request) -> Response:
+def run_query(name: str, request: Request, resources: ResourcesDep) -> Response:
     """Run one named query; query-string parameters are bound as typed terms, results negotiated like /sparql.
 
     `limit` (default 100, at most 10,000) and `offset` page a SELECT; `X-Attest-Next-Offset` says where the next
     page starts when there is one, `X-Attest-Limit-Capped` that the limit asked for was over the maximum."""
-    query = named_queries_of(request.app.state).get(name)
+    query = named_queries_of(resources).get(name)
     given: dict[str, list[str]] = {}
     for key, value in request.query_params.multi_items():
         given.setdefault(key, []).append(value)
-    payload, fmt, headers = run_named(request.app.state, query, given, request.headers.get("accept"))
+    payload, fmt, headers = run_named(resources, query, given, request.headers.get("accept"))
     return Response(payload, media_type=fmt.content_type, headers=headers)
-
-
-def run_named(state, query: NamedQuery, given: dict[str, list[str]], accept: str | None) -> tuple[bytes, Format, dict]:
-    """Run a named query with its parameters (and `limit` / `offset`) given as text: the serialized result, its
-    format and the paging headers (X-Attest-Next-Offset, X-Attest-Limit-Capped, X-Attest-Truncated)."""
-    settings, store, iris = state.settings, state.store, state.iris
-    given = dict(given)
-    limit, offset, capped = _page(given, query)
-    substitutions = query.bind(given, iris)
-    fmt = negotiate(accept, KINDS[query.form])
-    text, room = with_page(query.text, limit, offset, probe=True) if query.form == "SELECT" else (query.text, None)
-    dataset = _dataset(store, iris, query)
-    headers = {"X-Attest-Limit-Capped": str(MAX_PAGE)} if capped else {}
-    # the endpoint's executor interface takes no substitutions, so named queries call the deadline executor
-    # (attest/sparql/deadline.py) directly; stores it cannot snapshot (in memory, remote) are queried in-process
-    executor = getattr(state, "query_executor", None)
-    if executor is None:
-        bounded = deadline_store(state, "named_query")  # a remote store: under the deadline
-        run = functools.partial(bounded.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
-                                **dataset)
-        if room is not None:  # the page's rows plus one tell whether more follow; then the page itself
-            if len(list(run(text))) > room:
-                headers["X-Attest-Next-Offset"] = str(offset + room)
-            text = with_page(query.text, limit, offset)[0]
-        return _serialize(run(text), fmt), fmt, headers
-    graph = KINDS[query.form] == "graph"
-    outcome = executor.execute(text, substitutions=substitutions, source="named_query", max_rows=room, **dataset,
-                               solutions_format=None if graph else fmt.native,
-                               triples_format=fmt.native if graph else None)
-    payload = _serialize(outcome.to_result(), fmt) if outcome.kind == "boolean" else outcome.payload
-    if room is not None and outcome.truncated == "rows":  # the extra row was there and was cut: more follow
-        headers["X-Attest-Next-Offset"] = str(offset + room)
-    elif outcome.truncated:
-        headers[TRUNCATED_HEADER] = outcome.truncated
-    return payload, fmt, headers
-
-
-def _dataset(store, iris, query: NamedQuery) -> dict:
-    """The graphs a query reads: every graph, or (`@dataset facts`) the fact summary instead of the document graphs."""
-    if query.dataset != "facts":
-        return {}
-    graphs = [*GraphLookup(store, iris).dataset["named_graphs"], iris.ontology_graph, ""]
-    return {"default_graph": graphs, "named_graphs": [g for g in graphs if g]}
-
-
-def _page(given: dict[str, list[str]], query: NamedQuery) -> tuple[int, int, bool]:
-    """limit and offset taken out of the query-string parameters (they are the service's, not the query's)."""
-    out = []
-    for name, default in (("limit", DEFAULT_PAGE), ("offset", 0)):
-        values = given.pop(name, [])
-        if len(values) > 1:
-            raise BadRequest(f"parameter '{name}' is given {len(values)} times; give it once", parameter=name)
-        try:
-            value = int(values[0]) if values else default
-        except ValueError:
-            raise BadRequest(f"parameter '{name}' must be an integer, got {values[0]!r}", parameter=name) from None
-        if value < (1 if name == "limit" else 0):
-            raise BadRequest(f"parameter '{name}' must be at least {1 if name == 'limit' else 0}", parameter=name)
-        out.append(value)
-    return min(out[0], MAX_PAGE), out[1], out[0] > MAX_PAGE
-
-
-def _serialize(result, fmt: Format) -> bytes:
-    if isinstance(result, (QuerySolutions, QueryBoolean)):
-        return result.serialize(format=fmt.native)
-    return serialize(result, format=fmt.native)

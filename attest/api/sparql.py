@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from typing import AsyncIterator
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
-from attest.api.deps import require_writer
+from attest.api.deps import require_writer, resources_of
 from attest.errors import NotAcceptable
-from attest.sparql.executor import SparqlExecutor, executor_for
+from attest.operations.sparql import TRUNCATED_HEADER, sparql_executor
+from attest.sparql.executor import SparqlExecutor
 from attest.sparql.formats import GRAPH_FORMATS, negotiate
 from attest.sparql.protocol import QueryRequest, parse_request
 from attest.sparql.description import service_description
 from attest.sparql.streaming import Streamed
 
 router = APIRouter(tags=["sparql"])
-TRUNCATED_HEADER = "X-Attest-Truncated"  # "rows" or "bytes": a result limit cut the answer
 
 _DOC = {
     "parameters": [
@@ -34,28 +36,19 @@ _DOC = {
 
 def executor_of(request: Request) -> SparqlExecutor:
     """The app's executor, made on first use for the store the lifespan opened (one per store)."""
-    return executor_of_state(request.app.state)
-
-
-def executor_of_state(state) -> SparqlExecutor:
-    """executor_of for the app's state (or `attest mcp`'s)."""
-    executor = getattr(state, "sparql_executor", None)
-    if executor is None or getattr(state, "sparql_executor_store", None) is not state.store:
-        workers = None if state.settings.sparql_in_process else getattr(state, "query_executor", None)
-        executor = state.sparql_executor = executor_for(state.store, state.settings, workers)
-        state.sparql_executor_store = state.store
-    return executor
+    return sparql_executor(resources_of(request.app))
 
 
 def respond(streamed: Streamed, *, status_code: int = 200) -> Response:
     """A plain response when the whole body came in one chunk, otherwise a streamed one."""
     headers = {TRUNCATED_HEADER: streamed.truncated} if streamed.truncated else None
-    if streamed.rest is None:
+    rest = streamed.rest
+    if rest is None:
         return Response(streamed.head, status_code=status_code, media_type=streamed.media_type, headers=headers)
 
-    async def body():
+    async def body() -> AsyncIterator[bytes]:
         yield streamed.head
-        async for chunk in streamed.rest:
+        async for chunk in rest:
             yield chunk
 
     return StreamingResponse(body(), status_code=status_code, media_type=streamed.media_type, headers=headers)
@@ -68,7 +61,7 @@ def endpoint_url(request: Request) -> str:
 @router.api_route("/sparql", methods=["GET", "POST"], openapi_extra=_DOC,
                   summary="SPARQL 1.1 query or update (protocol), or the service description")
 async def sparql(request: Request) -> Response:
-    settings = request.app.state.settings
+    settings = resources_of(request.app).settings
     body = await request.body() if request.method == "POST" else b""
     operation = parse_request(
         request.method, request.query_params.multi_items(), request.headers.get("content-type"), body,
@@ -94,5 +87,5 @@ def describe(request: Request) -> Response:
     except NotAcceptable:
         fmt = GRAPH_FORMATS[0]  # a browser asking for HTML still gets the Turtle description
     body = service_description(endpoint_url(request), fmt=fmt,
-                               union_default_graph=request.app.state.settings.default_graph_as_union)
+                               union_default_graph=resources_of(request.app).settings.default_graph_as_union)
     return Response(body, media_type=fmt.content_type)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Callable, Literal, TypeVar, cast
 
 import typer
 
@@ -12,12 +12,15 @@ from attest.answer.limits import MAX_HOPS, MAX_LIMIT, MAX_QUESTION_BYTES, MAX_VE
 from attest.cli.base import cli, settings_of
 
 if TYPE_CHECKING:
-    from attest.answer.models import VerifyReport
+    from attest.answer.models import CitationReport, VerifyReport
+    from attest.answer.service import AnswerService
 
 MODES = ("auto", "llm", "extractive")
+AnswerMode = Literal["auto", "llm", "extractive"]
+T = TypeVar("T")
 
 
-def _service_run(ctx: typer.Context, work):
+def _service_run(ctx: typer.Context, work: Callable[[AnswerService], T]) -> T:
     from attest.answer.inference import reasoner_inference  # spaCy and the OpenAI client: imported when used
     from attest.answer.service import AnswerService
     from attest.store import open_store
@@ -45,7 +48,8 @@ def answer(
     check_question(question, mode, MODES, max_hops)
     if not 1 <= limit <= MAX_LIMIT:
         raise typer.BadParameter(f"must be between 1 and {MAX_LIMIT}", param_hint="--limit")
-    report = _service_run(ctx, lambda s: s.answer(question, mode=mode, max_hops=max_hops, limit=limit))
+    answer_mode = cast(AnswerMode, mode)  # one of MODES: checked above
+    report = _service_run(ctx, lambda s: s.answer(question, mode=answer_mode, max_hops=max_hops, limit=limit))
     typer.echo(report.model_dump_json(indent=2) if as_json else render(report))
 
 
@@ -92,7 +96,7 @@ def render(report: VerifyReport) -> str:
            "", "claims (confidence, text):", *lines]
     if refs:
         out += ["", "citations:"]
-        seen = {}
+        seen: dict[str, CitationReport] = {}
         for claim in report.claims:
             for c in claim.citations:
                 seen.setdefault(c.marker, c)

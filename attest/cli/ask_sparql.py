@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 import typer
 
@@ -10,9 +10,10 @@ from attest.cli.answer import check_question, render
 from attest.cli.base import cli, settings_of
 
 if TYPE_CHECKING:
-    from attest.answer.sparql_models import SparqlAnswer
+    from attest.answer.sparql_models import ResultTerm, SparqlAnswer
 
 MODES = ("auto", "llm", "path")
+GenerateMode = Literal["auto", "llm", "path"]
 MAX_ROWS_SHOWN = 20
 
 
@@ -40,7 +41,7 @@ def ask_sparql(
         service = AnswerService(store, iris, settings, reasoner_inference(store, iris, settings))
         # no worker processes here: a query past the deadline is abandoned and stops when this process exits
         generator = SparqlGenerator(service, threaded_runner(store, settings.default_graph_as_union), settings.query_timeout_s)
-        result = generator.generate(question, mode=mode, max_hops=max_hops)
+        result = generator.generate(question, mode=cast(GenerateMode, mode), max_hops=max_hops)  # one of MODES: checked
     finally:
         store.close()
     typer.echo(result.model_dump_json(indent=2) if as_json else render_sparql(result))
@@ -67,9 +68,10 @@ def render_sparql(result: SparqlAnswer) -> str:
     return "\n".join(out)
 
 
-def _cell(term) -> str:
+def _cell(term: ResultTerm | None) -> str:
     if term is None:
         return "-"
     if term.type == "uri":
         return f"{term.label} ({term.id})" if term.label and term.id else term.id or term.value
-    return term.value
+    value: str = term.value
+    return value

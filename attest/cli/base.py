@@ -34,4 +34,5 @@ def configure(
 
 
 def settings_of(ctx: typer.Context) -> Settings:
-    return ctx.obj
+    settings: Settings = ctx.obj  # the app callback's load_settings
+    return settings

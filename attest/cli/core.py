@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 import yaml
@@ -16,6 +16,7 @@ from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
 from attest.ingest import summary
 from attest.ontology import check_ontology, load_ontology
+from attest.settings import Settings
 from attest.store import EmbeddedStore, open_store
 from attest.store.rdfio import format_for_path
 from attest.vocab import Iris
@@ -49,7 +50,7 @@ def serve(
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None, access_log=False)
 
 
-def _serve_workers(settings, workers: int) -> None:
+def _serve_workers(settings: Settings, workers: int) -> None:
     """Several API processes on one port (uvicorn's workers), each opening the remote store itself. They get the
     effective settings through a private config file, so CLI options and the environment reach them alike."""
     import json
@@ -102,10 +103,20 @@ def load(
         store.update(summary.invalidation(iris))  # a write from outside ingestion: the summary is rebuilt at next use
         for path in files:
             with tqdm(total=None if path.suffix == ".gz" else path.stat().st_size, unit="B", unit_scale=True, desc=path.name, disable=not sys.stderr.isatty()) as bar:
-                count = store.bulk_load_file(path, graph=graph, progress=None if bar.disable else bar.update)
+                count = store.bulk_load_file(path, graph=graph, progress=_progress(bar))
             typer.echo(f"{path}: {count} quads loaded" + (f" into <{graph}>" if graph else ""))
     finally:
         store.close()
+
+
+def _progress(bar: tqdm[Any]) -> Callable[[int], None] | None:
+    """The bar's update as the loader's progress callback; None when the bar is off (not a terminal)."""
+    if bar.disable:
+        return None
+
+    def advance(n: int) -> None:
+        bar.update(n)
+    return advance
 
 
 @cli.command()
@@ -123,6 +134,8 @@ def export(
     store = open_store(settings_of(ctx), read_only=True)
     try:
         rdf_format = RdfFormat.from_extension(EXPORT_FORMATS[fmt])
+        if rdf_format is None:  # not reached: EXPORT_FORMATS names extensions pyoxigraph knows
+            raise typer.BadParameter(f"no RDF format for {fmt}", param_hint="--format")
         if str(output) == "-":
             store.dump(sys.stdout.buffer, rdf_format, graph=graph)
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -37,12 +37,14 @@ def ontology_discover(
     finally:
         store.close()
     summary = found.summary()
-    typer.echo(f"proposed {summary['terms']} terms ({', '.join(f'{n} {k}' for k, n in summary['kinds'].items()) or 'none'}) "
+    kinds = cast("dict[str, int]", summary["kinds"])  # terms by kind (Discovery.summary)
+    typer.echo(f"proposed {summary['terms']} terms ({', '.join(f'{n} {k}' for k, n in kinds.items()) or 'none'}) "
                f"in {found.path}; {summary['already_in_ontology']} already in the ontology left out; "
                f"{summary['seconds']} s")
     for note in found.proposal.notes:
         typer.echo(f"note: {note}")
-    typer.echo(f"next: read it, delete what you do not want, then `attest ontology accept {found.path.name}` "
+    name = found.path.name if found.path else ""  # always written here: discover() without a dry run
+    typer.echo(f"next: read it, delete what you do not want, then `attest ontology accept {name}` "
                "and `attest ontology reload`")
 
 

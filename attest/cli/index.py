@@ -23,8 +23,9 @@ def rebuild(ctx: typer.Context) -> None:
     try:
         summary.rebuild(store, iris)
         index = fulltext.for_store(store)
-        for doc in list(index.held()) if index else []:
-            index.replace(doc, "", [])
+        if index is not None:
+            for doc in list(index.held()):
+                index.replace(doc, "", [])
         changed = sync_fulltext(store, iris)
     finally:
         store.close()

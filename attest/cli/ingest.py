@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 from tqdm import tqdm
@@ -13,7 +13,8 @@ from tqdm import tqdm
 from attest.cli.base import cli, settings_of
 from attest.errors import NotFound
 from attest.ingest.load import collect_files
-from attest.store import open_store
+from attest.store.results import solutions
+from attest.store import GraphStore, open_store
 from attest.vocab import ONT, Iris
 
 if TYPE_CHECKING:
@@ -106,9 +107,9 @@ def summary(reports: list[DocumentReport], distinct: tuple[int, int] | None = No
     return "\n".join(parts)
 
 
-def distinct_counts(store, iris: Iris) -> tuple[int, int]:
+def distinct_counts(store: GraphStore, iris: Iris) -> tuple[int, int]:
     """(entities, entity-to-entity facts) of the fact summary: a small graph, however many documents there are."""
-    row = next(iter(store.query(DISTINCT, named_graphs=[iris.facts_graph], union_default_graph=False)))
+    row = next(iter(solutions(store.query(DISTINCT, named_graphs=[iris.facts_graph], union_default_graph=False))))
     return int(row["entities"].value), int(row["facts"].value)
 
 
@@ -132,7 +133,8 @@ def status(
         typer.echo("no documents ingested")
         return
     for d in docs:
-        chunks = ", ".join(f"{n} {state}" for state, n in sorted(d["chunks"].items()))
+        by_state = cast("dict[str, int]", d["chunks"])  # chunks by state (StatusRegistry.list)
+        chunks = ", ".join(f"{n} {state}" for state, n in sorted(by_state.items()))
         line = f"{d['status']:<8} {d['id']:<40} {d['source']}  [{chunks}]"
         typer.echo(line + (f"  {d['message']}" if d["message"] else ""))
     total = sum(states.values())

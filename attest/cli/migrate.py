@@ -11,11 +11,13 @@ from tqdm import tqdm
 
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
+from attest.settings import Settings
 from attest.store.embedded import EmbeddedStore
 from attest.vocab import Iris
 
 
-def remote_settings(settings, to: str, query_url: str | None, update_url: str | None, gsp_url: str | None):
+def remote_settings(settings: Settings, to: str, query_url: str | None, update_url: str | None,
+                    gsp_url: str | None) -> Settings:
     """Settings aimed at the target: `to` is an Oxigraph-style server base (its /query, /update, /store), and
     explicit endpoint URLs win."""
     base = to.rstrip("/")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from pyoxigraph import Literal, NamedNode
@@ -66,12 +66,13 @@ def explain(
 
     settings = settings_of(ctx)
     try:
-        terms = [NamedNode(s), NamedNode(p), Literal(o) if literal else NamedNode(o)]
+        subject, predicate, obj = NamedNode(s), NamedNode(p), Literal(o) if literal else NamedNode(o)
     except ValueError as exc:
         raise BadRequest(f"not a valid IRI: {exc}") from exc
     store = open_store(settings, read_only=True)
     try:
-        tree = Explainer(store, Iris(settings.base_iri)).explain(*terms, max_depth or settings.max_trace_depth)
+        explainer = Explainer(store, Iris(settings.base_iri))
+        tree = explainer.explain(subject, predicate, obj, max_depth or settings.max_trace_depth)
     finally:
         store.close()
     if as_json:
@@ -82,7 +83,7 @@ def explain(
         raise typer.Exit(1)
 
 
-def _print_tree(node: dict, indent: int) -> None:
+def _print_tree(node: dict[str, Any], indent: int) -> None:
     t = node["triple"]
     pad = "  " * indent
     head = f"{pad}{t['s']} {t['p']} {t['o']}"

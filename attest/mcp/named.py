@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from attest.api.queries import DEFAULT_PAGE, MAX_PAGE, named_queries_of, run_named
 from attest.errors import ConfigError, NotFound
 from attest.named_queries import NamedQuery, Parameter
+from attest.operations.queries import DEFAULT_PAGE, MAX_PAGE, named_queries_of, run_named
+from attest.operations.resources import AppResources
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +26,9 @@ def tool_name(query_name: str) -> str:
     return PREFIX + query_name.replace("-", "_")
 
 
-def named_tools(state) -> list[NamedQuery]:
+def named_tools(resources: AppResources) -> list[NamedQuery]:
     """The named queries that load (a broken file is logged and left out, the others still serve)."""
-    named = named_queries_of(state)
+    named = named_queries_of(resources)
     out = []
     for name in named.names():
         try:
@@ -36,14 +38,14 @@ def named_tools(state) -> list[NamedQuery]:
     return out
 
 
-def find(state, name: str) -> NamedQuery | None:
+def find(resources: AppResources, name: str) -> NamedQuery | None:
     """The named query behind tool `name`, read from its file now (so an edited file takes effect)."""
     if not name.startswith(PREFIX):
         return None
-    for query_name in named_queries_of(state).names():
+    for query_name in named_queries_of(resources).names():
         if tool_name(query_name) == name:
             try:
-                return named_queries_of(state).get(query_name)
+                return named_queries_of(resources).get(query_name)
             except NotFound:  # removed since it was listed
                 return None
     return None
@@ -55,17 +57,17 @@ def description(query: NamedQuery) -> str:
     return f"{query.description} (named query {query.name}: {query.form}, answers {form}{paging})"
 
 
-def _property(param: Parameter) -> dict:
+def _property(param: Parameter) -> dict[str, Any]:
     text = param.description or param.name
     if param.type in HINTS:
         text = f"{text} ({HINTS[param.type]})"
-    out: dict = {"type": JSON_TYPES[param.type], "description": text}
+    out: dict[str, Any] = {"type": JSON_TYPES[param.type], "description": text}
     if param.default is not None:
         out["default"] = _typed(param.type, param.default)
     return out
 
 
-def _typed(kind: str, raw: str):
+def _typed(kind: str, raw: str) -> str | int | float | bool:
     if kind == "integer":
         return int(raw)
     if kind == "decimal":
@@ -75,7 +77,7 @@ def _typed(kind: str, raw: str):
     return raw
 
 
-def input_schema(query: NamedQuery) -> dict:
+def input_schema(query: NamedQuery) -> dict[str, Any]:
     properties = {p.name: _property(p) for p in query.parameters}
     if query.form == "SELECT":
         properties["limit"] = {"type": "integer", "minimum": 1, "default": DEFAULT_PAGE,
@@ -86,17 +88,17 @@ def input_schema(query: NamedQuery) -> dict:
             "additionalProperties": False}
 
 
-def run(state, query: NamedQuery, arguments: dict) -> dict:
+def run(resources: AppResources, query: NamedQuery, arguments: dict[str, Any]) -> dict[str, Any]:
     """Run the query with the tool's arguments, bound by the same typed conversion as GET /queries/{name}."""
     given = {key: [_text(value)] for key, value in arguments.items() if value is not None}
-    payload, fmt, headers = run_named(state, query, given, ACCEPT[query.form])
+    payload, fmt, headers = run_named(resources, query, given, ACCEPT[query.form])
     next_offset = headers.get("X-Attest-Next-Offset")
     return {"media_type": fmt.content_type, "result": payload.decode("utf-8"),
             "next_offset": int(next_offset) if next_offset else None,
             "limit_capped": "X-Attest-Limit-Capped" in headers, "truncated": headers.get("X-Attest-Truncated")}
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     """A JSON argument as the query-string text the parameter converters take."""
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
+from typing import Any
 
 from pyoxigraph import RdfFormat
 
 from attest.answer.llm_answer import answer_messages
 from attest.answer.retrieve import ContextQuery
 from attest.answer.limits import MAX_QUESTION_BYTES
-from attest.api.answer import answer_service
 from attest.errors import BadRequest, NotFound
 from attest.mcp.named import named_tools
+from attest.operations.answers import answer_service
+from attest.operations.resources import AppResources
 
 ONTOLOGY = "attest://ontology"
 LAYOUT = "attest://graph-layout"
@@ -21,7 +24,7 @@ QUERIES = "attest://queries/"
 PROMPT = "grounded_answer"
 
 
-def listed(state) -> list[dict]:
+def listed(resources: AppResources) -> list[dict[str, Any]]:
     """Every resource: uri, name, description, mime type."""
     out = [
         {"uri": ONTOLOGY, "name": "ontology", "mime_type": "text/turtle",
@@ -31,43 +34,43 @@ def listed(state) -> list[dict]:
          "description": "Which named graph holds what (documents, ontology, inferred, derivations, fact summary, "
                         "quarantine) with their current sizes, and the namespaces of minted IRIs"},
     ]
-    for path in _shape_files(state):
+    for path in _shape_files(resources):
         out.append({"uri": SHAPES + path.name, "name": f"shapes/{path.name}", "mime_type": "text/turtle",
                     "description": f"SHACL shapes that every document graph must satisfy ({path.name})"})
-    for query in named_tools(state):
+    for query in named_tools(resources):
         out.append({"uri": f"{QUERIES}{query.name}.rq", "name": f"queries/{query.name}.rq",
                     "mime_type": "application/sparql-query", "description": query.description})
     return out
 
 
-def read(state, uri: str) -> tuple[str, str]:
+def read(resources: AppResources, uri: str) -> tuple[str, str]:
     """(text, mime type) of one resource; NotFound for an unknown URI."""
     if uri == ONTOLOGY:
         out = io.BytesIO()
-        state.store.dump(out, RdfFormat.TURTLE, graph=state.iris.ontology_graph)
+        resources.store.dump(out, RdfFormat.TURTLE, graph=resources.iris.ontology_graph)
         return out.getvalue().decode("utf-8"), "text/turtle"
     if uri == LAYOUT:
-        return json.dumps(graph_layout(state), indent=2), "application/json"
+        return json.dumps(graph_layout(resources), indent=2), "application/json"
     if uri.startswith(SHAPES):
-        for path in _shape_files(state):
+        for path in _shape_files(resources):
             if SHAPES + path.name == uri:
                 return path.read_text(encoding="utf-8"), "text/turtle"
     if uri.startswith(QUERIES):
-        for query in named_tools(state):
+        for query in named_tools(resources):
             if f"{QUERIES}{query.name}.rq" == uri:
                 return query.text, "application/sparql-query"
     raise NotFound(f"no resource {uri[:200]!r}", uri=uri[:200])
 
 
-def _shape_files(state):
-    directory = state.settings.shapes_dir
+def _shape_files(resources: AppResources) -> list[Path]:
+    directory = resources.settings.shapes_dir
     return sorted(directory.glob("*.ttl")) if directory.is_dir() else []
 
 
-def graph_layout(state) -> dict:
+def graph_layout(resources: AppResources) -> dict[str, Any]:
     """The graph-layout contract (README "Graph layout") filled in with this store's graphs and sizes."""
-    iris = state.iris
-    sizes = state.store.graph_sizes()
+    iris = resources.iris
+    sizes = resources.store.graph_sizes()
     fixed = {
         iris.ontology_graph: "the ontology (all ontology/*.ttl)",
         iris.inferred_graph: "OWL 2 RL consequences, never mixed with asserted triples",
@@ -99,12 +102,12 @@ def graph_layout(state) -> dict:
     }
 
 
-def grounded_answer(state, question: str) -> str:
+def grounded_answer(resources: AppResources, question: str) -> str:
     """The grounded-answer prompt for `question`: the rules of citing, then the graph context retrieved for it."""
     if not question.strip():
         raise BadRequest("the grounded_answer prompt needs a question")
     if len(question.encode("utf-8")) > MAX_QUESTION_BYTES:
         raise BadRequest(f"question is over the limit of {MAX_QUESTION_BYTES} bytes (10 KB)")
-    context = answer_service(state).context(ContextQuery(query=question))
+    context = answer_service(resources).context(ContextQuery(query=question))
     messages, _ = answer_messages(question, context)
     return "\n\n".join(m["content"] for m in messages)

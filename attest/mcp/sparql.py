@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
-from attest.api.sparql import executor_of_state
 from attest.errors import Forbidden
 from attest.sparql.lexer import top_level_words
 from attest.sparql.protocol import QueryRequest, parse_request
+from attest.operations.resources import AppResources
+from attest.operations.sparql import sparql_executor
 
 # SELECT/ASK as SPARQL JSON results, CONSTRUCT/DESCRIBE as Turtle: both readable by a model
 ACCEPT = "application/sparql-results+json, text/turtle;q=0.9"
@@ -35,16 +38,16 @@ def refuse_update(text: str) -> None:
         return
 
 
-async def run_read_only(state, args: ReadOnlyQuery) -> dict:
+async def run_read_only(resources: AppResources, args: ReadOnlyQuery) -> dict[str, Any]:
     """The query's result as text (SPARQL JSON or Turtle), its media type and which limit cut it, if one did."""
-    settings = state.settings
+    settings = resources.settings
     refuse_update(args.query)
     params = [("query", args.query)] + ([("timeout", repr(args.timeout))] if args.timeout is not None else [])
     request = parse_request("GET", params, None, b"", accept=ACCEPT, max_chars=settings.max_query_chars,
                             default_timeout_s=settings.query_timeout_s, max_timeout_s=settings.max_query_timeout_s,
                             federation_allowlist=settings.federation_allowlist)
     assert isinstance(request, QueryRequest)
-    streamed = await executor_of_state(state).execute(request.query, request.dataset, request.accept,
+    streamed = await sparql_executor(resources).execute(request.query, request.dataset, request.accept,
                                                       request.timeout_s)
     body = bytearray(streamed.head)
     if streamed.rest is not None:

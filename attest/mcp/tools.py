@@ -7,16 +7,20 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, Field
 
+from attest.answer.models import ContextResponse
 from attest.answer.retrieve import ContextQuery
 from attest.answer.limits import MAX_VERIFY_CHARS
-from attest.api.answer import AnswerRequest, KagQuery, answer_service
-from attest.api.entities import entity_card
-from attest.api.heavy import heavy
-from attest.api.paging import DEFAULT_LIMIT, MAX_LIMIT
-from attest.api.reasoning import explain_triple, reasoner_of
 from attest.mcp.sparql import ReadOnlyQuery, run_read_only
+from attest.operations.answers import AnswerRequest, KagQuery, answer_service
+from attest.operations.entities import entity_card
+from attest.operations.heavy import heavy
+from attest.operations.paging import DEFAULT_LIMIT, MAX_LIMIT
+from attest.operations.reasoning import explain_triple, reasoner_of
+from attest.operations.resources import AppResources
 
-Run = Callable[[Any, BaseModel], Awaitable[dict] | dict]  # (app state, validated arguments) -> the tool's result
+Json = dict[str, Any]
+# (app resources, the validated arguments: an instance of the spec's model) -> the tool's result
+Run = Callable[[AppResources, Any], Awaitable[Json] | Json]
 
 
 @dataclass(frozen=True)
@@ -29,7 +33,7 @@ class ToolSpec:
     run: Run
     blocking: bool = True  # runs in a worker thread (store reads); False: a coroutine on the event loop
 
-    def input_schema(self) -> dict:
+    def input_schema(self) -> Json:
         return self.arguments.model_json_schema()
 
 
@@ -61,27 +65,29 @@ class EntityArguments(BaseModel):
     sources_cursor: str | None = Field(None, description="Next page of sources: the sources_next of the previous call")
 
 
-def _kag_query(state, args: KagQuery) -> dict:
-    return answer_service(state).context(ContextQuery(**args.model_dump())).model_dump(mode="json")
+def _kag_query(resources: AppResources, args: KagQuery) -> Json:
+    context: ContextResponse = answer_service(resources).context(ContextQuery(**args.model_dump()))
+    return context.model_dump(mode="json")
 
 
-def _verify(state, args: VerifyArguments) -> dict:
-    return answer_service(state).verify(args.text).model_dump(mode="json")
+def _verify(resources: AppResources, args: VerifyArguments) -> Json:
+    return answer_service(resources).verify(args.text).model_dump(mode="json")
 
 
-def _explain(state, args: ExplainArguments) -> dict:
-    return explain_triple(reasoner_of(state), state.settings, state.iris, args.subject, args.predicate, args.object,
-                          args.object_literal, args.object_datatype, args.max_depth)
+def _explain(resources: AppResources, args: ExplainArguments) -> Json:
+    return explain_triple(reasoner_of(resources), resources.settings, resources.iris, args.subject, args.predicate,
+                          args.object, args.object_literal, args.object_datatype, args.max_depth)
 
 
-def _entity(state, args: EntityArguments) -> dict:
-    return entity_card(state.store, state.iris, state.settings, args.id, limit=args.limit,
+def _entity(resources: AppResources, args: EntityArguments) -> Json:
+    return entity_card(resources.store, resources.iris, resources.settings, args.id, limit=args.limit,
                        facts_cursor=args.facts_cursor, sources_cursor=args.sources_cursor)
 
 
-def _answer(state, args: AnswerRequest) -> dict:
-    with heavy(state):
-        report = answer_service(state).answer(args.question, mode=args.mode, max_hops=args.max_hops, limit=args.limit)
+def _answer(resources: AppResources, args: AnswerRequest) -> Json:
+    with heavy(resources):
+        report = answer_service(resources).answer(args.question, mode=args.mode, max_hops=args.max_hops,
+                                                  limit=args.limit)
     return report.model_dump(mode="json")
 
 

@@ -9,14 +9,14 @@ import uuid
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator, Mapping
 
 import httpx
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from attest.answer.citations import parse_citations
-from attest.answer.inference import DerivationRecords, reasoner_inference
+from attest.answer.inference import DerivationRecords
 from attest.answer.models import CitationReport, VerifyReport
 from attest.answer.service import AnswerService
 from attest.answer.verify import assemble
@@ -27,7 +27,8 @@ from attest.proxy.memory import Memory, Turn, valid_conversation, valid_namespac
 from attest.proxy.tokens import context_budget
 from attest.proxy.upstream import Target, Upstream
 from attest.proxy.wire import check_chat
-from attest.sparql.deadline import live_store
+from attest.settings import Settings
+from attest.vocab import Iris
 
 NAMESPACE_HEADER = "x-kgproxy-namespace"
 CONVERSATION_HEADER = "x-kgproxy-conversation"
@@ -72,14 +73,15 @@ def conversation_of(header: str | None, user: str | None) -> str:
 class ChatProxy:
     """The app's proxy: its upstream client, the memory namespaces, and the app's store for the shared documents."""
 
-    def __init__(self, state) -> None:
-        self.state, self.settings, self.iris = state, state.settings, state.iris
+    def __init__(self, settings: Settings, iris: Iris, documents: Callable[[], AnswerService]) -> None:
+        """`documents`: a new answer service over the app's store (the shared documents), for one request."""
+        self.settings, self.iris, self.documents = settings, iris, documents
         self.upstream = Upstream(self.settings)
         self.memory = Memory(self.settings, self.iris)
         self.budget = context_budget(self.settings.proxy_context_max_tokens, self.settings.proxy_context_share,
                                      self.settings.proxy_model_context_tokens)
 
-    def call(self, body: dict[str, Any], headers) -> ChatCall:
+    def call(self, body: dict[str, Any], headers: Mapping[str, str]) -> ChatCall:
         check_chat(body)
         namespace = namespace_of(headers.get(NAMESPACE_HEADER))
         conversation = conversation_of(headers.get(CONVERSATION_HEADER), body.get("user"))
@@ -94,10 +96,7 @@ class ChatProxy:
         with ExitStack() as stack:
             out = []
             if self.settings.proxy_shared_documents:
-                store = live_store(self.state, "proxy")
-                out.append(Source("documents", AnswerService(store, self.iris, self.settings,
-                                                             reasoner_inference(store, self.iris, self.settings),
-                                                             owner=self.state.store)))
+                out.append(Source("documents", self.documents()))
             names = self.memory.names() if self.settings.proxy_cross_namespace_reads else []
             for name in dict.fromkeys([namespace, *names]):
                 ns = self.memory.namespace(name)
@@ -196,7 +195,8 @@ class ChatProxy:
         yield b"data: [DONE]\n\n"
         self._remember(call, text)
 
-    def _block(self, call: ChatCall, injection: Injection, report: VerifyReport, status: int, *, removed: bool) -> dict:
+    def _block(self, call: ChatCall, injection: Injection, report: VerifyReport, status: int, *,
+               removed: bool) -> dict[str, Any]:
         return {
             "retrieval": injection.retrieval(),
             "context_tokens": injection.tokens,

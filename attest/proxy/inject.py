@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from attest.answer.citations import entity_marker, relation_marker
 from attest.answer.models import ContextResponse
@@ -63,7 +64,7 @@ class _Line:
     snippet: str | None = None
 
 
-def message_text(message: dict) -> str:
+def message_text(message: dict[str, Any]) -> str:
     """The text of a chat message: its string content, or the text parts of a content list."""
     content = message.get("content")
     if isinstance(content, str):
@@ -73,7 +74,7 @@ def message_text(message: dict) -> str:
     return ""
 
 
-def retrieval_query(messages: list[dict], turns: int) -> str:
+def retrieval_query(messages: list[dict[str, Any]], turns: int) -> str:
     """The conversation's last `turns` user and assistant texts, newest kept when they are too long."""
     texts = [t for m in messages if m.get("role") in ("user", "assistant") and (t := message_text(m).strip())]
     return "\n".join(texts[-turns:])[-MAX_QUERY_CHARS:].strip()

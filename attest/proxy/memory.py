@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, serialize
@@ -22,6 +22,7 @@ from attest.extract.llm import LlmExtractor, llm_available
 from attest.ingest.pipeline import DocumentReport, IngestPipeline, document_id
 from attest.ingest.session import open_session
 from attest.ontology import load_ontology
+from attest.store.results import solutions
 from attest.proxy.enrich import Enricher, Precomputed
 from attest.proxy.secrets import mask_secrets
 from attest.proxy.turn_dates import TurnDated
@@ -30,6 +31,7 @@ from attest.store import EmbeddedStore, fulltext
 from attest.vocab import ATT, RDF, XSD, Iris
 
 log = logging.getLogger("attest.proxy")
+T = TypeVar("T")
 NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 CONVERSATION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 MEMORY_DIR = "memory"
@@ -195,7 +197,8 @@ class Namespace:
                 self._ingest(turn)
 
     def _last_turn(self, store: EmbeddedStore, conversation: str) -> tuple[int, str | None]:
-        rows = list(store.query(LAST_TURN, substitutions={"c": NamedNode(conversation_iri(self.iris, conversation))}))
+        conversation_node = NamedNode(conversation_iri(self.iris, conversation))
+        rows = list(solutions(store.query(LAST_TURN, substitutions={"c": conversation_node})))
         if not rows:
             return -1, None
         return int(rows[0]["i"].value), rows[0]["e"].value.rsplit("/", 1)[-1]
@@ -206,8 +209,8 @@ class Namespace:
         with self.reading() as store:
             if store is None:
                 return {"name": self.name, "turns": 0, "conversations": 0, "entities": 0}
-            row = next(iter(store.query(COUNTS)))
-            entities = next(iter(store.query(ENTITY_COUNT)))["n"]
+            row = next(iter(solutions(store.query(COUNTS))))
+            entities = next(iter(solutions(store.query(ENTITY_COUNT))))["n"]
             return {"name": self.name, "turns": int(row["turns"].value), "conversations": int(row["conversations"].value),
                     "entities": int(entities.value)}
 
@@ -289,7 +292,7 @@ class Memory:
                 self._writer.submit(ns.open_writer)
             return ns
 
-    def remember(self, namespace: str, conversation: str, turns: list[Turn]) -> Future:
+    def remember(self, namespace: str, conversation: str, turns: list[Turn]) -> Future[list[StoredTurn] | None]:
         """Store the turns in the background (after the reply has gone), then have the LLM enrich them beside the
         writer; `pending` counts what is not written or not enriched yet."""
         return self._submit(self._writer, f"turns of conversation {conversation} in namespace {namespace} were not "
@@ -308,12 +311,12 @@ class Memory:
             self._submit(self._writer, f"the LLM extraction of turn {turn.source} was not stored", ns.enrich, turn,
                          extraction)
 
-    def _submit(self, pool: ThreadPoolExecutor, failure: str, work: Callable, *args) -> Future:
+    def _submit(self, pool: ThreadPoolExecutor, failure: str, work: Callable[..., T], *args: Any) -> Future[T | None]:
         """`work(*args)` in `pool`, counted as pending until it ends; a background job has no caller to tell, so a
         failure is logged whole and the pool lives on."""
         self._count(+1)
 
-        def job():
+        def job() -> T | None:
             try:
                 return work(*args)
             except Exception:

@@ -31,7 +31,7 @@ def luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _card(match: re.Match) -> str:
+def _card(match: re.Match[str]) -> str:
     digits = re.sub(r"\D", "", match.group(0))
     return CARD_MASK if 13 <= len(digits) <= 19 and luhn_ok(digits) else match.group(0)
 
@@ -40,12 +40,12 @@ def mask_secrets(text: str) -> tuple[str, int]:
     """The text with every secret replaced by a mask, and how many were masked."""
     count = 0
 
-    def keep_key(match: re.Match) -> str:
+    def keep_key(match: re.Match[str]) -> str:
         nonlocal count
         count += 1
         return match.group(1) + MASK
 
-    def whole(match: re.Match) -> str:
+    def whole(match: re.Match[str]) -> str:
         nonlocal count
         count += 1
         return MASK

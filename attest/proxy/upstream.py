@@ -66,7 +66,9 @@ class Upstream:
         """Attest's own write token authenticates the client to Attest: it is never forwarded upstream."""
         token = self.settings.token.get_secret_value() if self.settings.token else None
         given = header.partition(" ")[2].strip()
-        return bool(token) and hmac.compare_digest(given.encode(), token.encode())
+        if not token:
+            return False
+        return hmac.compare_digest(given.encode(), token.encode())
 
     def breaker(self, url: str) -> Breaker:
         if url not in self._breakers:
@@ -110,7 +112,7 @@ class Upstream:
 
     def _backoff(self, attempt: int) -> float:
         """Exponential in the attempt, jittered by ±50% so clients that failed together do not retry together."""
-        return min(MAX_BACKOFF_S, self.settings.proxy_backoff_s * 2 ** (attempt - 1)) * (0.5 + random.random())
+        return min(MAX_BACKOFF_S, self.settings.proxy_backoff_s * 2.0 ** (attempt - 1)) * (0.5 + random.random())
 
     async def aclose(self) -> None:
         await self._client.aclose()

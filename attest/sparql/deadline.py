@@ -35,7 +35,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from pyoxigraph import (
     NamedNode, QueryResultsFormat, RdfFormat, parse, parse_query_results,
@@ -619,16 +619,28 @@ class LiveStore(StoreView):
                                  union_default_graph=union_default_graph, substitutions=substitutions)
 
 
-def live_store(state: Any, source: str, timeout: float | None = None) -> GraphStore:
+class OpenStore(Protocol):
+    """What the app or `attest mcp` opened (attest.operations.resources.AppResources): its store, settings and
+    query workers (None where queries run in-process)."""
+
+    @property
+    def store(self) -> GraphStore: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def query_executor(self) -> DeadlineExecutor | None: ...
+
+
+def live_store(state: OpenStore, source: str, timeout: float | None = None) -> GraphStore:
     """The store an answer's own lookups read: live, under the request's deadline (a remote store's view also
     bounds each request to the server)."""
     timeout = timeout or state.settings.query_timeout_s
     return state.store.deadline_view(timeout, source) or LiveStore(state.store, timeout, source)
 
 
-def deadline_store(state: Any, source: str, timeout: float | None = None) -> GraphStore:
-    """The store a user-facing request should query through (app.state holds `store` and `query_executor`)."""
-    executor: DeadlineExecutor | None = getattr(state, "query_executor", None)
+def deadline_store(state: OpenStore, source: str, timeout: float | None = None) -> GraphStore:
+    """The store a user-facing request should query through."""
+    executor = state.query_executor
     if executor is None:
         # a remote store: the server runs it, under this deadline; else a store the executor cannot snapshot:
         # queries run in-process

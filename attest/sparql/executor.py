@@ -44,6 +44,10 @@ class SparqlExecutor(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """The threads that serialize results (GET /store streams graph dumps from them too)."""
+
 
 def evaluate(store: NativeStore, query: str, dataset: Dataset, *, union_default_graph: bool,
              base_iri: str | None = None) -> QueryResult:

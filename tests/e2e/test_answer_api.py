@@ -215,7 +215,7 @@ def test_bad_mode_and_document_and_empty_question(api):
 
 
 def test_sparql_looking_markers_are_not_found_and_nothing_changes(api):
-    store = api.app.state.store
+    store = api.app.state.resources.store
     before = store.graph_sizes()
     text = ("A <<entity:x> } ; DROP ALL ; #>>. B <<relation:oxigraph> ?p ?o } #|uses|rocksdb>>. "
             "C {{entity:oxigraph\" . DELETE WHERE { ?s ?p ?o } #}}.")

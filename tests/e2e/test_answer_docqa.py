@@ -38,7 +38,7 @@ def api(tmp_path_factory):
                              queries_dir=REPO / "queries", llm_base_url="http://127.0.0.1:9/v1", llm_max_retries=0,
                              llm_timeout_s=1.0)
     with TestClient(create_app(settings), base_url="http://localhost") as client:
-        pipeline = offline_pipeline(client.app.state.store, settings)
+        pipeline = offline_pipeline(client.app.state.resources.store, settings)
         for name, text in CORPUS.items():
             path = root / name
             path.write_text(text, encoding="utf-8")
@@ -64,12 +64,12 @@ def test_context_lifts_bm25_through_the_graph_and_says_why(api):
 
 
 def test_one_retriever_everywhere_and_the_passages_come_first_for_a_model(api):
-    from attest.api.answer import KagQuery
+    from attest.operations.answers import KagQuery
     from attest.mcp.tools import _kag_query
 
     question = "Who was the first president of the publisher of the Journal of Psychotherapy Integration?"
     over_http = api.post("/context", json={"query": question}).json()
-    over_mcp = _kag_query(api.app.state, KagQuery(query=question))  # what MCP's kag_query returns
+    over_mcp = _kag_query(api.app.state.resources, KagQuery(query=question))  # what MCP's kag_query returns
     assert [s["chunk"] for s in over_mcp["sources"]] == [s["chunk"] for s in over_http["sources"]]
     assert over_http["context"].startswith("SOURCES (passages ranked by words and the graph")
 

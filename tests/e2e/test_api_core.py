@@ -36,9 +36,8 @@ def test_body_over_limit_is_413(client, settings):
 def test_streamed_body_over_limit_is_413(settings):
     """A chunked body (no Content-Length) is cut off as soon as the bytes received pass the limit."""
     app = FastAPI()
-    app.state.settings = settings
     errors.install(app)
-    limits.install(app)
+    limits.install(app, settings)
 
     @app.post("/echo")
     async def echo(request: Request) -> dict[str, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from attest.api import paging
+from attest.operations import paging
 
 
 @pytest.fixture

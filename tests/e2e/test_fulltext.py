@@ -27,7 +27,7 @@ def ingested(client):
 
 
 def _index(client) -> FullText:
-    return fulltext.for_store(client.app.state.store)
+    return fulltext.for_store(client.app.state.resources.store)
 
 
 def _contents(index: FullText) -> set:
@@ -64,7 +64,7 @@ def test_replace_and_delete_follow_the_commits(ingested):
 
 
 def test_the_extractor_knows_the_labels_the_document_graphs_give_after_adds_replaces_and_deletes(ingested):
-    store, iris = ingested.app.state.store, ingested.app.state.iris
+    store, iris = ingested.app.state.resources.store, ingested.app.state.resources.iris
     terms = load_terms(REPO / "ontology")
     assert ingested.post("/documents", json={"text": "RocksDB is a key-value store written in C++ by Facebook.",
                                              "name": "more.txt"}).status_code == 201
@@ -80,7 +80,7 @@ def test_the_extractor_knows_the_labels_the_document_graphs_give_after_adds_repl
 
 
 def test_an_index_behind_the_store_is_repaired_to_what_a_rebuild_gives(ingested):
-    store, iris, index = ingested.app.state.store, ingested.app.state.iris, _index(ingested)
+    store, iris, index = ingested.app.state.resources.store, ingested.app.state.resources.iris, _index(ingested)
     before = _contents(index)
     held = index.held()
     doc = sorted(held)[0]

@@ -12,7 +12,7 @@ from attest.main import create_app
 def test_saturated_heavy_slots_answer_429_with_retry_after(settings):
     app = create_app(settings.model_copy(update={"max_heavy_requests": 1}))
     with TestClient(app, base_url="http://localhost") as client:
-        app.state.heavy_slots = slots = threading.BoundedSemaphore(1)
+        app.state.resources.heavy_slots = slots = threading.BoundedSemaphore(1)
         slots.acquire()  # one heavy request is running
         busy_answer = client.post("/answer", json={"question": "What uses RocksDB?", "mode": "extractive"})
         busy_ingest = client.post("/documents", json={"text": "Oxigraph uses RocksDB.", "name": "a.txt"})

@@ -145,13 +145,13 @@ def test_a_restarted_app_keeps_current_records_and_reasons_over_each_document(se
 
     with TestClient(create_app(settings), base_url="http://localhost") as first:
         assert post_text(first).status_code == 201
-        assert not first.app.state.reasoner.first.records_kept  # a new store: nothing stored to keep
+        assert not first.app.state.resources.reasoner.first.records_kept  # a new store: nothing stored to keep
     with TestClient(create_app(settings), base_url="http://localhost") as restarted:  # a new reasoner over the same store
         assert restarted.get("/documents/no-such-doc").status_code == 404
-        idle = getattr(restarted.app.state, "reasoner", None)
+        idle = restarted.app.state.resources.reasoner
         assert idle is None or idle.engine is None  # reads bring no closure up
         assert post_text(restarted, text="Apache Jena uses TDB.", name="jena.txt").status_code == 201
-        assert restarted.app.state.reasoner.first.records_kept  # came up before the write, over current records
+        assert restarted.app.state.resources.reasoner.first.records_kept  # came up before the write, over current records
         assert restarted.get("/entities/apache-jena").status_code == 200
     store = open_store(settings)
     try:
@@ -162,8 +162,8 @@ def test_a_restarted_app_keeps_current_records_and_reasons_over_each_document(se
 
 @pytest.mark.parametrize("text", ["\x1b", "\u200b\u2060 \n", "\x1b\x1b\t"])
 def test_text_that_cleans_to_nothing_is_422_and_stores_nothing(client, text):
-    before = client.app.state.store.graph_sizes()
+    before = client.app.state.resources.store.graph_sizes()
     response = post_text(client, text=text, name="blank.txt")
     assert response.status_code == 422, response.text
     assert "empty" in response.json()["message"]
-    assert client.app.state.store.graph_sizes() == before and client.get("/documents").json()["count"] == 0
+    assert client.app.state.resources.store.graph_sizes() == before and client.get("/documents").json()["count"] == 0

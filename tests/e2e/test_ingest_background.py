@@ -44,6 +44,6 @@ def test_niceness_zero_leaves_the_thread_as_the_server():
 @linux_only
 def test_post_documents_ingests_in_the_niced_thread(client):
     assert client.post("/documents", json={"text": "Oxigraph uses RocksDB.", "name": "a.txt"}).status_code == 201
-    state = client.app.state
+    state = client.app.state.resources
     assert asyncio.run(state.ingest_thread.run(_niceness)) == max(state.settings.ingest_nice, _niceness())
     assert state.settings.ingest_nice == 10

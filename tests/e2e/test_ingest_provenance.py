@@ -158,7 +158,7 @@ def test_the_model_and_a_surface_form_unlike_the_label_stay_answerable(store, ll
 def test_named_queries_and_entities_read_both_layouts(client):
     from attest.ingest import summary
 
-    store, iris = client.app.state.store, client.app.state.iris
+    store, iris = client.app.state.resources.store, client.app.state.resources.iris
     posted = client.post("/documents", json={"text": TEXT, "name": "oxigraph.txt"})
     assert posted.status_code == 201, posted.text
     store.load(LEGACY, RdfFormat.TRIG)

@@ -94,7 +94,7 @@ def test_a_clients_update_marks_it_out_of_date_and_a_start_rebuilds_it(tmp_path)
     settings = load_settings(None, data_dir=tmp_path / "data", ontology_dir=REPO / "ontology",
                              shapes_dir=REPO / "shapes", queries_dir=REPO / "queries")
     with TestClient(create_app(settings), base_url="http://localhost") as client:
-        store = client.app.state.store
+        store = client.app.state.resources.store
         commit(store, IRIS, "a", document=_quads("a", {0, 5}), status=[], quarantine=[], fresh=True)
         assert summary.is_current(store, IRIS) and _summary(store) == _recomputed(store)
         update = f"INSERT DATA {{ GRAPH <{IRIS.document_graph('a')}> {{ <{IRIS.entity('e4')}> <{RDFS}label> \"E4\" }} }}"
@@ -104,7 +104,7 @@ def test_a_clients_update_marks_it_out_of_date_and_a_start_rebuilds_it(tmp_path)
         bad = client.post("/sparql", data={"update": "INSERT DATA { <x:a> <x:b> "}, headers=script)
         assert bad.status_code == 400
     with TestClient(create_app(settings), base_url="http://localhost") as client:
-        store = client.app.state.store
+        store = client.app.state.resources.store
         assert summary.is_current(store, IRIS) and _summary(store) == _recomputed(store)
         assert (ENTITIES[4], NamedNode(RDFS + "label"), Literal("E4")) in _summary(store)
 
@@ -125,9 +125,9 @@ def test_a_graph_uploaded_beside_the_documents_is_read_before_and_after_the_rebu
         with TestClient(create_app(settings), base_url="http://localhost") as client:
             if not restart:
                 assert client.post("/store", content=turtle, headers={"Content-Type": "text/turtle"}).status_code == 201
-                assert not summary.is_current(client.app.state.store, IRIS)  # until the next rebuild
+                assert not summary.is_current(client.app.state.resources.store, IRIS)  # until the next rebuild
             else:
-                assert summary.included_graphs(client.app.state.store, IRIS)  # the uploaded graph is listed
+                assert summary.included_graphs(client.app.state.resources.store, IRIS)  # the uploaded graph is listed
             body = client.post("/context", json={"query": "What does Zorblax orbit?"}).json()
             assert [e["label"] for e in body["entities"]][:1] == ["Quux"], body
 

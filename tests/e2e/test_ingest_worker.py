@@ -84,7 +84,7 @@ def test_post_documents_uses_the_worker_unless_turned_off(settings, enabled):
 
     with TestClient(create_app(settings.model_copy(update={"ingest_worker": enabled})), base_url="http://localhost") as client:
         assert client.post("/documents", json={"text": TEXTS[0], "name": "a.txt"}).status_code == 201
-        pipeline = client.app.state.ingest_pipeline
+        pipeline = client.app.state.resources.ingest_pipeline
         assert isinstance(pipeline.gate, OffloadedGate) == enabled
         assert isinstance(pipeline.extractor, OffloadedExtractor) == enabled
 

@@ -56,7 +56,7 @@ def app_client(settings, iris):
 
 
 def _snapshot(client) -> set[str]:
-    return {str(q) for q in client.app.state.store.quads()}
+    return {str(q) for q in client.app.state.resources.store.quads()}
 
 
 def _rows(reply) -> int:

@@ -28,7 +28,7 @@ def state(demo_dir):
 def connect(state) -> Client:
     from attest.mcp.server import build_server
 
-    return Client(build_server(state))
+    return Client(build_server(lambda: state))
 
 
 def run(work):

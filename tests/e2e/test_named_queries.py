@@ -213,9 +213,9 @@ def seeded(client):
     from attest.ingest import summary
 
     app = client.app
-    app.state.store.load(SEED, RdfFormat.TRIG)
-    summary.rebuild(app.state.store, app.state.iris)  # written straight into document graphs, as a hand edit would be
-    _materialize(app.state.store, app.state.iris)
+    app.state.resources.store.load(SEED, RdfFormat.TRIG)
+    summary.rebuild(app.state.resources.store, app.state.resources.iris)  # written straight into document graphs, as a hand edit would be
+    _materialize(app.state.resources.store, app.state.resources.iris)
     return client
 
 
@@ -374,7 +374,7 @@ def test_missing_or_ill_typed_parameter_is_400(client, name, params, message):
 
 
 def test_parameter_values_are_bound_never_spliced(seeded):
-    store = seeded.app.state.store
+    store = seeded.app.state.resources.store
     before = store.graph_sizes()
     for hostile in ['sparql") } } ; DROP ALL ; #', "x' } INSERT DATA { <a:b> <a:b> <a:b> } #", "\" . ?entity ?p ?o . \""]:
         assert _rows(_get(seeded, "entity-by-label", label=hostile)) == []
@@ -383,13 +383,13 @@ def test_parameter_values_are_bound_never_spliced(seeded):
     store.load('<https://w3id.org/attest/entity/odd> a <https://w3id.org/attest/ontology#Concept> ; '
                '<http://www.w3.org/2000/01/rdf-schema#label> "odd\\") } #" .', RdfFormat.TURTLE,
                graph="https://w3id.org/attest/graph/document/odd")
-    summary.rebuild(store, seeded.app.state.iris)
+    summary.rebuild(store, seeded.app.state.resources.iris)
     assert [r["entity"] for r in _rows(_get(seeded, "entity-by-label", label='") } #'))] == [E + "odd"]
 
 
 @virtuoso_differs("7.2 joins a property path with * or + wrongly when several solutions feed it (in entity-by-label `?entity a ?type . ?type rdfs:subClassOf* ont:Entity` over the matched entities keeps only the first entity's zero-length match), so the query finds too few entities")
 def test_stores_without_the_deadline_executor_are_queried_in_process(seeded):
-    state = seeded.app.state
+    state = seeded.app.state.resources
     saved, state.query_executor = state.query_executor, None  # as for an in-memory or remote store
     try:
         rows = _rows(_get(seeded, "entity-by-label", label="sparql"))

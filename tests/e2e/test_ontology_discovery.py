@@ -279,7 +279,7 @@ def api(disco_settings):
     from attest.main import create_app
 
     with TestClient(create_app(disco_settings), base_url="http://localhost") as client:
-        client.app.state.store.load(known_graph(), RdfFormat.TURTLE)
+        client.app.state.resources.store.load(known_graph(), RdfFormat.TURTLE)
         yield client
 
 
@@ -299,7 +299,7 @@ def test_discover_accept_and_reload_over_http(api, disco_settings):
     assert str(EX.worksFor) not in terms  # proposed, not accepted
     from attest.answer.lookup import GraphLookup
 
-    store, iris = api.app.state.store, Iris(disco_settings.base_iri)
+    store, iris = api.app.state.resources.store, Iris(disco_settings.base_iri)
     assert GraphLookup(store, iris).property_texts([str(EX.worksFor)])[str(EX.worksFor)].label == ""  # remembered
     assert api.post(f"/ontology/proposals/{body['file']}/accept").json() == {"status": "accepted", "file": body["file"]}
     assert api.post("/ontology/reload").status_code == 200
@@ -326,7 +326,7 @@ def test_discovery_routes_refuse_bad_input(api, disco_settings):
 
 
 def test_the_review_is_asked_for_over_http(api, disco_settings, fake_llm):
-    api.app.state.settings = disco_settings.model_copy(update={"llm_base_url": fake_llm.url, "llm_max_retries": 0})
+    api.app.state.resources.settings = disco_settings.model_copy(update={"llm_base_url": fake_llm.url, "llm_max_retries": 0})
     fake_llm.respond_with(lambda request: _labels(request))
     body = api.post("/ontology/discover", json={"review": True}).json()
     assert body["reviewed"] is True and any("review by" in note for note in body["notes"])

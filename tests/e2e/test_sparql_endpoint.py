@@ -232,4 +232,4 @@ def test_in_process_mode_serves_the_same_protocol(settings):
         construct = client.get("/sparql", params={"query": "CONSTRUCT { <s> <p> 1 } WHERE {}"},
                                headers={"accept": "application/n-triples"})
         assert construct.text == '<http://localhost/s> <http://localhost/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
-        assert type(client.app.state.sparql_executor).__name__ == "ThreadedExecutor"
+        assert type(client.app.state.resources.sparql_executor).__name__ == "ThreadedExecutor"

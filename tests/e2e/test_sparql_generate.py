@@ -39,11 +39,11 @@ def uses_query(iris) -> str:
 
 
 def quad_count(api) -> int:
-    return len(api.app.state.store.raw)
+    return len(api.app.state.resources.store.raw)
 
 
 def test_a_correct_query_is_run_and_its_answer_verifies(api, fake_llm):
-    iris = api.app.state.iris
+    iris = api.app.state.resources.iris
     fake_llm.reply(draft(uses_query(iris)))
     body = generate(api, "What does Oxigraph use?")
     assert body["source"] == "model" and body["query"].startswith(uses_query(iris)) and "LIMIT 100" in body["query"]
@@ -60,7 +60,7 @@ def test_a_correct_query_is_run_and_its_answer_verifies(api, fake_llm):
 
 
 def test_a_syntax_error_is_fed_back_once_and_the_corrected_query_runs(api, fake_llm):
-    iris = api.app.state.iris
+    iris = api.app.state.resources.iris
     fake_llm.reply(draft(f"SELECT ?answer WHERE {{ <{iris.entity('oxigraph')}> <{ONT}uses> ?answer "))  # unclosed
     fake_llm.reply(draft(uses_query(iris)))
     body = generate(api, "What does Oxigraph use?")
@@ -72,7 +72,7 @@ def test_a_syntax_error_is_fed_back_once_and_the_corrected_query_runs(api, fake_
 
 
 def test_an_invented_iri_is_refused_then_the_answer_falls_back(api, fake_llm):
-    iris = api.app.state.iris
+    iris = api.app.state.resources.iris
     for _ in range(2):
         fake_llm.reply(draft(f"SELECT ?answer WHERE {{ <{iris.entity('oxigraph')}> <{ONT}storesDataIn> ?answer }}"))
     body = generate(api, "What does Oxigraph use?")
@@ -123,7 +123,7 @@ def test_a_reply_that_is_not_json_at_all_gets_the_fallback(api, fake_llm):
 def test_a_cartesian_product_is_cut_at_the_deadline_and_its_worker_killed(api, fake_llm):
     fake_llm.reply(draft(RUNAWAY))
     fake_llm.reply(draft(RUNAWAY))
-    executor = api.app.state.query_executor
+    executor = api.app.state.resources.query_executor
     pids: set[int] = set()
     done = threading.Event()
 

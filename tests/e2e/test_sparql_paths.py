@@ -35,7 +35,7 @@ def ends(client, query: str, iri_of) -> set[str]:
 @pytest.fixture
 def minted(settings):
     with TestClient(create_app(settings), base_url="http://localhost") as client:
-        state = client.app.state
+        state = client.app.state.resources
         load_graph(state.store, state.iris)
         reason(state.store, state.iris, settings)
         yield client
@@ -70,14 +70,14 @@ def _paths_run_to_their_ends(client, question: str, iri_of, **body) -> list[dict
 
 
 def test_paths_on_a_minted_graph_run_on_sparql_and_return_their_ends(minted):
-    state = minted.app.state
+    state = minted.app.state.resources
     iri_of = lambda iri: state.iris.entity_id(iri) or iri  # noqa: E731
     paths = _paths_run_to_their_ends(minted, "What does Oxigraph use?", iri_of, max_hops=1)
     assert paths[0]["end"] == "rocksdb" and ends(minted, paths[0]["sparql"], iri_of) == {"rocksdb"}
 
 
 def test_a_hop_held_only_by_inference_is_walked_over_the_union_default_graph(minted):
-    state = minted.app.state
+    state = minted.app.state.resources
     iri_of = lambda iri: state.iris.entity_id(iri) or iri  # noqa: E731
     # query-engine partOf oxigraph holds only in the inferred graph (prp-trp at depth 2)
     paths = _paths_run_to_their_ends(minted, "What is the query engine part of?", iri_of, max_hops=1)
@@ -119,7 +119,7 @@ def test_the_prompt_slice_of_a_graph_under_its_own_prefixes(movies):
     from attest.answer.retrieve import ContextQuery
     from attest.api.sparql_generate import generator_of
 
-    generator = generator_of(movies.app.state)
+    generator = generator_of(movies.app.state.resources)
     question = "which films were directed by the director of Kismet"
     context = generator.service.context(ContextQuery(query=question))
     prompt = "\n".join(m["content"] for m in generator.messages(question, context)[0])
