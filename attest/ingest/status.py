@@ -8,7 +8,7 @@ import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import Any, ContextManager, cast
 
 from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions
 
@@ -195,7 +195,8 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     old state or the new one -- staging graphs are discarded when the store is opened.
     """
     rebuilt = summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
-    scope, changed = nullcontext(), None
+    scope: ContextManager[None] = nullcontext()
+    changed = None
     if store.journals_changes:  # answers keep what they remember about everything else
         changed = summary.changed_facts(store, iris, iris.document_graph(doc_id), document)
         if changed is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 
 from typing import Any, cast
 
@@ -16,6 +15,7 @@ from attest.operations.sparql import TRUNCATED_HEADER
 from attest.sparql.deadline import deadline_store
 from attest.sparql.formats import Format, ResultKind, negotiate
 from attest.store import GraphStore, QueryResult
+from attest.store.results import solutions
 from attest.vocab import Iris
 from attest.sparql.lexer import with_page
 
@@ -51,10 +51,11 @@ def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[
     executor = resources.query_executor
     if executor is None:
         bounded = deadline_store(resources, "named_query")  # a remote store: under the deadline
-        run = functools.partial(bounded.query, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
-                                **dataset)
+        def run(text: str) -> QueryResult:
+            return bounded.query(text, union_default_graph=settings.default_graph_as_union, substitutions=substitutions,
+                                 **dataset)
         if room is not None:  # the page's rows plus one tell whether more follow; then the page itself
-            if len(list(run(text))) > room:
+            if len(list(solutions(run(text)))) > room:
                 headers["X-Attest-Next-Offset"] = str(offset + room)
             text = with_page(query.text, limit, offset)[0]
         return _serialize(run(text), fmt), fmt, headers
