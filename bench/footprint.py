@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,11 +60,37 @@ def wiki(folder: Path, docs: int) -> int:
     return du(folder)
 
 
+def compacted_size(store_dir: Path, drop: list[str]) -> int:
+    """Bytes of a copy of the store without the `drop` graphs, flushed, compacted and reopened (so that RocksDB
+    deletes its obsolete write-ahead logs)."""
+    import pyoxigraph
+
+    with tempfile.TemporaryDirectory(prefix="attest-footprint-copy-") as tmp:
+        copy = Path(tmp) / "store"
+        shutil.copytree(store_dir, copy)
+        store = pyoxigraph.Store(str(copy))
+        for graph in drop:
+            store.remove_graph(pyoxigraph.NamedNode(graph))
+        store.flush()
+        store.optimize()
+        del store
+        reopened = pyoxigraph.Store(str(copy))
+        del reopened
+        return du(copy)
+
+
+def bytes_by_kind(store_dir: Path, graphs_of: dict[str, list[str]]) -> dict[str, int]:
+    whole = compacted_size(store_dir, [])
+    return {kind: whole - compacted_size(store_dir, graphs) for kind, graphs in graphs_of.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=200)
     parser.add_argument("--paragraphs", type=int, default=8)
     parser.add_argument("--by-predicate", action="store_true", help="break the document graphs down by predicate")
+    parser.add_argument("--bytes-by-kind", action="store_true",
+                        help="the store's bytes each graph kind holds: a copy without its graphs, compacted, is that much smaller")
     parser.add_argument("--corpus", choices=("generated", "2wiki"), default="generated")
     parser.add_argument("--data-dir", help="work here (kept afterwards; else a temporary folder, removed)")
     args = parser.parse_args()
@@ -94,8 +121,11 @@ def measure(args, work: Path) -> None:
     store = open_store(settings, read_only=True)
     try:
         by_kind: Counter[str] = Counter()
+        graphs_of: dict[str, list[str]] = {}
         for graph, count in store.graph_sizes().items():
             by_kind[kind_of(graph or "", iris)] += count
+            if graph:
+                graphs_of.setdefault(kind_of(graph, iris), []).append(graph)
         predicates: Counter[tuple[str, str]] = Counter()
         if args.by_predicate:
             for graph in store.graphs():
@@ -104,6 +134,7 @@ def measure(args, work: Path) -> None:
                         predicates[(subject_kind(q.subject.value, iris.base), q.predicate.value)] += 1
     finally:
         store.close()
+    held = bytes_by_kind(work / "data" / "store", graphs_of) if args.bytes_by_kind else {}
     store_bytes = du(work / "data" / "store")
     folder_bytes = du(work / "data")
     total = sum(by_kind.values())
@@ -119,9 +150,11 @@ def measure(args, work: Path) -> None:
     for name, size in parts.most_common():
         print(f"| {name} | {size / 1e6:.2f} | {size / text_bytes:.1f} |")
     print(f"\nstore {store_bytes / 1e6:.1f} MB, {store_bytes / text_bytes:.1f} bytes per byte of text\n")
-    print("| graph kind | quads | quads per document |\n|---|---:|---:|")
+    print("| graph kind | quads | quads per document | MB of the store (compacted copy without them) | × the text |"
+          "\n|---|---:|---:|---:|---:|")
     for kind, count in by_kind.most_common():
-        print(f"| {kind} | {count:,} | {count / args.docs:.1f} |")
+        size = f"{held[kind] / 1e6:.1f} | {held[kind] / text_bytes:.1f}" if kind in held else " | "
+        print(f"| {kind} | {count:,} | {count / args.docs:.1f} | {size} |")
     print(f"| **total** | {total:,} | **{total / args.docs:.1f}** |")
     print(f"\nquads per document: {total / args.docs:.1f} (document graphs {by_kind['document'] / args.docs:.1f})")
     if args.by_predicate:
