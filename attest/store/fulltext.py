@@ -191,7 +191,8 @@ class FullText:
           approximation, for words too common to tell chunks apart (at 50,000 generated documents a name is in
           two thirds of the chunks, and its idf is near 0)."""
         counts = {t: self._rows_with(db, t) for t in terms}
-        if sum(counts.values()) <= CANDIDATES:
+        rows = self._row_count(db)
+        if min(sum(counts.values()), rows) <= CANDIDATES:  # no more rows than that can match: FTS5 scores them all
             return self._scored(db, _any(terms), limit)
         rare: list[str] = []
         total = 0
@@ -206,7 +207,6 @@ class FullText:
             scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?", (_any(rare),)))
             scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?",
                                      (f"({_any(rare)}) AND ({_any(common)})",)))
-            rows = self._row_count(db)
             bound = -sum(_idf(rows, counts[t]) * (K1 + 1) for t in common)  # bm25() is negative: lower is better
             if len(scores) >= limit and sorted(scores.values())[limit - 1] <= bound:
                 return sorted(scores.items(), key=lambda r: r[1])[:limit]
