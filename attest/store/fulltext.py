@@ -181,6 +181,7 @@ class FullText:
         """(rowid, bm25) of the best `limit` chunks, scoring at most about 2 x CANDIDATES rows. FTS5 scores every
         row a word matches before it keeps the best, so a word that thousands of chunks contain made each search
         cost as much as those chunks (131 ms of a 175 ms /context at 50,000 documents). Here:
+        - each word's chunks are counted up to CANDIDATES + 1 (a common word's count stops there);
         - words are read from the rarest up while their rows add up to at most CANDIDATES: every chunk naming one of
           them is scored over all the words (two bounded queries: the rare words alone, then the chunks naming a rare
           and a common word, whose BM25 is the sum over all the words they contain). That is exact BM25 for them;
@@ -190,7 +191,7 @@ class FullText:
           seeks to), or naming any of them when fewer than `limit` name all; the rest of their rows are not: the one
           approximation, for words too common to tell chunks apart (at 50,000 generated documents a name is in
           two thirds of the chunks, and its idf is near 0)."""
-        counts = {t: self._rows_with(db, t) for t in terms}
+        counts = {t: self._rows_with(db, t, CANDIDATES + 1) for t in terms}  # a common word's count stops there
         rows = self._row_count(db)
         if min(sum(counts.values()), rows) <= CANDIDATES:  # no more rows than that can match: FTS5 scores them all
             return self._scored(db, _any(terms), limit)
@@ -207,7 +208,7 @@ class FullText:
             scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?", (_any(rare),)))
             scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?",
                                      (f"({_any(rare)}) AND ({_any(common)})",)))
-            bound = -sum(_idf(rows, counts[t]) * (K1 + 1) for t in common)  # bm25() is negative: lower is better
+            bound = -sum(_idf(rows, self._postings(db, t)) * (K1 + 1) for t in common)  # bm25() < 0: lower is better
             if len(scores) >= limit and sorted(scores.values())[limit - 1] <= bound:
                 return sorted(scores.items(), key=lambda r: r[1])[:limit]
         # the chunks naming every common word first: each of them outscores, word for word, one that names fewer
@@ -239,8 +240,14 @@ class FullText:
                 for r, rank in ranked if r in rows]
 
     @staticmethod
-    def _rows_with(db: sqlite3.Connection, term: str) -> int:
-        """How many chunks contain the word, from the index's term list (its postings counted, none scored)."""
+    def _rows_with(db: sqlite3.Connection, term: str, cap: int) -> int:
+        """How many chunks contain the word, counted up to `cap` (reading at most that many of its postings)."""
+        return int(db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks WHERE chunks MATCH ? LIMIT ?)",
+                              (_any([term]), cap)).fetchone()[0])
+
+    @staticmethod
+    def _postings(db: sqlite3.Connection, term: str) -> int:
+        """How many chunks contain the word, from the index's term list (every posting counted, none scored)."""
         folded = "".join(c for c in unicodedata.normalize("NFKD", term) if not unicodedata.combining(c))
         row = db.execute("SELECT doc FROM temp.chunk_terms WHERE term = ?", (folded,)).fetchone()
         return int(row[0]) if row else 0
