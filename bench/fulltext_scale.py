@@ -75,7 +75,7 @@ def main() -> None:
     exact = functools.partial(index.search_scores, exact=True)
     for q in questions:
         t = time.perf_counter()
-        hits = index.search(q, DEPTH, skip=STOPWORDS)
+        index.search(q, DEPTH, skip=STOPWORDS)
         times.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
         full = [rank for _, rank in exact(q, DEPTH, skip=STOPWORDS)]

@@ -4,9 +4,9 @@ beside the store, kept in step with commits."""
 from __future__ import annotations
 
 import logging
+import math
 import re
 import sqlite3
-import math
 import threading
 import unicodedata
 from dataclasses import dataclass
@@ -211,7 +211,7 @@ class FullText:
             bound = -sum(_idf(rows, self._postings(db, t)) * (K1 + 1) for t in common)  # bm25() < 0: lower is better
             if len(scores) >= limit and sorted(scores.values())[limit - 1] <= bound:
                 return sorted(scores.items(), key=lambda r: r[1])[:limit]
-        # the chunks naming every common word first: each of them outscores, word for word, one that names fewer
+        # the chunks naming every common word first: they usually outscore those that name fewer of them
         for match in ([" AND ".join(_any([t]) for t in common)] if len(common) > 1 else []) + [_any(common)]:
             floor = db.execute("SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                                (match, CANDIDATES)).fetchone()
