@@ -191,9 +191,11 @@ class FullText:
           seeks to), or naming any of them when fewer than `limit` name all; the rest of their rows are not: the one
           approximation, for words too common to tell chunks apart (at 50,000 generated documents a name is in
           two thirds of the chunks, and its idf is near 0)."""
-        counts = {t: self._rows_with(db, t, CANDIDATES + 1) for t in terms}  # a common word's count stops there
         rows = self._row_count(db)
-        if min(sum(counts.values()), rows) <= CANDIDATES:  # no more rows than that can match: FTS5 scores them all
+        if rows <= CANDIDATES:  # a small index: FTS5 scores every row the words match, as few as that
+            return self._scored(db, _any(terms), limit)
+        counts = {t: self._rows_with(db, t, CANDIDATES + 1) for t in terms}  # a common word's count stops there
+        if sum(counts.values()) <= CANDIDATES:
             return self._scored(db, _any(terms), limit)
         rare: list[str] = []
         total = 0
