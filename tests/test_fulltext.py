@@ -204,6 +204,8 @@ def test_a_search_over_common_words_scores_a_bounded_set_of_their_newest_chunks(
     scored = dict(exact)
     assert all(abs(scored[r] - rank) < 1e-9 for r, rank in bounded)  # each with its exact BM25 score
     assert [rank for _, rank in bounded] == sorted(rank for _, rank in bounded)
+    wide = index.search_scores("graph store", 40)  # fewer than 40 scored chunks name both: the newest naming either too
+    assert 20 < len(wide) <= 40 and any(r not in both for r, _ in wide)
     monkeypatch.setattr(fulltext, "CANDIDATES", 2_000)
     assert [r for r, _ in index.search_scores("graph store", 10)] == [r for r, _ in exact[:10]]
     index.close()
