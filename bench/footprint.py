@@ -1,9 +1,12 @@
 """Benchmark: the store's footprint, quads per generated document by graph kind, and bytes of store per byte of text.
 
-    python bench/footprint.py [--docs 200] [--paragraphs 8] [--by-predicate]
+    python bench/footprint.py [--docs 200] [--paragraphs 8] [--by-predicate] [--corpus generated|2wiki]
 
-Generates --docs documents with bench/ingest.py's generator (the same corpus as bench/scale.py), ingests them with
-`attest ingest --offline` (batched bulk commits, reasoning as configured by default), then counts the quads of each
+Generates --docs documents with bench/ingest.py's generator (the same corpus as bench/scale.py), or takes the first
+--docs 2WikiMultihopQA paragraphs (each a titled Markdown file, as bench/ingest_prose.py writes them), ingests them
+with `attest ingest --offline` (batched bulk commits, reasoning as configured by default, the compaction that ends
+the command), then measures the data folder as the user finds it (store, full-text index, the rest) and counts the
+quads of each
 kind of graph (document, status, fact summary, inferred, derivations, quarantine, ontology, other) and prints them
 per document. --by-predicate also breaks the document graphs down by predicate (and by the kind of subject), which
 is where the layout's repetitions show.
@@ -12,6 +15,8 @@ is where the layout's repetitions show.
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +28,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scale import du, generate  # noqa: E402
+
+WIKI = REPO.parent / "shared" / "data" / "docqa" / "2wiki_corpus.json"
 
 
 def kind_of(graph: str, iris) -> str:
@@ -44,11 +51,47 @@ def subject_kind(subject: str, base: str) -> str:
     return rest.split("/", 1)[0]
 
 
+def wiki(folder: Path, docs: int) -> int:
+    """The first `docs` 2Wiki paragraphs as titled Markdown files; their text's bytes."""
+    paragraphs = json.loads(WIKI.read_text(encoding="utf-8"))[:docs]
+    folder.mkdir(parents=True)
+    for i, p in enumerate(paragraphs):
+        (folder / f"{i:05d}.md").write_text(f"# {p['title']}\n\n{p['text']}\n", encoding="utf-8")
+    return du(folder)
+
+
+def compacted_size(store_dir: Path, drop: list[str]) -> int:
+    """Bytes of a copy of the store without the `drop` graphs, flushed, compacted and reopened (so that RocksDB
+    deletes its obsolete write-ahead logs)."""
+    import pyoxigraph
+
+    with tempfile.TemporaryDirectory(prefix="attest-footprint-copy-") as tmp:
+        copy = Path(tmp) / "store"
+        shutil.copytree(store_dir, copy)
+        store = pyoxigraph.Store(str(copy))
+        for graph in drop:
+            store.remove_graph(pyoxigraph.NamedNode(graph))
+        store.flush()
+        store.optimize()
+        del store
+        reopened = pyoxigraph.Store(str(copy))
+        del reopened
+        return du(copy)
+
+
+def bytes_by_kind(store_dir: Path, graphs_of: dict[str, list[str]]) -> dict[str, int]:
+    whole = compacted_size(store_dir, [])
+    return {kind: whole - compacted_size(store_dir, graphs) for kind, graphs in graphs_of.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=200)
     parser.add_argument("--paragraphs", type=int, default=8)
     parser.add_argument("--by-predicate", action="store_true", help="break the document graphs down by predicate")
+    parser.add_argument("--bytes-by-kind", action="store_true",
+                        help="the store's bytes each graph kind holds: a copy without its graphs, compacted, is that much smaller")
+    parser.add_argument("--corpus", choices=("generated", "2wiki"), default="generated")
     parser.add_argument("--data-dir", help="work here (kept afterwards; else a temporary folder, removed)")
     args = parser.parse_args()
     if args.data_dir is None:
@@ -67,7 +110,7 @@ def measure(args, work: Path) -> None:
     config = work / "attest.yaml"
     config.write_text(f"data_dir: {work / 'data'}\n", encoding="utf-8")
     corpus = work / "corpus"
-    text_bytes = generate(corpus, args.docs, args.paragraphs)
+    text_bytes = generate(corpus, args.docs, args.paragraphs) if args.corpus == "generated" else wiki(corpus, args.docs)
     command = [sys.executable, "-m", "attest.cli", "--config", str(config), "ingest", "--offline", str(corpus)]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0:
@@ -78,8 +121,11 @@ def measure(args, work: Path) -> None:
     store = open_store(settings, read_only=True)
     try:
         by_kind: Counter[str] = Counter()
+        graphs_of: dict[str, list[str]] = {}
         for graph, count in store.graph_sizes().items():
             by_kind[kind_of(graph or "", iris)] += count
+            if graph:
+                graphs_of.setdefault(kind_of(graph, iris), []).append(graph)
         predicates: Counter[tuple[str, str]] = Counter()
         if args.by_predicate:
             for graph in store.graphs():
@@ -88,14 +134,27 @@ def measure(args, work: Path) -> None:
                         predicates[(subject_kind(q.subject.value, iris.base), q.predicate.value)] += 1
     finally:
         store.close()
+    held = bytes_by_kind(work / "data" / "store", graphs_of) if args.bytes_by_kind else {}
     store_bytes = du(work / "data" / "store")
+    folder_bytes = du(work / "data")
     total = sum(by_kind.values())
-    print(f"Command: `python bench/footprint.py --docs {args.docs} --paragraphs {args.paragraphs}`\n")
-    print(f"{args.docs} documents, {text_bytes / 1e6:.2f} MB of text; store {store_bytes / 1e6:.1f} MB on disk, "
-          f"{store_bytes / text_bytes:.1f} bytes per byte of text\n")
-    print("| graph kind | quads | quads per document |\n|---|---:|---:|")
+    print(f"Command: `python bench/footprint.py --corpus {args.corpus} --docs {args.docs}`\n")
+    print(f"{args.docs} documents, {text_bytes / 1e6:.2f} MB of text; data folder right after `attest ingest` "
+          f"{folder_bytes / 1e6:.1f} MB = **{folder_bytes / text_bytes:.1f}× the text**\n")
+    print("| part of the data folder | MB | × the text |\n|---|---:|---:|")
+    parts: Counter[str] = Counter()
+    for f in (work / "data").rglob("*"):
+        if f.is_file():
+            rel = f.relative_to(work / "data")
+            parts[rel.parts[0] if len(rel.parts) > 1 else rel.name] += f.stat().st_size
+    for name, size in parts.most_common():
+        print(f"| {name} | {size / 1e6:.2f} | {size / text_bytes:.1f} |")
+    print(f"\nstore {store_bytes / 1e6:.1f} MB, {store_bytes / text_bytes:.1f} bytes per byte of text\n")
+    print("| graph kind | quads | quads per document | MB of the store (compacted copy without them) | × the text |"
+          "\n|---|---:|---:|---:|---:|")
     for kind, count in by_kind.most_common():
-        print(f"| {kind} | {count:,} | {count / args.docs:.1f} |")
+        size = f"{held[kind] / 1e6:.1f} | {held[kind] / text_bytes:.1f}" if kind in held else " | "
+        print(f"| {kind} | {count:,} | {count / args.docs:.1f} | {size} |")
     print(f"| **total** | {total:,} | **{total / args.docs:.1f}** |")
     print(f"\nquads per document: {total / args.docs:.1f} (document graphs {by_kind['document'] / args.docs:.1f})")
     if args.by_predicate:

@@ -111,7 +111,9 @@ class PassageRanker:
         seen = {w.casefold() for w in _words(first.text)}
         rest = " ".join(w for w in dict.fromkeys(_words(question)) if w.casefold() not in seen)
         pool = order[1:SECOND_POOL] + [p for p in order[SECOND_POOL:] if first.chunk in via.get(p.chunk, ())]
-        covers = {h.chunk: h.score for h in self.index.search_among(rest, [p.chunk for p in pool], skip=skip)} if rest else {}
+        scores = self.index.bm25_of(rest, [p.text for p in pool], skip=skip) if rest else []
+        best = max(scores, default=0.0) or 1.0
+        covers = {p.chunk: s / best for p, s in zip(pool, scores)}
 
         def value(p: Passage) -> float:
             return (COVERAGE_WEIGHT * covers.get(p.chunk, 0.0) + (1 - COVERAGE_WEIGHT) * (p.bm25_score or 0.0)

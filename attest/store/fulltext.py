@@ -4,21 +4,31 @@ beside the store, kept in step with commits."""
 from __future__ import annotations
 
 import logging
+from collections import Counter
+import math
 import re
 import sqlite3
 import threading
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
 from attest.vocab import ATT, ONT, RDF, RDFS, Iris
 
+if TYPE_CHECKING:
+    from attest.store.base import GraphStore
+
+Term = NamedNode | BlankNode | Literal | Triple
 log = logging.getLogger("attest.fulltext")
 FILE = "fulltext.sqlite"
 TERM = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 16
+CANDIDATES = 2_000  # chunks a search scores, about, per part (`FullText._bounded`)
+K1 = 1.2  # FTS5's bm25() parameters: a word adds at most its idf x (K1 + 1) to a chunk's score
+B = 0.75
 LAYOUT = 5  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
 # chunk_rows: which rows of `chunks` hold a document's text. FTS5 cannot index its UNINDEXED `document` column, so a
 # delete by document through it reads every chunk row; through chunk_rows it reads that document's rows only.
@@ -126,9 +136,9 @@ class FullText:
         label_rows = [(document, x.entity, x.label, x.type) for x in labels]
         mention_rows = [(document, m.chunk, m.entity, m.start, m.end) for m in mentions]
         link_rows = [(document, s, o) for s, o in links]
-        placed = [m for m in mention_rows if m[3] is not None]
-        first = min((m[3] for m in placed), default=None)
-        topic_rows = sorted({(document, m[1], m[2]) for m in placed if m[3] == first})
+        first = min((start for _, _, _, start, _ in mention_rows if start is not None), default=None)
+        topic_rows = sorted({(document, chunk, entity) for _, chunk, entity, start, _ in mention_rows
+                             if first is not None and start == first})
         with self.lock:
             self.db.execute("BEGIN")
             try:
@@ -153,25 +163,127 @@ class FullText:
     def search(self, text: str, limit: int, document: str | None = None, *, skip: frozenset[str] = frozenset()) -> list[Hit]:
         """The chunks that best match the words of `text` (BM25), any word sufficing; words are quoted, so FTS5
         operators in the text (NEAR, AND, *, ^, quotes) are read as words. Words in `skip` (stop words) are left
-        out unless nothing else is left: each matches most chunks, and BM25 scores every chunk a word matches
-        (at 50,000 documents "what does ... use" made the search 150 ms)."""
-        match = _match(text, skip)
-        if match is None:
+        out unless nothing else is left: each matches most chunks (at 50,000 documents "what does ... use" made the
+        search 150 ms). The search scores a bounded number of chunks whatever the words match (`_bounded`)."""
+        terms = _terms(text, skip)
+        if not terms:
             return []
-        query = ("SELECT chunk, document, start, end, text, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ?"
-                 + (" AND document = ?" if document else "") + " ORDER BY rank LIMIT ?")
-        args = (match, document, limit) if document else (match, limit)
-        return _hits(self._reader().execute(query, args).fetchall())
+        db = self._reader()
+        if document:  # one document's chunks: FTS5 reads the rows the words match and keeps the document's
+            ranked = db.execute("SELECT rowid, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ? AND document = ? "
+                                "ORDER BY rank LIMIT ?", (_any(terms), document, limit)).fetchall()
+        else:
+            ranked = self._bounded(db, terms, limit)
+        return self._hits(db, ranked)
 
-    def search_among(self, text: str, chunks: list[str], *, skip: frozenset[str] = frozenset()) -> list[Hit]:
-        """`search` over the given chunks only, best first, scored against the whole index as `search` scores."""
-        match = _match(text, skip)
-        if match is None or not chunks:
+    def search_scores(self, text: str, limit: int, *, skip: frozenset[str] = frozenset(), exact: bool = False
+                      ) -> list[tuple[int, float]]:
+        """(row, bm25) of `search`'s ranking, or with `exact` of FTS5 scoring every chunk the words match (what
+        `search` did before it was bounded; bench/fulltext_scale.py compares the two)."""
+        terms = _terms(text, skip)
+        if not terms:
             return []
-        marks = ",".join("?" * len(chunks))
-        query = ("SELECT chunk, document, start, end, text, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ? "
-                 f"AND chunk IN ({marks}) ORDER BY rank")
-        return _hits(self._reader().execute(query, (match, *chunks)).fetchall())
+        db = self._reader()
+        return self._scored(db, _any(terms), limit) if exact else self._bounded(db, terms, limit)
+
+    def _bounded(self, db: sqlite3.Connection, terms: list[str], limit: int) -> list[tuple[int, float]]:
+        """(rowid, bm25) of the best `limit` chunks, scoring at most about 2 x CANDIDATES rows. FTS5 scores every
+        row a word matches before it keeps the best, so a word that thousands of chunks contain made each search
+        cost as much as those chunks (131 ms of a 175 ms /context at 50,000 documents). Here:
+        - each word's chunks are counted up to CANDIDATES + 1 (a common word's count stops there);
+        - words are read from the rarest up while their rows add up to at most CANDIDATES: every chunk naming one of
+          them is scored over all the words (two bounded queries: the rare words alone, then the chunks naming a rare
+          and a common word, whose BM25 is the sum over all the words they contain). That is exact BM25 for them;
+        - a chunk naming only the common words scores at most the sum of their idf x (k1 + 1). When the best `limit`
+          rows already reach that bound, no such chunk can enter and the result is exactly FTS5's;
+        - otherwise the newest CANDIDATES chunks naming all the common words are scored too (a row range that FTS5
+          seeks to), or naming any of them when fewer than `limit` name all; the rest of their rows are not: the one
+          approximation, for words too common to tell chunks apart (at 50,000 generated documents a name is in
+          two thirds of the chunks, and its idf is near 0)."""
+        rows = self._row_count(db)
+        if rows <= CANDIDATES:  # a small index: FTS5 scores every row the words match, as few as that
+            return self._scored(db, _any(terms), limit)
+        counts = {t: self._rows_with(db, t, CANDIDATES + 1) for t in terms}  # a common word's count stops there
+        if sum(counts.values()) <= CANDIDATES:
+            return self._scored(db, _any(terms), limit)
+        rare: list[str] = []
+        total = 0
+        for term in sorted(terms, key=lambda t: counts[t]):
+            if total + counts[term] > CANDIDATES:
+                break
+            rare.append(term)
+            total += counts[term]
+        common = [t for t in terms if t not in rare]
+        scores: dict[int, float] = {}
+        if rare:
+            scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?", (_any(rare),)))
+            scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?",
+                                     (f"({_any(rare)}) AND ({_any(common)})",)))
+            bound = -sum(_idf(rows, self._postings(db, t)) * (K1 + 1) for t in common)  # bm25() < 0: lower is better
+            if len(scores) >= limit and sorted(scores.values())[limit - 1] <= bound:
+                return sorted(scores.items(), key=lambda r: r[1])[:limit]
+        # the chunks naming every common word first: they usually outscore those that name fewer of them
+        for match in ([" AND ".join(_any([t]) for t in common)] if len(common) > 1 else []) + [_any(common)]:
+            floor = db.execute("SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                               (match, CANDIDATES)).fetchone()
+            newest = db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ? AND rowid > ?",
+                                (match, floor[0] if floor else -1)).fetchall()
+            for rowid, rank in newest:
+                scores.setdefault(rowid, rank)  # a chunk that also names a rare word keeps its full score
+            if len(newest) >= limit:
+                break
+        return sorted(scores.items(), key=lambda r: r[1])[:limit]
+
+    def bm25_of(self, text: str, texts: list[str], *, skip: frozenset[str] = frozenset()) -> list[float]:
+        """BM25 of the words of `text` in each of `texts` (passages already read), with the index's idf and the texts'
+        own mean length: ranks a few passages against some words without FTS5 scoring every row the words match."""
+        terms = [_fold(t) for t in _terms(text, skip)]
+        if not terms or not texts:
+            return [0.0] * len(texts)
+        db = self._reader()
+        rows = self._row_count(db)
+        idf = {t: _idf(rows, self._postings(db, t)) for t in terms}
+        counts = [Counter(_fold(w.casefold()) for w in TERM.findall(t)) for t in texts]
+        lengths = [sum(c.values()) for c in counts]
+        mean = sum(lengths) / len(lengths) or 1.0
+        return [sum(idf[t] * c[t] * (K1 + 1) / (c[t] + K1 * (1 - B + B * n / mean)) for t in terms if c[t])
+                for c, n in zip(counts, lengths)]
+
+    @staticmethod
+    def _scored(db: sqlite3.Connection, match: str, limit: int) -> list[tuple[int, float]]:
+        return db.execute("SELECT rowid, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ? ORDER BY rank LIMIT ?",
+                          (match, limit)).fetchall()
+
+    @staticmethod
+    def _hits(db: sqlite3.Connection, ranked: list[tuple[int, float]]) -> list[Hit]:
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        rows = {r[0]: r[1:] for r in db.execute(
+            f"SELECT rowid, chunk, document, start, end, text FROM chunks WHERE rowid IN ({marks})", [r for r, _ in ranked])}
+        best = ranked[0][1] or -1.0  # bm25: lower is better, negative
+        return [Hit(rows[r][0], rows[r][1], rows[r][2], rows[r][3], rows[r][4], round(rank / best, 4) if best else 1.0)
+                for r, rank in ranked if r in rows]
+
+    @staticmethod
+    def _rows_with(db: sqlite3.Connection, term: str, cap: int) -> int:
+        """How many chunks contain the word, counted up to `cap` (reading at most that many of its postings)."""
+        return int(db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks WHERE chunks MATCH ? LIMIT ?)",
+                              (_any([term]), cap)).fetchone()[0])
+
+    @staticmethod
+    def _postings(db: sqlite3.Connection, term: str) -> int:
+        """How many chunks contain the word, from the index's term list (every posting counted, none scored)."""
+        row = db.execute("SELECT doc FROM temp.chunk_terms WHERE term = ?", (_fold(term),)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _row_count(self, db: sqlite3.Connection) -> int:
+        """The number of chunks, counted again only after another connection's commit."""
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        cached: tuple[int, int] | None = getattr(self._readers, "rows", None)
+        if cached is None or cached[0] != version:
+            cached = self._readers.rows = (version, db.execute("SELECT count(*) FROM chunk_rows").fetchone()[0])
+        return cached[1]
 
     def known_entities(self) -> dict[str, tuple[str, set[str]]]:
         """Entity IRI -> (its least rdfs:label over all documents, '' when none; every type they give it)."""
@@ -185,7 +297,7 @@ class FullText:
             out[entity] = (min(known, label) if known and label else known or label, types)
         return out
 
-    def read(self, query: str, args: tuple = ()) -> list[tuple]:
+    def read(self, query: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows of a read-only query on this thread's reading connection (the passage ranking's bounded reads)."""
         return self._reader().execute(query, args).fetchall()
 
@@ -195,6 +307,7 @@ class FullText:
         db = getattr(self._readers, "db", None)
         if db is None:
             db = self._readers.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunk_terms USING fts5vocab(main, chunks, row)")
             with self.lock:
                 self._reader_list.append(db)
         return db
@@ -206,19 +319,7 @@ class FullText:
             self._reader_list.clear()
 
 
-def _match(text: str, skip: frozenset[str]) -> str | None:
-    """An FTS5 query matching any word of the text (each quoted), stop words left out unless nothing else is left."""
-    words = list(dict.fromkeys(t.casefold() for t in TERM.findall(text)))
-    terms = ([t for t in words if t not in skip] or words)[:MAX_TERMS]
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms) if terms else None
-
-
-def _hits(rows: list[tuple]) -> list[Hit]:
-    best = min((r[5] for r in rows), default=-1.0)  # bm25: lower is better, negative
-    return [Hit(r[0], r[1], r[2], r[3], r[4], round(r[5] / best, 4) if best else 1.0) for r in rows]
-
-
-def for_store(store) -> FullText | None:
+def for_store(store: object) -> FullText | None:
     """The index beside an on-disk store (None for stores without a directory: in memory, remote); one per
     directory in this process, whichever view of the store asks."""
     path = getattr(store, "path", None)
@@ -232,7 +333,7 @@ def for_store(store) -> FullText | None:
         return index
 
 
-def close_for(store) -> None:
+def close_for(store: object) -> None:
     """Close and forget the index beside a store that is going away (a purged memory namespace)."""
     path = getattr(store, "path", None)
     if path is None:
@@ -245,23 +346,24 @@ def close_for(store) -> None:
 
 def chunks_of(quads: Iterable[Quad], iris: Iris) -> dict[str, list[Chunk]]:
     """Document id -> its chunks, read from a document graph's quads as ingestion writes them."""
-    props: dict[str, dict[str, object]] = {}
+    props: dict[str, dict[str, Term]] = {}
     for q in quads:
         p = q.predicate.value
         if p in (ATT + "text", ATT + "inDocument", ATT + "charStart", ATT + "charEnd") and isinstance(q.subject, NamedNode):
             props.setdefault(q.subject.value, {})[p[len(ATT):]] = q.object
     out: dict[str, list[Chunk]] = {}
     prefix = iris.document("")
-    for iri, p in props.items():
-        if "text" in p and "inDocument" in p:
-            doc = p["inDocument"].value.removeprefix(prefix)
-            out.setdefault(doc, []).append(Chunk(iri, p["text"].value, _int(p.get("charStart")), _int(p.get("charEnd"))))
+    for iri, found in props.items():
+        text, document = found.get("text"), found.get("inDocument")
+        if isinstance(text, Literal) and isinstance(document, NamedNode):
+            doc = document.value.removeprefix(prefix)
+            out.setdefault(doc, []).append(Chunk(iri, text.value, _int(found.get("charStart")), _int(found.get("charEnd"))))
     return out
 
 
 def labels_of(quads: Iterable[Quad], iris: Iris) -> list[Label]:
     """The labels and ontology types a document graph gives the entities Attest minted."""
-    out = set()
+    out: set[Label] = set()
     for q in quads:
         p, o = q.predicate.value, q.object
         if not isinstance(q.subject, NamedNode) or iris.entity_id(q.subject.value) is None:
@@ -275,22 +377,23 @@ def labels_of(quads: Iterable[Quad], iris: Iris) -> list[Label]:
 
 def mentions_of(quads: Iterable[Quad], iris: Iris) -> list[MentionRow]:
     """The mention records of a document graph: which chunk names which minted entity, and where."""
-    props: dict[str, dict[str, object]] = {}
+    props: dict[str, dict[str, Term]] = {}
     for q in quads:
         p = q.predicate.value
         if p in (ATT + "inChunk", ATT + "denotes", ATT + "charStart", ATT + "charEnd") and isinstance(q.subject, NamedNode) \
                 and "/mention/" in q.subject.value:
             props.setdefault(q.subject.value, {})[p[len(ATT):]] = q.object
-    out = set()
-    for p in props.values():
-        if "inChunk" in p and "denotes" in p and iris.entity_id(p["denotes"].value) is not None:
-            out.add(MentionRow(p["inChunk"].value, p["denotes"].value, _int(p.get("charStart")), _int(p.get("charEnd"))))
+    out: set[MentionRow] = set()
+    for found in props.values():
+        chunk, entity = found.get("inChunk"), found.get("denotes")
+        if isinstance(chunk, NamedNode) and isinstance(entity, NamedNode) and iris.entity_id(entity.value) is not None:
+            out.add(MentionRow(chunk.value, entity.value, _int(found.get("charStart")), _int(found.get("charEnd"))))
     return sorted(out, key=lambda m: (m.chunk, m.start or 0, m.entity))
 
 
 def links_of(quads: Iterable[Quad], iris: Iris) -> list[tuple[str, str]]:
     """The facts a document graph states between two minted entities, as (subject, object)."""
-    out = set()
+    out: set[tuple[str, str]] = set()
     for q in quads:
         s, o = q.subject, q.object
         if isinstance(s, NamedNode) and isinstance(o, NamedNode) and s != o and iris.entity_id(s.value) is not None \
@@ -299,11 +402,32 @@ def links_of(quads: Iterable[Quad], iris: Iris) -> list[tuple[str, str]]:
     return sorted(out)
 
 
-def _int(term) -> int | None:
+def _terms(text: str, skip: frozenset[str]) -> list[str]:
+    """The words a search looks for: casefolded, once each, stop words left out unless nothing else is left."""
+    words = list(dict.fromkeys(t.casefold() for t in TERM.findall(text)))
+    return ([t for t in words if t not in skip] or words)[:MAX_TERMS]
+
+
+def _fold(word: str) -> str:
+    """A casefolded word as the index's tokenizer keeps it (unicode61, remove_diacritics 2: diacritics dropped)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def _any(terms: list[str]) -> str:
+    """An FTS5 query matching any of the words, each quoted (so operators in them are read as words)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def _idf(rows: int, containing: int) -> float:
+    """FTS5 bm25()'s idf of a word that `containing` of `rows` chunks contain."""
+    return max(math.log((rows - containing + 0.5) / (containing + 0.5)), 1e-6)
+
+
+def _int(term: Term | None) -> int | None:
     return int(term.value) if isinstance(term, Literal) else None
 
 
-def reindex(store, iris: Iris, doc: str, content_hash: str) -> None:
+def reindex(store: GraphStore, iris: Iris, doc: str, content_hash: str) -> None:
     index = for_store(store)
     if index is None:
         return
@@ -312,12 +436,12 @@ def reindex(store, iris: Iris, doc: str, content_hash: str) -> None:
                   links_of(quads, iris))
 
 
-def on_commit(store, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
+def on_commit(store: GraphStore, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
     """After a document's commit: its chunks and labels replace what the index held for it (none when it was deleted)."""
     index = for_store(store)
     if index is None:
         return
     content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
-                         and q.subject.value == iris.document(doc)), "")
+                         and isinstance(q.object, Literal) and q.subject == NamedNode(iris.document(doc))), "")
     index.replace(doc, content_hash if document else "", chunks_of(document, iris).get(doc, []), labels_of(document, iris),
                   mentions_of(document, iris), links_of(document, iris))

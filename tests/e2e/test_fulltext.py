@@ -158,3 +158,54 @@ def test_stop_words_are_left_out_of_the_search_unless_nothing_else_is_asked(tmp_
     assert {h.chunk for h in index.search("What is Oxigraph?", 5)} == {"urn:stop", "urn:name"}
     assert [h.chunk for h in index.search("What is the", 5, skip=skip)] == ["urn:stop"]  # all stop words: kept
     index.close()
+
+
+def _corpus(index: FullText, rng) -> None:
+    """120 chunks: 'graph' in all, 'store' in most, 'rocksdb' in 10, 'sparql' in 4; lengths and repeats vary."""
+    for n in range(120):
+        words = ["graph"] * rng.randint(1, 3) + ["filler"] * rng.randint(0, 30)
+        words += ["store"] * rng.randint(1, 2) if n % 5 else []
+        words += ["rocksdb"] * rng.randint(1, 2) if n % 12 == 0 else []
+        words += ["sparql"] if n % 30 == 7 else []
+        rng.shuffle(words)
+        index.replace(f"d{n}", f"sha256:{n}", [fulltext.Chunk(f"urn:c{n}", " ".join(words), 0, 10)])
+
+
+def test_a_bounded_search_is_exact_bm25_while_the_words_match_few_chunks_or_the_rare_words_decide(tmp_path, monkeypatch):
+    import random
+
+    index = FullText(tmp_path / "fulltext.sqlite")
+    _corpus(index, random.Random(3))
+    assert index.search_scores("rocksdb sparql graph", 10, exact=True)  # the words are there
+    for query in ("rocksdb sparql", "graph store rocksdb", "rocksdb graph", "sparql store graph filler"):
+        exact = index.search_scores(query, 5, exact=True)
+        assert index.search_scores(query, 5) == exact  # 120 chunks: under CANDIDATES, FTS5 scores them all
+        monkeypatch.setattr(fulltext, "CANDIDATES", 14)  # 'rocksdb' and 'sparql' are rare, 'graph' and 'store' common
+        bounded = index.search_scores(query, 5)
+        monkeypatch.setattr(fulltext, "CANDIDATES", 2_000)
+        if query != "sparql store graph filler":  # a chunk naming a rare word outscores any naming only common ones
+            assert [r for r, _ in bounded] == [r for r, _ in exact], query
+            assert [rank for _, rank in bounded] == pytest.approx([rank for _, rank in exact], rel=1e-9)
+        assert [h.chunk for h in index.search(query, 5)] == [index.read("SELECT chunk FROM chunks WHERE rowid = ?", (r,))[0][0]
+                                                             for r, _ in exact]
+    index.close()
+
+
+def test_a_search_over_common_words_scores_a_bounded_set_of_their_newest_chunks(tmp_path, monkeypatch):
+    import random
+
+    index = FullText(tmp_path / "fulltext.sqlite")
+    _corpus(index, random.Random(5))
+    monkeypatch.setattr(fulltext, "CANDIDATES", 20)
+    bounded = index.search_scores("graph store", 10)
+    exact = index.search_scores("graph store", 200, exact=True)
+    both = [r for (r,) in index.read("SELECT rowid FROM chunks WHERE chunks MATCH 'graph AND store' ORDER BY rowid DESC LIMIT 21")]
+    assert len(bounded) == 10 and {r for r, _ in bounded} <= set(both[:20])  # only the newest 20 naming both words
+    scored = dict(exact)
+    assert all(abs(scored[r] - rank) < 1e-9 for r, rank in bounded)  # each with its exact BM25 score
+    assert [rank for _, rank in bounded] == sorted(rank for _, rank in bounded)
+    wide = index.search_scores("graph store", 40)  # fewer than 40 scored chunks name both: the newest naming either too
+    assert 20 < len(wide) <= 40 and any(r not in both for r, _ in wide)
+    monkeypatch.setattr(fulltext, "CANDIDATES", 2_000)
+    assert [r for r, _ in index.search_scores("graph store", 10)] == [r for r, _ in exact[:10]]
+    index.close()
