@@ -17,8 +17,12 @@ no pair: its names are labels, not statements.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from attest.extract import rules_lexicon as lex
+
+if TYPE_CHECKING:
+    from attest.extract.rules import Mention
 
 MAX_GAP = 30  # tokens between two mentions of one sentence
 MAX_GAP_WORDS = 20  # words of a long gap read as a bag
@@ -28,8 +32,8 @@ PRONOUNS = {"he", "she", "it", "they", "his", "her", "its", "their"}
 
 @dataclass
 class Candidate:
-    a: object  # the earlier mention (rules.Mention)
-    b: object
+    a: Mention  # the earlier mention
+    b: Mention
     features: list[str]
     start_char: int  # the sentence that states it (the later mention's sentence)
     end_char: int

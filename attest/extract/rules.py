@@ -55,6 +55,10 @@ FUZZY_CUTOFF = 88.0
 _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded once per process
 
 
+# subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
+Triple = tuple["Mention", str, "Mention", float, int | None, int | None]
+
+
 def shipped_relation_model() -> RelationModel | None:
     if not _SHIPPED:
         _SHIPPED.append(RelationModel.load())
@@ -499,48 +503,53 @@ class RuleExtractor(LowercaseNames):
         return b, predicate, a, 0.75 if fits else 0.5
 
     # ------------------------------------------------------------------ statistical relations
-    def _model_relations(self, doc: Doc, mentions: list[Mention],
-                         related: set[frozenset[str]]) -> list[tuple[Mention, str, Mention, float, int, int]]:
-        """Relations the trained classifier states between candidate pairs (relation_pairs): for each pair, every
-        predicate class at or over the threshold of the pair's kind. Not stated: "related" (a relation the text
-        states with no predicate to land on: ont:relatesTo would say too little to cite), and anything about a pair
-        the phrase rules already relate (they are the more precise where they apply)."""
+    def _model_relations(self, doc: Doc, mentions: list[Mention], rule_triples: list[Triple]) -> list[Triple]:
+        """The phrase rules' relations with the trained classifier's added (relation_pairs, RelationModel.decide):
+        its predicate, or ont:relatesTo for a pair it finds related by no predicate it knows with enough confidence.
+        A pair the phrase rules relate keeps their relation (they are the more precise where they apply), unless the
+        rule's predicate is one the classifier knows and the classifier finds the pair related by nothing: the rules
+        read "X in Y" as locatedIn wherever it is written, the classifier has learnt where prose means it."""
         model = self.relation_model
         if model is None:
-            return []
-        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None
-                 and frozenset((p.a.text, p.b.text)) not in related]
+            return rule_triples
+        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None]
         if not pairs:
-            return []
-        probs = model.predict([p.features for p in pairs])
-        found = []
-        for pair, row in zip(pairs, probs):
-            threshold = model.threshold(pair.features)
-            for k in np.flatnonzero(row >= threshold):
-                label = model.classes[k]
-                if label in ("none", "related"):
+            return rule_triples
+        decisions = model.decide([p.features for p in pairs])
+        scored = {frozenset((p.a.text, p.b.text)) for p in pairs}
+        stated = {frozenset((p.a.text, p.b.text)) for p, d in zip(pairs, decisions) if d is not None}
+        known = {c[:-1] for c in model.classes}
+        found: list[Triple] = [t for t in rule_triples if t[1] not in known or frozenset((t[0].text, t[2].text)) not in scored - stated]
+        ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
+        for pair, decision in zip(pairs, decisions):
+            if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled:
+                continue
+            label, confidence = decision
+            if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
+                if "relatesTo" in self.terms.predicates:
+                    found.append((pair.a, "relatesTo", pair.b, confidence, pair.start_char, pair.end_char))
+                continue
+            predicate, forward = label[:-1], label.endswith(">")
+            subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
+            term = self.terms.predicates[predicate]
+            # the place a subject of locatedIn must be (its shape: an Agent or a Location; the OWL domain cannot say so)
+            domain = "Location" if predicate == "locatedIn" and subject.weak and "Location" in self.terms.types \
+                else term.domain
+            if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
+                continue  # a typed name contradicts the predicate: no fact rather than a wrong one
+            for mention, required in ((subject, domain), (obj, term.range)):
+                if not required or required == "Entity" or \
+                        (mention.type is not None and self.terms.is_subtype(mention.type, required)):
                     continue
-                predicate, forward = label[:-1], label.endswith(">")
-                if predicate not in self.terms.predicates:
-                    continue  # a predicate of a module that is turned off
-                subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
-                term = self.terms.predicates[predicate]
-                # the place a subject of locatedIn must be (its shape: an Agent or a Location; the OWL domain cannot say so)
-                domain = "Location" if predicate == "locatedIn" and subject.weak and "Location" in self.terms.types \
-                    else term.domain
-                if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
-                    continue  # a typed name contradicts the predicate: no fact rather than a wrong one
-                for mention, required in ((subject, domain), (obj, term.range)):
-                    if not required or required == "Entity" or self.terms.is_subtype(mention.type, required):
-                        continue
-                    if required == "Agent":
-                        person = self._person_like([t.text for t in doc[mention.start:mention.end]])
-                        required = self._type("person" if person else "organization")
-                    elif required == "Topic":
-                        required = self._type("technology")
-                    mention.type, mention.confidence = required, max(mention.confidence, 0.75)
-                found.append((subject, predicate, obj, float(row[k]), pair.start_char, pair.end_char))
-        return found
+                if required == "Agent":
+                    person = self._person_like([t.text for t in doc[mention.start:mention.end]])
+                    required = self._type("person" if person else "organization")
+                elif required == "Topic":
+                    required = self._type("technology")
+                mention.type, mention.confidence = required, max(mention.confidence, 0.75)
+            found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
+        typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
+        return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
 
     def _narrows(self, mention: Mention, required: str | None) -> bool:
         """Whether the mention may take the required class: no requirement, a weak type, its own class or a subclass,
@@ -565,7 +574,7 @@ class RuleExtractor(LowercaseNames):
             mentions = [m for m in mentions if m.known]
             return self._extraction(doc, mentions, held, refused, [])
         triples = [(*t, None, None) for t in self._relations(doc, mentions)]
-        triples += self._model_relations(doc, mentions, {frozenset((t[0].text, t[2].text)) for t in triples})
+        triples = self._model_relations(doc, mentions, triples)
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
             for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
                            or (t[4] is not None and inside(refused, t[4]) is not None)]:
