@@ -46,7 +46,7 @@ def test_the_model_ships_small_with_its_thresholds():
     model = RelationModel.load()
     assert model is not None and MODEL_PATH.stat().st_size < 4 * 1024 * 1024
     assert "none" in model.classes and "birthPlace>" in model.classes
-    assert set(model.thresholds) == {"S", "X"} and all(0.6 <= t <= 1.0 for t in model.thresholds.values())
+    assert set(model.thresholds) == {"S", "X", "typed"} and all(0.3 <= t <= 1.0 for t in model.thresholds.values())
     assert "Re-DocRED" in model.meta
 
 
