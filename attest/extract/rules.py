@@ -577,7 +577,7 @@ class RuleExtractor(LowercaseNames):
         if not reads_as_english(text):  # capitals and phrases of another language say nothing the rules can read
             mentions = [m for m in mentions if m.known]
             return self._extraction(doc, mentions, held, refused, [])
-        triples = [(*t, None, None) for t in self._relations(doc, mentions)]
+        triples: list[Triple] = [(*t, None, None) for t in self._relations(doc, mentions)]
         triples = self._model_relations(doc, mentions, triples)
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
             for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
