@@ -5,6 +5,7 @@ Interface (used by RuleExtractor; trained by bench/train_relations.py):
     model = RelationModel.load()            # attest/extract/data/relations.npz, the shipped model (None if absent)
     probs = model.predict(feature_lists)    # (pairs, classes) probabilities; model.classes[i] names column i
     model.decide(feature_lists)             # [(class, confidence) | None]: what to state about each pair
+    model.decisions(feature_lists, probs)   # the same from probabilities already predicted
     model.save(path)
 
 Classes are "none" (no relation), "related" (a relation the ontology has no predicate for) and "<predicate>>" or
@@ -75,9 +76,10 @@ class RelationModel:
 
     def decide(self, feature_lists: list[list[str]]) -> list[tuple[str, float] | None]:
         """For each pair, the class to state ("related" or a predicate class) and its confidence, or None."""
-        if not feature_lists:
-            return []
-        probs = self.predict(feature_lists)
+        return self.decisions(feature_lists, self.predict(feature_lists)) if feature_lists else []
+
+    def decisions(self, feature_lists: list[list[str]], probs: np.ndarray) -> list[tuple[str, float] | None]:
+        """decide() from probabilities already predicted."""
         none = self.classes.index("none")
         predicates = np.array([i for i, c in enumerate(self.classes) if c not in ("none", "related")], dtype=np.int64)
         typed = self.thresholds.get("typed", 1.0)
