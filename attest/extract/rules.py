@@ -533,32 +533,33 @@ class RuleExtractor(LowercaseNames):
         for pair, decision in zip(pairs, decisions):
             if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled:
                 continue
-            label, confidence = decision
-            if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
-                # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
-                listed = doc[pair.a.end:pair.b.start].text.strip().lower() in lex.COORDINATION
-                if "relatesTo" in self.terms.predicates and not technical and not listed:
-                    found.append((pair.a, "relatesTo", pair.b, confidence, pair.start_char, pair.end_char))
-                continue
-            predicate, forward = label[:-1], label.endswith(">")
-            subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
-            term = self.terms.predicates[predicate]
-            # the place a subject of locatedIn must be (its shape: an Agent or a Location; the OWL domain cannot say so)
-            domain = "Location" if predicate == "locatedIn" and subject.weak and "Location" in self.terms.types \
-                else term.domain
-            if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
-                continue  # a typed name contradicts the predicate: no fact rather than a wrong one
-            for mention, required in ((subject, domain), (obj, term.range)):
-                if not required or required == "Entity" or \
-                        (mention.type is not None and self.terms.is_subtype(mention.type, required)):
+            labels, confidence = decision
+            for label in labels:
+                if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
+                    # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
+                    listed = doc[pair.a.end:pair.b.start].text.strip().lower() in lex.COORDINATION
+                    if "relatesTo" in self.terms.predicates and not technical and not listed:
+                        found.append((pair.a, "relatesTo", pair.b, confidence, pair.start_char, pair.end_char))
                     continue
-                if required == "Agent":
-                    person = self._person_like([t.text for t in doc[mention.start:mention.end]])
-                    required = self._type("person" if person else "organization")
-                elif required == "Topic":
-                    required = self._type("technology")
-                mention.type, mention.confidence = required, max(mention.confidence, 0.75)
-            found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
+                predicate, forward = label[:-1], label.endswith(">")
+                subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
+                term = self.terms.predicates[predicate]
+                # the place a subject of locatedIn must be (its shape: an Agent or a Location; the OWL domain cannot say so)
+                domain = "Location" if predicate == "locatedIn" and subject.weak and "Location" in self.terms.types \
+                    else term.domain
+                if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
+                    continue  # a typed name contradicts the predicate: no fact rather than a wrong one
+                for mention, required in ((subject, domain), (obj, term.range)):
+                    if not required or required == "Entity" or \
+                            (mention.type is not None and self.terms.is_subtype(mention.type, required)):
+                        continue
+                    if required == "Agent":
+                        person = self._person_like([t.text for t in doc[mention.start:mention.end]])
+                        required = self._type("person" if person else "organization")
+                    elif required == "Topic":
+                        required = self._type("technology")
+                    mention.type, mention.confidence = required, max(mention.confidence, 0.75)
+                found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
         typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
         return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
 
