@@ -132,7 +132,8 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     return out
 
 
-def _same_sentence(a, b, between: list, lower: list[str], s: int, e: int, topic, first: bool) -> list[str]:
+def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[str], s: int, e: int,
+                   topic: Mention | None, first: bool) -> list[str]:
     gap = lower[a.end:b.start]
     distance = _bucket(len(gap), (0, 1, 2, 3, 5, 8, 12, 20))
     f = ["S", "d=" + distance, "m=" + _bucket(len(between), (0, 1, 2))]
