@@ -42,7 +42,7 @@ from spacy.tokens import Doc, Span
 
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
-from attest.extract.relation_model import RelationModel
+from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
 from attest.extract.language import reads_as_english
@@ -509,7 +509,7 @@ class RuleExtractor(LowercaseNames):
         """The phrase rules' relations with the trained classifier's added (relation_pairs, RelationModel.decide):
         its predicate, or ont:relatesTo for a pair it finds related by no predicate it knows with enough confidence.
         A pair the phrase rules relate keeps their relation and gets no other (the rules are the more precise where
-        they apply), except a locatedIn the classifier finds all but impossible (UNRELATED)."""
+        they apply), except, in prose, a locatedIn the classifier finds all but impossible (UNRELATED)."""
         model = self.relation_model
         if model is None:
             return rule_triples
@@ -518,27 +518,33 @@ class RuleExtractor(LowercaseNames):
             return rule_triples
         probs = model.predict([p.features for p in pairs])
         decisions = model.decisions([p.features for p in pairs], probs)
-        # the rules read "X in Y" as locatedIn wherever it is written; where the classifier gives the two names
-        # almost no chance of any relation (on Re-DocRED training documents: none of 25 such rule facts was right;
-        # on the technical gold sets the least score of a right one is 0.18), the rule's fact is dropped
-        unrelated = {frozenset((p.a.text, p.b.text)) for p, row in zip(pairs, probs)
-                     if 1.0 - row[model.classes.index("none")] < UNRELATED}
-        unrelated -= {frozenset((p.a.text, p.b.text)) for p, row in zip(pairs, probs)
-                      if 1.0 - row[model.classes.index("none")] >= UNRELATED}
         # a chunk that names a technology by its kind ("the Java library X") is technical text, unlike the
-        # encyclopedic prose the classifier learnt from: there it states predicates, never a bare relatesTo
+        # encyclopedic prose the classifier learnt from: there the phrase rules' facts stand, the classifier states
+        # no bare relatesTo, and a predicate only where its own probability reaches its kind's threshold and 0.6
         technical = any(m.type is not None and not m.weak and not self._prose_kind(m) for m in mentions)
-        found = [t for t in rule_triples if t[1] != "locatedIn" or frozenset((t[0].text, t[2].text)) not in unrelated]
+        none = model.classes.index("none")
+        # in prose, the rules read "X in Y" as locatedIn wherever it is written; where the classifier gives the two
+        # names almost no chance of any relation (on Re-DocRED training documents: none of 25 such rule facts was
+        # right), the rule's fact is dropped
+        best: dict[frozenset[str], float] = {}
+        for p, row in zip(pairs, probs):
+            key = frozenset((p.a.text, p.b.text))
+            best[key] = max(best.get(key, 0.0), 1.0 - float(row[none]))
+        found = [t for t in rule_triples if technical or t[1] != "locatedIn"
+                 or best.get(frozenset((t[0].text, t[2].text)), 1.0) >= UNRELATED]
         ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
-        for pair, decision in zip(pairs, decisions):
+        for i, (pair, decision) in enumerate(zip(pairs, decisions)):
             if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled:
                 continue
             labels, confidence = decision
+            if technical:
+                row, floor = probs[i], max(model.threshold(pair.features), MIN_CONFIDENCE)
+                labels = [c for c in labels if c != "related" and row[model.classes.index(c)] >= floor]
             for label in labels:
                 if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
                     # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
                     listed = doc[pair.a.end:pair.b.start].text.strip().lower() in lex.COORDINATION
-                    if "relatesTo" in self.terms.predicates and not technical and not listed:
+                    if "relatesTo" in self.terms.predicates and not listed:
                         found.append((pair.a, "relatesTo", pair.b, confidence, pair.start_char, pair.end_char))
                     continue
                 predicate, forward = label[:-1], label.endswith(">")
