@@ -1,6 +1,6 @@
 """Benchmark: offline extraction on human-annotated Wikipedia prose (Re-DocRED dev), scored against its gold.
 
-    python bench/extract.py [--docs 500] [--cv 5] [--write]
+    python bench/extract.py [--docs 500] [--cv 5 [--folds N]] [--write]
 
 Each document goes in as a user would send it: titled Markdown ("# Title" then the prose), through the ingest
 pipeline's own cleaning and chunking, the offline rule extractor and the extraction validator (what the graph would
@@ -142,6 +142,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=500, help="score the first N documents")
     parser.add_argument("--cv", type=int, default=0, help="K-fold cross-validation of the relation model (0: the shipped model)")
+    parser.add_argument("--folds", type=int, default=0, help="with --cv: score only the first N folds (a quicker look)")
     parser.add_argument("--write", action="store_true", help="put the figures into bench/RESULTS.md")
     args = parser.parse_args()
     docs = load_docs()[: args.docs]
@@ -154,7 +155,7 @@ def main() -> None:
         from train_relations import collect, train_model
 
         per_doc = collect(docs, terms)  # candidate pairs do not depend on the model: found once, split by fold
-        for k, held in enumerate(folds(len(docs), args.cv)):
+        for k, held in enumerate(folds(len(docs), args.cv)[: args.folds or args.cv]):
             held_set = set(held)
             model = train_model([samples for i, samples in enumerate(per_doc) if i not in held_set])
             print(f"fold {k + 1}/{args.cv}: thresholds {model.thresholds}", file=sys.stderr)

@@ -4,12 +4,18 @@ Interface (used by RuleExtractor; trained by bench/train_relations.py):
 
     model = RelationModel.load()            # attest/extract/data/relations.npz, the shipped model (None if absent)
     probs = model.predict(feature_lists)    # (pairs, classes) probabilities; model.classes[i] names column i
+    model.decide(feature_lists)             # [([class, ...], confidence) | None]: what to state about each pair
+    model.decisions(feature_lists, probs)   # the same from probabilities already predicted
     model.save(path)
 
 Classes are "none" (no relation), "related" (a relation the ontology has no predicate for) and "<predicate>>" or
 "<predicate><" (an ontology predicate, the earlier mention as subject or as object). Unknown features are ignored.
-Each kind of candidate (a pair's first feature: "S" one sentence, "X" the topic and a later sentence) has its own
-threshold: the least probability at which a relation is stated. Stored sparse: each feature's weights are centred
+The decision is made per pair, in two steps. A pair's score is 1 - P(none), the probability of some relation; each
+kind of candidate (a pair's first feature: "S" one sentence, "X" the topic and a later sentence) has its own
+threshold on it. Over it, the pair is related: by each predicate that holds at least the "typed" threshold's share
+of the score (a town's locatedIn and country can both), else by "related" (ont:relatesTo). Its confidence rescales the score from
+[threshold, 1] onto [MIN_CONFIDENCE, 1] (the validator's minimum: the threshold is where held-out pairs reach the
+precision the trainer asks for). Stored sparse: each feature's weights are centred
 on their median (softmax is unchanged) and those under PRUNE dropped.
 """
 
@@ -21,6 +27,7 @@ import numpy as np
 
 MODEL_PATH = Path(__file__).parent / "data" / "relations.npz"
 PRUNE = 0.1
+MIN_CONFIDENCE = 0.6
 
 
 class RelationModel:
@@ -66,6 +73,27 @@ class RelationModel:
             weights[data["rows"], data["cols"]] = data["values"]
             return cls(data["features"].tolist(), weights, data["bias"], data["classes"].tolist(),
                        thresholds, str(data["meta"]))
+
+    def decide(self, feature_lists: list[list[str]]) -> list[tuple[list[str], float] | None]:
+        """For each pair, the classes to state (predicate classes, else ["related"]) and their confidence, or None."""
+        return self.decisions(feature_lists, self.predict(feature_lists)) if feature_lists else []
+
+    def decisions(self, feature_lists: list[list[str]], probs: np.ndarray) -> list[tuple[list[str], float] | None]:
+        """decide() from probabilities already predicted."""
+        none = self.classes.index("none")
+        predicates = np.array([i for i, c in enumerate(self.classes) if c not in ("none", "related")], dtype=np.int64)
+        typed = self.thresholds.get("typed", 1.0)
+        out: list[tuple[list[str], float] | None] = []
+        for feats, row in zip(feature_lists, probs):
+            threshold = self.threshold(feats)
+            score = 1.0 - float(row[none])
+            if threshold >= 1.0 or score < threshold:
+                out.append(None)
+                continue
+            confidence = MIN_CONFIDENCE + (1.0 - MIN_CONFIDENCE) * (score - threshold) / (1.0 - threshold)
+            labels = [self.classes[i] for i in predicates if row[i] >= typed * score]
+            out.append((labels or ["related"], round(min(confidence, 1.0), 3)))
+        return out
 
     def threshold(self, features: list[str]) -> float:
         """The threshold of a candidate's kind (its first feature); 1.0 (never) for a kind the model does not know."""

@@ -17,8 +17,12 @@ no pair: its names are labels, not statements.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from attest.extract import rules_lexicon as lex
+
+if TYPE_CHECKING:
+    from attest.extract.rules import Mention
 
 MAX_GAP = 30  # tokens between two mentions of one sentence
 MAX_GAP_WORDS = 20  # words of a long gap read as a bag
@@ -28,8 +32,8 @@ PRONOUNS = {"he", "she", "it", "they", "his", "her", "its", "their"}
 
 @dataclass
 class Candidate:
-    a: object  # the earlier mention (rules.Mention)
-    b: object
+    a: Mention  # the earlier mention
+    b: Mention
     features: list[str]
     start_char: int  # the sentence that states it (the later mention's sentence)
     end_char: int
@@ -120,7 +124,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
                     break
                 if b.text == a.text or b.start < a.end:
                     continue
-                out.append(Candidate(a, b, _same_sentence(a, b, j - i - 1, lower, s, e, topic), *span))
+                out.append(Candidate(a, b, _same_sentence(a, b, ms[i + 1:j], lower, s, e, topic, k == topic_seg), *span))
         if topic is not None and k > topic_seg:
             for b in ms:
                 if b.text != topic.text:
@@ -128,9 +132,11 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     return out
 
 
-def _same_sentence(a, b, between: int, lower: list[str], s: int, e: int, topic) -> list[str]:
+def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[str], s: int, e: int,
+                   topic: Mention | None, first: bool) -> list[str]:
     gap = lower[a.end:b.start]
-    f = ["S", "d=" + _bucket(len(gap), (0, 1, 2, 3, 5, 8, 12, 20)), "m=" + _bucket(between, (0, 1, 2))]
+    distance = _bucket(len(gap), (0, 1, 2, 3, 5, 8, 12, 20))
+    f = ["S", "d=" + distance, "m=" + _bucket(len(between), (0, 1, 2))]
     f.append("g=" + (" ".join(gap) if len(gap) <= 5 else "LONG"))
     words = gap if len(gap) <= MAX_GAP_WORDS else gap[:MAX_GAP_WORDS // 2] + gap[-MAX_GAP_WORDS // 2:]
     f.extend({"w=" + w for w in words})
@@ -142,9 +148,16 @@ def _same_sentence(a, b, between: int, lower: list[str], s: int, e: int, topic) 
     f.append("aa=" + (lower[b.end] if b.end < e else "$"))
     f += _mention_features("A", a, lower) + _mention_features("B", b, lower)
     types = f"{a.type}|{b.type}"
-    f.append("tt=" + types)
+    f += ["tt=" + types, f"tt|d={types}|{distance}", f"tt|m={types}|{min(len(between), 2)}"]
+    f.extend({"mt=" + str(m.type) for m in between})  # the kinds of name lying between
+    if len(gap) <= 3:
+        f.append(f"tt|g={types}|{' '.join(gap)}")
     if gap:
         f += [f"tt|f={types}|{gap[0]}", f"tt|l={types}|{gap[-1]}"]
+    if first:
+        f.append("first")  # the first sentence of the chunk defines its topic
+    if topic is not None and b.text == topic.text:
+        f.append("b-topic")
     if "(" in gap and ")" not in gap:
         f.append("paren")  # "X (born in Y": b inside a parenthesis after a
     if a.start - s <= 1:
@@ -168,5 +181,8 @@ def _from_topic(topic, b, distance: int, lower: list[str], s: int) -> list[str]:
         f.append("pron")
         f.append("pron|" + " ".join(before[1:4]))
     f += _mention_features("B", b, lower)
-    f.append("Xt=" + str(topic.type) + "|" + str(b.type))
+    types = str(topic.type) + "|" + str(b.type)
+    f += ["Xt=" + types, f"Xt|o={types}|{opener}", f"Xt|sd={types}|{_bucket(distance, (1, 2, 3, 5))}"]
+    if before:
+        f.append(f"Xt|xl={types}|{before[-1]}")
     return f

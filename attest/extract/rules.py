@@ -44,7 +44,7 @@ from spacy.tokens import Doc, Span
 from attest.extract.dates import DatedText
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
-from attest.extract.relation_model import RelationModel
+from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
 from attest.extract.language import reads_as_english
@@ -55,6 +55,12 @@ from attest.extract.sanitize import injection_kinds
 CUE = "CUE_"  # EntityRuler label prefix of type-cue patterns (ontology class labels)
 FUZZY_CUTOFF = 88.0
 _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded once per process
+
+
+UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
+PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
+# subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
+Triple = tuple["Mention", str, "Mention", float, int | None, int | None]
 
 
 def shipped_relation_model() -> RelationModel | None:
@@ -501,30 +507,49 @@ class RuleExtractor(LowercaseNames):
         return b, predicate, a, 0.75 if fits else 0.5
 
     # ------------------------------------------------------------------ statistical relations
-    def _model_relations(self, doc: Doc, mentions: list[Mention],
-                         related: set[frozenset[str]]) -> list[tuple[Mention, str, Mention, float, int, int]]:
-        """Relations the trained classifier states between candidate pairs (relation_pairs): for each pair, every
-        predicate class at or over the threshold of the pair's kind. Not stated: "related" (a relation the text
-        states with no predicate to land on: ont:relatesTo would say too little to cite), and anything about a pair
-        the phrase rules already relate (they are the more precise where they apply)."""
+    def _model_relations(self, doc: Doc, mentions: list[Mention], rule_triples: list[Triple]) -> list[Triple]:
+        """The phrase rules' relations with the trained classifier's added (relation_pairs, RelationModel.decide):
+        its predicate, or ont:relatesTo for a pair it finds related by no predicate it knows with enough confidence.
+        A pair the phrase rules relate keeps their relation and gets no other (the rules are the more precise where
+        they apply), except, in prose, a locatedIn the classifier finds all but impossible (UNRELATED)."""
         model = self.relation_model
         if model is None:
-            return []
-        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None
-                 and frozenset((p.a.text, p.b.text)) not in related]
+            return rule_triples
+        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None]
         if not pairs:
-            return []
+            return rule_triples
         probs = model.predict([p.features for p in pairs])
-        found = []
-        for pair, row in zip(pairs, probs):
-            threshold = model.threshold(pair.features)
-            for k in np.flatnonzero(row >= threshold):
-                label = model.classes[k]
-                if label in ("none", "related"):
+        decisions = model.decisions([p.features for p in pairs], probs)
+        # a chunk that names a technology by its kind ("the Java library X") is technical text, unlike the
+        # encyclopedic prose the classifier learnt from: there the phrase rules' facts stand, the classifier states
+        # no bare relatesTo, and a predicate only where its own probability reaches its kind's threshold and 0.6
+        technical = any(m.type is not None and not m.weak and not self._prose_kind(m) for m in mentions)
+        none = model.classes.index("none")
+        # in prose, the rules read "X in Y" as locatedIn wherever it is written; where the classifier gives the two
+        # names almost no chance of any relation (on Re-DocRED training documents: none of 25 such rule facts was
+        # right), the rule's fact is dropped
+        best: dict[frozenset[str], float] = {}
+        for p, row in zip(pairs, probs):
+            key = frozenset((p.a.text, p.b.text))
+            best[key] = max(best.get(key, 0.0), 1.0 - float(row[none]))
+        found = [t for t in rule_triples if technical or t[1] != "locatedIn"
+                 or best.get(frozenset((t[0].text, t[2].text)), 1.0) >= UNRELATED]
+        ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
+        for i, (pair, decision) in enumerate(zip(pairs, decisions)):
+            if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled:
+                continue
+            labels, confidence = decision
+            if technical:
+                row, floor = probs[i], max(model.threshold(pair.features), MIN_CONFIDENCE)
+                labels = [c for c in labels if c != "related" and row[model.classes.index(c)] >= floor]
+            for label in labels:
+                if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
+                    # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
+                    listed = doc[pair.a.end:pair.b.start].text.strip().lower() in lex.COORDINATION
+                    if "relatesTo" in self.terms.predicates and not listed:
+                        found.append((pair.a, "relatesTo", pair.b, confidence, pair.start_char, pair.end_char))
                     continue
                 predicate, forward = label[:-1], label.endswith(">")
-                if predicate not in self.terms.predicates:
-                    continue  # a predicate of a module that is turned off
                 subject, obj = (pair.a, pair.b) if forward else (pair.b, pair.a)
                 term = self.terms.predicates[predicate]
                 # the place a subject of locatedIn must be (its shape: an Agent or a Location; the OWL domain cannot say so)
@@ -533,7 +558,8 @@ class RuleExtractor(LowercaseNames):
                 if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
                     continue  # a typed name contradicts the predicate: no fact rather than a wrong one
                 for mention, required in ((subject, domain), (obj, term.range)):
-                    if not required or required == "Entity" or self.terms.is_subtype(mention.type, required):
+                    if not required or required == "Entity" or \
+                            (mention.type is not None and self.terms.is_subtype(mention.type, required)):
                         continue
                     if required == "Agent":
                         person = self._person_like([t.text for t in doc[mention.start:mention.end]])
@@ -541,8 +567,15 @@ class RuleExtractor(LowercaseNames):
                     elif required == "Topic":
                         required = self._type("technology")
                     mention.type, mention.confidence = required, max(mention.confidence, 0.75)
-                found.append((subject, predicate, obj, float(row[k]), pair.start_char, pair.end_char))
-        return found
+                found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
+        typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
+        return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
+
+    def _prose_kind(self, mention: Mention) -> bool:
+        """Whether a name is of the kinds the classifier learnt from (Re-DocRED's people, organizations, places,
+        works and events), not a technical one (Software, Concept, ...)."""
+        return mention.type is not None and any(
+            kind in self.terms.types and self.terms.is_subtype(mention.type, kind) for kind in PROSE_KINDS)
 
     def _narrows(self, mention: Mention, required: str | None) -> bool:
         """Whether the mention may take the required class: no requirement, a weak type, its own class or a subclass,
@@ -567,8 +600,8 @@ class RuleExtractor(LowercaseNames):
         if not reads_as_english(text):  # capitals and phrases of another language say nothing the rules can read
             mentions = [m for m in mentions if m.known]
             return self._extraction(doc, mentions, held, refused, [])
-        triples = [(*t, None, None) for t in self._relations(doc, mentions)]
-        triples += self._model_relations(doc, mentions, {frozenset((t[0].text, t[2].text)) for t in triples})
+        triples: list[Triple] = [(*t, None, None) for t in self._relations(doc, mentions)]
+        triples = self._model_relations(doc, mentions, triples)
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
             for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
                            or (t[4] is not None and inside(refused, t[4]) is not None)]:

@@ -40,7 +40,7 @@ def test_the_model_ships_small_with_its_thresholds():
     model = RelationModel.load()
     assert model is not None and MODEL_PATH.stat().st_size < 4 * 1024 * 1024
     assert "none" in model.classes and "birthPlace>" in model.classes
-    assert set(model.thresholds) == {"S", "X"} and all(0.6 <= t <= 1.0 for t in model.thresholds.values())
+    assert set(model.thresholds) == {"S", "X", "typed"} and all(0.3 <= t <= 1.0 for t in model.thresholds.values())
     assert "Re-DocRED" in model.meta
 
 
@@ -159,3 +159,18 @@ def test_text_that_is_not_english_is_stored_with_a_report_that_little_was_found(
     assert pipeline.registry.get(report.doc_id).message == report.message  # listed by `attest documents`
     english = pipeline.ingest(LoadedDocument("lake.txt", "text/plain", LAKE * 3, len(LAKE.encode()) * 3))
     assert english.message == "" and english.entities >= 2
+
+
+def test_a_pair_related_by_no_predicate_it_knows_is_stated_as_relates_to(extractor):
+    found = {(r.subject, r.predicate, r.object): r.confidence
+             for r in extractor.extract("Velka Records is a Czech record label.").relations}
+    assert 0.6 <= found[("Velka Records", "relatesTo", "Czech")] <= 1.0
+
+
+def test_names_of_a_list_and_technical_text_get_no_bare_relates_to(extractor):
+    listed = extractor.extract("Schema.org is a vocabulary that is part of many web pages, and Google, Microsoft and "
+                               "Yahoo founded it together.")
+    assert not any(r.predicate == "relatesTo" for r in listed.relations)
+    technical = extractor.extract("Elasticsearch is built on Apache Lucene, a search library written in Java.")
+    assert not any(r.predicate == "relatesTo" for r in technical.relations)
+    assert ("Elasticsearch", "uses", "Apache Lucene") in facts(technical)
