@@ -231,7 +231,7 @@ class IngestPipeline:
                 report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
             else:
                 c.state, c.message, c.extractor = "done", "", self.extractor_name
-                c.cache = json.dumps({"raw": result.model_dump(), "spans": {}})
+                c.cache = json.dumps({"raw": result.model_dump(mode="json"), "spans": {}})
         timings["extract"] = time.perf_counter() - t
         status.extractor = report.extractor = "+".join(sorted({c.extractor for c in status.chunks if c.extractor})) \
             or self.extractor_name

@@ -139,7 +139,7 @@ def _extract(texts: list[str], extractor=None) -> list[tuple[bool, object]]:
     out: list[tuple[bool, object]] = []
     for text in texts:
         try:
-            out.append((True, (extractor or _extractor).extract(text).model_dump()))
+            out.append((True, (extractor or _extractor).extract(text).model_dump(mode="json")))
         except ExtractionError as exc:
             out.append((False, exc.message))
     return out
