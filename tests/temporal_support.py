@@ -38,3 +38,21 @@ def intervals(store, iris) -> dict[tuple[str, str, str], tuple]:
         return term.value.removeprefix(E).removeprefix(ONT) if isinstance(term, NamedNode) else term.value
     return {(short(r["s"]), short(r["p"]), short(r["o"])): (short(r["from"]), short(r["to"]), short(r["by"]))
             for r in rows}
+
+
+def ingest_all(settings, replies_and_texts: list[tuple[str, str]], fake_llm) -> list[str]:
+    """Ingest (extraction reply, text) pairs through the LLM pipeline into the settings' store, then close it
+    (the app opens it afterwards); returns the document ids."""
+    from attest.store import open_store
+    from tests.ingest_support import llm_pipeline
+
+    store = open_store(settings)
+    try:
+        pipeline = llm_pipeline(store, settings)
+        ids = []
+        for i, (reply, text) in enumerate(replies_and_texts):
+            fake_llm.reply(reply)
+            ids.append(ingest_text(pipeline, f"doc{i}.txt", text).doc_id)
+        return ids
+    finally:
+        store.close()

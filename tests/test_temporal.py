@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from attest.ingest import validity
 from tests.ingest_support import llm_pipeline
-from tests.temporal_support import ingest_text, intervals, person_at
+from tests.temporal_support import ingest_all, ingest_text, intervals, person_at
 
 
 def test_a_newer_employer_closes_the_older_and_deleting_it_reopens(store, llm_settings, iris, fake_llm):
@@ -37,3 +37,57 @@ def test_a_fact_restated_without_a_date_never_closes_a_dated_one(store, llm_sett
     fake_llm.reply(person_at("Alice Smith", "Fabrikam"))
     ingest_text(pipeline, "b.txt", "Alice Smith works for Fabrikam.")
     assert intervals(store, iris) == {("alice-smith", "worksFor", "contoso"): ("2020-03-01", None, None)}
+
+
+def _app(settings):
+    from fastapi.testclient import TestClient
+
+    from attest.main import create_app
+
+    return TestClient(create_app(settings), base_url="http://localhost")
+
+
+CAREER = [(person_at("Alice Smith", "Contoso", valid_from="2020-03-01"), "Alice Smith has worked for Contoso since March 2020."),
+          (person_at("Alice Smith", "Fabrikam", valid_from="2026-10-15"), "Alice Smith joined Fabrikam on 15 October 2026.")]
+
+
+def test_context_prefers_the_current_employer_and_as_of_answers_as_of_then(llm_settings, fake_llm):
+    ingest_all(llm_settings, CAREER, fake_llm)
+    with _app(llm_settings) as client:
+        now = client.post("/context", json={"query": "Who does Alice Smith work for?"}).json()
+        facts = {r["object"]: r for r in now["relations"]}
+        assert facts["fabrikam"]["time"] == "current" and facts["fabrikam"]["valid_from"] == "2026-10-15"
+        assert facts["contoso"]["time"] == "past" and facts["contoso"]["valid_to"] == "2026-10-14"
+        assert facts["contoso"]["superseded_by"] == facts["fabrikam"]["id"]
+        assert "until 2026-10-14" in facts["contoso"]["text"] and "past" in facts["contoso"]["text"]
+        assert now["paths"][0]["end"] == "fabrikam"
+        then = client.post("/context", json={"query": "Who does Alice Smith work for?", "as_of": "2024-06-01"}).json()
+        facts = {r["object"]: r for r in then["relations"]}
+        assert facts["contoso"]["time"] == "current" and facts["fabrikam"]["time"] == "future"
+        assert then["paths"][0]["end"] == "contoso"
+        answer = client.post("/answer", json={"question": "Which organization does Alice Smith work for?", "mode": "extractive",
+                                              "as_of": "2024-06-01"}).json()
+        assert answer["answers"][0]["id"] == "contoso"
+        answer = client.post("/answer", json={"question": "Which organization does Alice Smith work for?", "mode": "extractive"}).json()
+        assert answer["answers"][0]["id"] == "fabrikam"
+        for bad in ("2024-13-01", "yesterday", 20240601, "2024-06-01T10:00:00"):
+            for route, key in (("/context", "query"), ("/answer", "question")):
+                response = client.post(route, json={key: "Who does Alice Smith work for?", "as_of": bad})
+                assert response.status_code == 422, (route, bad)
+                assert "as_of must be a date written YYYY-MM-DD" in response.text
+
+
+def test_verify_reports_a_citation_of_a_superseded_fact(llm_settings, fake_llm):
+    ingest_all(llm_settings, CAREER, fake_llm)
+    with _app(llm_settings) as client:
+        text = ("Alice Smith works for Contoso <<relation:alice-smith|worksFor|contoso>>. "
+                "She works for Fabrikam <<relation:alice-smith|worksFor|fabrikam>>.")
+        report = client.post("/verify", json={"text": text}).json()
+        old, new = (claim["citations"][0] for claim in report["claims"])
+        assert old["status"] == "superseded" and old["confidence"] == 0.4 and old["valid_to"] == "2026-10-14"
+        assert old["superseded_by_triple"] == new["triple"] and "replaced by Fabrikam" in old["label"]
+        assert old["superseded_by"].startswith("alice-smith~")
+        assert report["claims"][0]["flags"] == ["low_confidence"] and "low_confidence_claims" in report["flags"]
+        assert new["status"] == "asserted" and new["confidence"] == 1.0
+        then = client.post("/verify", json={"text": text, "as_of": "2025-01-01"}).json()
+        assert then["claims"][0]["citations"][0]["status"] == "asserted"

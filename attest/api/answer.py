@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import date
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, field_validator
@@ -26,6 +27,22 @@ def _within_bytes(value: str, name: str) -> str:
     return value
 
 
+def as_of_date(value: Any) -> Any:
+    """as_of: a calendar date written YYYY-MM-DD, nothing else (not a number, not a time)."""
+    if value is None or isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            if len(value) == 10:
+                return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValueError(f"as_of must be a date written YYYY-MM-DD (e.g. 2026-10-01), not {str(value)[:40]!r}")
+
+
+AS_OF_DESCRIPTION = "Answer as of this day (YYYY-MM-DD): facts that held then rank first, the others are marked past or future; default today"
+
+
 class KagQuery(BaseModel):
     """The kag_query tool shape of DESIGN.md: what an agent asks the graph for."""
 
@@ -36,7 +53,9 @@ class KagQuery(BaseModel):
     max_hops: int = Field(2, ge=0, le=MAX_HOPS, description="Hops of expansion over asserted and inferred facts, 0-3")
     limit: int = Field(20, ge=1, le=MAX_LIMIT, description="Most entities and most facts returned, 1-100")
     k: int = Field(5, ge=1, le=MAX_PASSAGES, description="Source passages returned, 1-20")
+    as_of: date | None = Field(None, description=AS_OF_DESCRIPTION)
 
+    _as_of = field_validator("as_of", mode="before")(as_of_date)
     _query_size = field_validator("query")(lambda v: _within_bytes(v, "query"))
 
 
@@ -61,7 +80,9 @@ class AnswerRequest(BaseModel):
     limit: int = Field(20, ge=1, le=MAX_LIMIT, description="Most entities and facts in the context, 1-100")
     mode: Literal["auto", "llm", "extractive"] = Field(
         "auto", description="llm: the configured model must answer; extractive: compose from facts; auto: llm, else extractive")
+    as_of: date | None = Field(None, description=AS_OF_DESCRIPTION)
 
+    _as_of = field_validator("as_of", mode="before")(as_of_date)
     _question_size = field_validator("question")(lambda v: _within_bytes(v, "question"))
 
 
@@ -69,6 +90,9 @@ class VerifyRequest(BaseModel):
     """What /verify takes: any text with citation markers."""
 
     text: str = Field(max_length=MAX_VERIFY_CHARS, description="Text with <<entity:ID>> / <<relation:…>> markers, at most 200,000 characters")
+    as_of: date | None = Field(None, description="The day the text speaks of (YYYY-MM-DD, default today): a cited fact replaced before it is reported superseded")
+
+    _as_of = field_validator("as_of", mode="before")(as_of_date)
 
 
 def answer_service(state) -> AnswerService:
@@ -93,9 +117,9 @@ def context(body: ContextRequest, service: Service) -> ContextResponse:
 
 @router.post("/answer", response_model=VerifyReport, dependencies=[Heavy])
 def answer(body: AnswerRequest, service: Service) -> VerifyReport:
-    return service.answer(body.question, mode=body.mode, max_hops=body.max_hops, limit=body.limit)
+    return service.answer(body.question, mode=body.mode, max_hops=body.max_hops, limit=body.limit, as_of=body.as_of)
 
 
 @router.post("/verify", response_model=VerifyReport)
 def verify(body: VerifyRequest, service: Service) -> VerifyReport:
-    return service.verify(body.text)
+    return service.verify(body.text, as_of=body.as_of)
