@@ -13,12 +13,12 @@ E = "https://w3id.org/attest/entity/"
 
 
 def person_at(person: str, org: str, predicate: str = "worksFor", valid_from: str | None = None,
-              valid_to: str | None = None) -> str:
-    """An extraction reply: a person, an organization and one (dated) relation between them."""
+              valid_to: str | None = None, object_type: str = "Organization") -> str:
+    """An extraction reply: a person, an organization (or `object_type`) and one (dated) relation between them."""
     rel = {"subject": person, "predicate": predicate, "object": org, "confidence": 0.9,
            "valid_from": valid_from, "valid_to": valid_to}
     return json.dumps({"entities": [{"name": person, "type": "Person", "confidence": 0.9, "description": ""},
-                                    {"name": org, "type": "Organization", "confidence": 0.9, "description": ""}],
+                                    {"name": org, "type": object_type, "confidence": 0.9, "description": ""}],
                        "relations": [rel]})
 
 

@@ -91,3 +91,23 @@ def test_verify_reports_a_citation_of_a_superseded_fact(llm_settings, fake_llm):
         assert new["status"] == "asserted" and new["confidence"] == 1.0
         then = client.post("/verify", json={"text": text, "as_of": "2025-01-01"}).json()
         assert then["claims"][0]["citations"][0]["status"] == "asserted"
+
+
+def test_the_reasoner_takes_only_facts_valid_today_as_premises(store, llm_settings, iris, fake_llm):
+    from attest.reasoner.reasoner import Reasoner
+
+    pipeline = llm_pipeline(store, llm_settings)
+    fake_llm.reply(person_at("Alice Smith", "Bob Jones", "spouse", valid_from="2001-06-01", object_type="Person"))
+    ingest_text(pipeline, "a.txt", "Alice Smith married Bob Jones in June 2001.")
+    fake_llm.reply(person_at("Alice Smith", "Carl Berg", "spouse", valid_from="2015-05-01", object_type="Person"))
+    second = ingest_text(pipeline, "b.txt", "Alice Smith married Carl Berg in May 2015.")
+    reasoner = Reasoner(store, iris, llm_settings)
+    reasoner.materialize(full=True)
+    inferred = {(r["s"].value.rsplit("/", 1)[-1], r["o"].value.rsplit("/", 1)[-1]) for r in store.query(
+        f"SELECT ?s ?o WHERE {{ GRAPH <{iris.inferred_graph}> {{ ?s <https://w3id.org/attest/ontology#spouse> ?o }} }}")}
+    assert ("carl-berg", "alice-smith") in inferred and ("bob-jones", "alice-smith") not in inferred
+    pipeline.delete(second.doc_id)  # the older marriage holds again: so does its symmetric consequence
+    reasoner.refresh([iris.document_graph(second.doc_id)])
+    inferred = {(r["s"].value.rsplit("/", 1)[-1], r["o"].value.rsplit("/", 1)[-1]) for r in store.query(
+        f"SELECT ?s ?o WHERE {{ GRAPH <{iris.inferred_graph}> {{ ?s <https://w3id.org/attest/ontology#spouse> ?o }} }}")}
+    assert ("bob-jones", "alice-smith") in inferred and ("carl-berg", "alice-smith") not in inferred

@@ -262,3 +262,12 @@ def rebuild(store: GraphStore, iris: Iris) -> None:
     if quads:
         ops.append(quad_data("INSERT DATA", quads))
     store.update(" ;\n".join(ops))
+
+
+def not_holding(store: GraphStore, iris: Iris, day: date) -> set[tuple[object, object, object]]:
+    """The facts (as terms) that do not hold on `day`: ended, replaced by a newer one, or not begun."""
+    on = Literal(day.isoformat(), datatype=DATE)
+    rows = store.query(f"""SELECT ?s ?p ?o WHERE {{ GRAPH <{iris.validity_graph}> {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>>
+      OPTIONAL {{ ?r <{ATT}validFrom> ?from }} OPTIONAL {{ ?r <{ATT}validTo> ?to }} }}
+      FILTER((BOUND(?to) && ?to < {on}) || (BOUND(?from) && ?from > {on})) }}""")
+    return {(r["s"], r["p"], r["o"]) for r in rows}
