@@ -111,3 +111,19 @@ def test_the_reasoner_takes_only_facts_valid_today_as_premises(store, llm_settin
     inferred = {(r["s"].value.rsplit("/", 1)[-1], r["o"].value.rsplit("/", 1)[-1]) for r in store.query(
         f"SELECT ?s ?o WHERE {{ GRAPH <{iris.inferred_graph}> {{ ?s <https://w3id.org/attest/ontology#spouse> ?o }} }}")}
     assert ("bob-jones", "alice-smith") in inferred and ("carl-berg", "alice-smith") not in inferred
+
+
+def test_contradictory_dates_are_quarantined_and_a_future_date_is_stored_with_a_warning(store, llm_settings, iris, fake_llm):
+    pipeline = llm_pipeline(store, llm_settings)
+    fake_llm.reply(person_at("Alice Smith", "Contoso", valid_from="2020-03-01", valid_to="2019-01-01"))
+    report = ingest_text(pipeline, "a.txt", "Alice Smith worked for Contoso from 2020 to 2019.")
+    messages = [r["message"].value for r in store.query(
+        f"SELECT ?message WHERE {{ GRAPH <{iris.quarantine_graph}> {{ ?i <https://w3id.org/attest/vocab#reason> ?message }} }}")]
+    assert any("Contradictory valid time" in m for m in messages), messages
+    assert not store.query(f"ASK {{ GRAPH ?g {{ ?s <https://w3id.org/attest/ontology#worksFor> ?o }} }}")
+    assert intervals(store, iris) == {}
+    assert report.outcome != "failed"
+    fake_llm.reply(person_at("Alice Smith", "Fabrikam", valid_from="2999-01-01"))
+    report = ingest_text(pipeline, "b.txt", "Alice Smith will join Fabrikam in 2999.")
+    assert any("future" in w and "2999-01-01" in w for w in report.to_dict()["warnings"]), report.to_dict()
+    assert intervals(store, iris) == {("alice-smith", "worksFor", "fabrikam"): ("2999-01-01", None, None)}

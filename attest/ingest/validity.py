@@ -271,3 +271,17 @@ def not_holding(store: GraphStore, iris: Iris, day: date) -> set[tuple[object, o
       OPTIONAL {{ ?r <{ATT}validFrom> ?from }} OPTIONAL {{ ?r <{ATT}validTo> ?to }} }}
       FILTER((BOUND(?to) && ?to < {on}) || (BOUND(?from) && ?from > {on})) }}""")
     return {(r["s"], r["p"], r["o"]) for r in rows}
+
+
+def future_dates(quads: Iterable[Quad], today: date | None = None) -> list[str]:
+    """Warnings for a document dated in the future: facts valid only from a later day, a turn's event time to come."""
+    today = today or date.today()
+    facts = sorted({d for q in quads if q.predicate == VALID_FROM and (d := _day(q.object)) and d > today})
+    events = sorted({d for q in quads if q.predicate == EVENT_TIME and (d := _day(q.object)) and d > today})
+    out = []
+    if facts:
+        out.append(f"{len(facts)} date(s) in the future (valid from {', '.join(map(str, facts[:3]))}): stored, but "
+                   f"not current until then")
+    if events:
+        out.append(f"the turn is dated in the future ({events[0]}): stored as said")
+    return out
