@@ -19,7 +19,7 @@ from tests.remote_support import virtuoso_differs
 
 IRIS = Iris("https://w3id.org/attest/")
 SHIPPED = {"entity-by-label", "neighbours", "documents-mentioning", "inferred-facts", "class-counts",
-           "entities-of-type", "describe-entity"}
+           "entities-of-type", "describe-entity", "entity-history"}
 
 
 def _query(header: str, body: str = "SELECT ?x ?y WHERE { ?x ?p ?y }") -> str:

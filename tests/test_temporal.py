@@ -13,11 +13,11 @@ def test_a_newer_employer_closes_the_older_and_deleting_it_reopens(store, llm_se
     fake_llm.reply(person_at("Alice Smith", "Contoso", valid_from="2020-03-01"))
     first = ingest_text(pipeline, "a.txt", "Alice Smith has worked for Contoso since March 2020.")
     assert intervals(store, iris) == {("alice-smith", "worksFor", "contoso"): ("2020-03-01", None, None)}
-    fake_llm.reply(person_at("Alice Smith", "Fabrikam", valid_from="2026-10-15"))
-    second = ingest_text(pipeline, "b.txt", "Alice Smith joined Fabrikam on 15 October 2026.")
+    fake_llm.reply(person_at("Alice Smith", "Fabrikam", valid_from="2025-10-15"))
+    second = ingest_text(pipeline, "b.txt", "Alice Smith joined Fabrikam on 15 October 2025.")
     assert intervals(store, iris) == {
-        ("alice-smith", "worksFor", "contoso"): ("2020-03-01", "2026-10-14", "fabrikam"),
-        ("alice-smith", "worksFor", "fabrikam"): ("2026-10-15", None, None)}
+        ("alice-smith", "worksFor", "contoso"): ("2020-03-01", "2025-10-14", "fabrikam"),
+        ("alice-smith", "worksFor", "fabrikam"): ("2025-10-15", None, None)}
     reason = list(store.query(f"SELECT ?d WHERE {{ GRAPH <{iris.validity_graph}> {{ ?r <https://w3id.org/attest/vocab#supersededIn> ?d }} }}"))
     assert [r["d"].value for r in reason] == [iris.document(second.doc_id)]
     assert first.doc_id != second.doc_id
@@ -48,7 +48,7 @@ def _app(settings):
 
 
 CAREER = [(person_at("Alice Smith", "Contoso", valid_from="2020-03-01"), "Alice Smith has worked for Contoso since March 2020."),
-          (person_at("Alice Smith", "Fabrikam", valid_from="2026-10-15"), "Alice Smith joined Fabrikam on 15 October 2026.")]
+          (person_at("Alice Smith", "Fabrikam", valid_from="2025-10-15"), "Alice Smith joined Fabrikam on 15 October 2025.")]
 
 
 def test_context_prefers_the_current_employer_and_as_of_answers_as_of_then(llm_settings, fake_llm):
@@ -56,10 +56,10 @@ def test_context_prefers_the_current_employer_and_as_of_answers_as_of_then(llm_s
     with _app(llm_settings) as client:
         now = client.post("/context", json={"query": "Who does Alice Smith work for?"}).json()
         facts = {r["object"]: r for r in now["relations"]}
-        assert facts["fabrikam"]["time"] == "current" and facts["fabrikam"]["valid_from"] == "2026-10-15"
-        assert facts["contoso"]["time"] == "past" and facts["contoso"]["valid_to"] == "2026-10-14"
+        assert facts["fabrikam"]["time"] == "current" and facts["fabrikam"]["valid_from"] == "2025-10-15"
+        assert facts["contoso"]["time"] == "past" and facts["contoso"]["valid_to"] == "2025-10-14"
         assert facts["contoso"]["superseded_by"] == facts["fabrikam"]["id"]
-        assert "until 2026-10-14" in facts["contoso"]["text"] and "past" in facts["contoso"]["text"]
+        assert "until 2025-10-14" in facts["contoso"]["text"] and "past" in facts["contoso"]["text"]
         assert now["paths"][0]["end"] == "fabrikam"
         then = client.post("/context", json={"query": "Who does Alice Smith work for?", "as_of": "2024-06-01"}).json()
         facts = {r["object"]: r for r in then["relations"]}
@@ -84,7 +84,7 @@ def test_verify_reports_a_citation_of_a_superseded_fact(llm_settings, fake_llm):
                 "She works for Fabrikam <<relation:alice-smith|worksFor|fabrikam>>.")
         report = client.post("/verify", json={"text": text}).json()
         old, new = (claim["citations"][0] for claim in report["claims"])
-        assert old["status"] == "superseded" and old["confidence"] == 0.4 and old["valid_to"] == "2026-10-14"
+        assert old["status"] == "superseded" and old["confidence"] == 0.4 and old["valid_to"] == "2025-10-14"
         assert old["superseded_by_triple"] == new["triple"] and "replaced by Fabrikam" in old["label"]
         assert old["superseded_by"].startswith("alice-smith~")
         assert report["claims"][0]["flags"] == ["low_confidence"] and "low_confidence_claims" in report["flags"]
@@ -127,3 +127,16 @@ def test_contradictory_dates_are_quarantined_and_a_future_date_is_stored_with_a_
     report = ingest_text(pipeline, "b.txt", "Alice Smith will join Fabrikam in 2999.")
     assert any("future" in w and "2999-01-01" in w for w in report.to_dict()["warnings"]), report.to_dict()
     assert intervals(store, iris) == {("alice-smith", "worksFor", "fabrikam"): ("2999-01-01", None, None)}
+
+
+def test_the_named_query_lists_an_entity_history(llm_settings, fake_llm):
+    ingest_all(llm_settings, CAREER, fake_llm)
+    with _app(llm_settings) as client:
+        rows = client.get("/queries/entity-history", params={"entity": "alice-smith"},
+                          headers={"Accept": "application/sparql-results+json"}).json()["results"]["bindings"]
+        history = [(r["object"]["value"].rsplit("/", 1)[-1], r.get("validFrom", {}).get("value"),
+                    r.get("validTo", {}).get("value"), r["state"]["value"],
+                    r.get("supersededBy", {}).get("value", "").rsplit("/", 1)[-1]) for r in rows]
+        assert history == [("contoso", "2020-03-01", "2025-10-14", "past", "fabrikam"),
+                           ("fabrikam", "2025-10-15", None, "current", "")]
+        assert rows[0]["supersededIn"]["value"].startswith("https://w3id.org/attest/document/")
