@@ -252,12 +252,17 @@ def _held(store: GraphStore, iris: Iris, keys: set[Key]) -> set[tuple]:
     return {(r["r"], r["rp"], r["ro"]) for r in rows}
 
 
-def rebuild(store: GraphStore, iris: Iris) -> None:
-    """Recompute graph/validity from every document graph, in one update."""
+def recomputed(store: GraphStore, iris: Iris) -> list[Quad]:
+    """What graph/validity holds when computed from every stored document graph at once."""
     changing = changing_predicates(store, iris)
     occurrences = stored_occurrences(store, iris, None, set())
     keys = keys_of(occurrences, changing)
-    quads = record_quads(iris, intervals([o for o in occurrences if (o.subject, o.predicate) in keys], changing))
+    return record_quads(iris, intervals([o for o in occurrences if (o.subject, o.predicate) in keys], changing))
+
+
+def rebuild(store: GraphStore, iris: Iris) -> None:
+    """Recompute graph/validity from every document graph, in one update."""
+    quads = recomputed(store, iris)
     ops = [f"DROP SILENT GRAPH <{iris.validity_graph}>"]
     if quads:
         ops.append(quad_data("INSERT DATA", quads))
