@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal as Kind
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import Literal, NamedNode, QuerySolutions
 
 from attest.answer import queries as q
+from attest.store import GraphStore
 from attest.vocab import ATT, RDF
 
 State = Kind["current", "past", "future"]
@@ -42,7 +43,7 @@ def term_key(term: object) -> str:
     return term.value if isinstance(term, NamedNode) else str(term)
 
 
-def read_validity(store, graph: str, triples: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Validity]:
+def read_validity(store: GraphStore, graph: str, triples: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Validity]:
     """The validity records of some facts (those without one are left out), one query per 500 subject-predicate pairs."""
     wanted = set(triples)
     pairs = sorted({(s, p) for s, p, _ in triples if not s.startswith('"')})
@@ -50,7 +51,9 @@ def read_validity(store, graph: str, triples: list[tuple[str, str, str]]) -> dic
     for i in range(0, len(pairs), 500):
         rows = [(NamedNode(s), NamedNode(p)) for s, p in pairs[i:i + 500]]
         query = VALIDITY % {"pairs": q.values_rows(rows), "graph": NamedNode(graph)}
-        for row in store.query(query):
+        result = store.query(query)
+        assert isinstance(result, QuerySolutions), "a SELECT query"
+        for row in result:
             key = (row["s"].value, row["p"].value, term_key(row["o"]))
             if key in wanted:
                 by = row["by"]

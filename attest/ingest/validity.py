@@ -7,8 +7,9 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
-from pyoxigraph import Literal, NamedNode, Quad, Triple
+from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions, Triple
 
 from attest.store import GraphStore
 from attest.store.rdfio import quad_data
@@ -23,6 +24,13 @@ CHANGING = f"""SELECT DISTINCT ?p WHERE {{ GRAPH %s {{
   {{ ?p a <{OWL}FunctionalProperty> }} UNION {{ ?p <{ATT}changesOverTime> true }} }} }}"""
 
 Key = tuple[NamedNode, NamedNode]  # (subject, predicate)
+Fact = tuple[Any, Any, Any]  # (subject, predicate, object) pyoxigraph terms
+
+
+def _select(store: GraphStore, query: str) -> QuerySolutions:
+    result = store.query(query)
+    assert isinstance(result, QuerySolutions), "a SELECT query"
+    return result
 
 
 @dataclass(frozen=True)
@@ -32,7 +40,7 @@ class Occurrence:
     document: str  # document graph IRI
     subject: NamedNode
     predicate: NamedNode
-    object: object  # a pyoxigraph term
+    object: Any  # a pyoxigraph term
     valid_from: date | None
     valid_to: date | None
     stated: date  # the turn's event time, else the extraction's start
@@ -44,10 +52,10 @@ class Interval:
 
     subject: NamedNode
     predicate: NamedNode
-    object: object
+    object: Any
     valid_from: date | None
     valid_to: date | None
-    superseded_by: object | None = None
+    superseded_by: Any = None
     superseded_in: str | None = None  # the document graph stating the newer fact
 
     def holds_on(self, day: date) -> bool:
@@ -56,7 +64,7 @@ class Interval:
 
 def changing_predicates(store: GraphStore, iris: Iris) -> frozenset[str]:
     """Predicates whose newer statement closes an older one: owl:FunctionalProperty or att:changesOverTime."""
-    rows = store.query(CHANGING % NamedNode(iris.ontology_graph))
+    rows = _select(store, CHANGING % NamedNode(iris.ontology_graph))
     return frozenset(row["p"].value for row in rows if isinstance(row["p"], NamedNode))
 
 
@@ -122,13 +130,13 @@ def stored_occurrences(store: GraphStore, iris: Iris, keys: set[Key] | None, ski
         return []
     values = "" if keys is None else "VALUES (?s ?p) { " + " ".join(f"({s} {p})" for s, p in keys) + " }"
     query = (STORED % Literal(iris.document_graph_prefix)).replace("WHERE {", "WHERE { " + values, 1)
-    rows = [r for r in store.query(query) if r["g"].value not in skip]
+    rows = [r for r in _select(store, query) if r["g"].value not in skip]
     graphs = sorted({r["g"].value for r in rows})
     stated: dict[str, list[date]] = {}
     if graphs:
         values = "VALUES ?g { " + " ".join(str(NamedNode(g)) for g in graphs) + " }"
         event: set[str] = set()
-        for r in store.query(STATED.replace("WHERE {", "WHERE { " + values, 1)):
+        for r in _select(store, STATED.replace("WHERE {", "WHERE { " + values, 1)):
             if (d := _day(r["t"])) is None:
                 continue
             g = r["g"].value
@@ -190,7 +198,7 @@ def record_quads(iris: Iris, found: Iterable[Interval]) -> list[Quad]:
         if iv.valid_from is None and iv.valid_to is None and iv.superseded_by is None:
             continue
         r = record_iri(iris, iv.subject, iv.predicate, iv.object)
-        out.append(Quad(r, REIFIES, Triple(iv.subject, iv.predicate, iv.object), g))  # type: ignore[arg-type]
+        out.append(Quad(r, REIFIES, Triple(iv.subject, iv.predicate, iv.object), g))
         if iv.valid_from is not None:
             out.append(Quad(r, VALID_FROM, Literal(iv.valid_from.isoformat(), datatype=DATE), g))
         if iv.valid_to is not None:
@@ -214,7 +222,7 @@ class Change:
     """What a write does to graph/validity: the update operations, and the facts whose interval it changes."""
 
     operations: list[str]
-    triples: set[tuple]
+    triples: set[Fact]
 
 
 def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -> Change:
@@ -225,7 +233,7 @@ def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -
     keys = keys_of(new, changing)
     if documents:
         old_values = " ".join(str(NamedNode(g)) for g in documents)
-        for row in store.query(f"""SELECT DISTINCT ?s ?p ?from ?to WHERE {{ VALUES ?g {{ {old_values} }}
+        for row in _select(store, f"""SELECT DISTINCT ?s ?p ?from ?to WHERE {{ VALUES ?g {{ {old_values} }}
           GRAPH ?g {{ ?st <{RDF}reifies> <<( ?s ?p ?o )>> OPTIONAL {{ ?st <{ATT}validFrom> ?from }}
           OPTIONAL {{ ?st <{ATT}validTo> ?to }} }} }}"""):
             s, p = row["s"], row["p"]
@@ -245,9 +253,9 @@ def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -
     return Change(ops, {facts[r] for r, _, _ in before ^ after if r in facts})
 
 
-def _held(store: GraphStore, iris: Iris, keys: set[Key]) -> set[tuple]:
+def _held(store: GraphStore, iris: Iris, keys: set[Key]) -> set[Fact]:
     values = " ".join(f"({s} {p})" for s, p in keys)
-    rows = store.query(f"""SELECT ?r ?rp ?ro WHERE {{ VALUES (?s ?p) {{ {values} }}
+    rows = _select(store, f"""SELECT ?r ?rp ?ro WHERE {{ VALUES (?s ?p) {{ {values} }}
       GRAPH <{iris.validity_graph}> {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>> ; ?rp ?ro }} }}""")
     return {(r["r"], r["rp"], r["ro"]) for r in rows}
 
@@ -269,10 +277,10 @@ def rebuild(store: GraphStore, iris: Iris) -> None:
     store.update(" ;\n".join(ops))
 
 
-def not_holding(store: GraphStore, iris: Iris, day: date) -> set[tuple[object, object, object]]:
+def not_holding(store: GraphStore, iris: Iris, day: date) -> set[Fact]:
     """The facts (as terms) that do not hold on `day`: ended, replaced by a newer one, or not begun."""
     on = Literal(day.isoformat(), datatype=DATE)
-    rows = store.query(f"""SELECT ?s ?p ?o WHERE {{ GRAPH <{iris.validity_graph}> {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>>
+    rows = _select(store, f"""SELECT ?s ?p ?o WHERE {{ GRAPH <{iris.validity_graph}> {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>>
       OPTIONAL {{ ?r <{ATT}validFrom> ?from }} OPTIONAL {{ ?r <{ATT}validTo> ?to }} }}
       FILTER((BOUND(?to) && ?to < {on}) || (BOUND(?from) && ?from > {on})) }}""")
     return {(r["s"], r["p"], r["o"]) for r in rows}

@@ -73,7 +73,7 @@ class Reasoner:
         self.first: ReasoningReport | None = None  # this reasoner's first (full) run
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
-        self._off: set[tuple] | None = None  # facts that do not hold today (graph/validity), per run
+        self._off: set[validity.Fact] | None = None  # facts that do not hold today (graph/validity), per run
 
     # --- which graphs are asserted ---------------------------------------------------------------------------
     def is_asserted_graph(self, graph: str) -> bool:
@@ -104,7 +104,7 @@ class Reasoner:
             return raw.quads_for_pattern(None, None, None, NamedNode(graph) if graph else DefaultGraph())
         return self.store.quads(graph)  # '' is the default graph
 
-    def _not_holding(self) -> set[tuple]:
+    def _not_holding(self) -> set[validity.Fact]:
         """The facts graph/validity says do not hold today, read once per maintenance run (reset at each entry point)."""
         if self._off is None:
             self._off = validity.not_holding(self.store, self.iris, date.today())
@@ -112,11 +112,11 @@ class Reasoner:
 
     def _read(self, graph: str, terms: TermDict) -> set[Encoded]:
         enc = terms.encode
-        if graph == self.iris.facts_graph or graph.startswith(self.iris.document_graph_prefix):
-            off = self._not_holding()  # premises are the facts valid today
-            return {(enc(q.subject), enc(q.predicate), enc(q.object)) for q in self._quads(graph)
-                    if not off or (q.subject, q.predicate, q.object) not in off}
-        return {(enc(q.subject), enc(q.predicate), enc(q.object)) for q in self._quads(graph)}
+        # premises are the facts valid today
+        facts = graph == self.iris.facts_graph or graph.startswith(self.iris.document_graph_prefix)
+        off = self._not_holding() if facts else set()
+        return {(enc(q.subject), enc(q.predicate), enc(q.object)) for q in self._quads(graph)
+                if not off or (q.subject, q.predicate, q.object) not in off}
 
     # --- entry points ----------------------------------------------------------------------------------------
     def materialize(self, full: bool = False) -> ReasoningReport:
