@@ -17,7 +17,7 @@ PAST_WEIGHT = 0.5  # a path through a fact that does not hold on the asked day r
 SUPERSEDED_CONFIDENCE = 0.4  # a citation of a superseded fact as it stands: under the 0.5 flag, over the 0.3 cut
 
 VALIDITY = f"""SELECT ?s ?p ?o ?from ?to ?by WHERE {{ VALUES (?s ?p) {{ %(pairs)s }}
-  GRAPH %(graph)s {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>>
+  GRAPH %(graph)s {{ ?r <{ATT}about> ?s ; <{RDF}reifies> <<( ?s ?p ?o )>>
     OPTIONAL {{ ?r <{ATT}validFrom> ?from }} OPTIONAL {{ ?r <{ATT}validTo> ?to }}
     OPTIONAL {{ ?r <{ATT}supersededBy> ?n . ?n <{RDF}reifies> <<( ?s ?p ?by )>> }} }} }}"""
 

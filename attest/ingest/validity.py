@@ -18,6 +18,7 @@ from attest.vocab import ATT, OWL, PROV, RDF, XSD, Iris
 REIFIES = NamedNode(RDF + "reifies")
 VALID_FROM, VALID_TO = NamedNode(ATT + "validFrom"), NamedNode(ATT + "validTo")
 SUPERSEDED_BY, SUPERSEDED_IN = NamedNode(ATT + "supersededBy"), NamedNode(ATT + "supersededIn")
+ABOUT = NamedNode(ATT + "about")  # a record's fact's subject: the index a lookup by subject starts from
 EVENT_TIME, STARTED = NamedNode(ATT + "eventTime"), NamedNode(PROV + "startedAtTime")
 DATE = NamedNode(XSD + "date")
 CHANGING = f"""SELECT DISTINCT ?p WHERE {{ GRAPH %s {{
@@ -117,7 +118,7 @@ def keys_of(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> set[
 
 
 STORED = f"""SELECT ?g ?s ?p ?o ?from ?to WHERE {{
-  GRAPH ?g {{ ?st <{RDF}reifies> <<( ?s ?p ?o )>> OPTIONAL {{ ?st <{ATT}validFrom> ?from }} OPTIONAL {{ ?st <{ATT}validTo> ?to }} }}
+  GRAPH ?g {{ ?s ?p ?o . ?st <{RDF}reifies> <<( ?s ?p ?o )>> OPTIONAL {{ ?st <{ATT}validFrom> ?from }} OPTIONAL {{ ?st <{ATT}validTo> ?to }} }}
   FILTER(STRSTARTS(STR(?g), %s))
 }}"""
 STATED = f"""SELECT ?g ?t ?kind WHERE {{ GRAPH ?g {{ {{ ?d <{ATT}eventTime> ?t BIND("event" AS ?kind) }}
@@ -199,6 +200,7 @@ def record_quads(iris: Iris, found: Iterable[Interval]) -> list[Quad]:
             continue
         r = record_iri(iris, iv.subject, iv.predicate, iv.object)
         out.append(Quad(r, REIFIES, Triple(iv.subject, iv.predicate, iv.object), g))
+        out.append(Quad(r, ABOUT, iv.subject, g))
         if iv.valid_from is not None:
             out.append(Quad(r, VALID_FROM, Literal(iv.valid_from.isoformat(), datatype=DATE), g))
         if iv.valid_to is not None:
@@ -214,7 +216,7 @@ def record_quads(iris: Iris, found: Iterable[Interval]) -> list[Quad]:
 def _drop_keys(iris: Iris, keys: set[Key]) -> str:
     values = " ".join(f"({s} {p})" for s, p in keys)
     return f"""DELETE {{ GRAPH <{iris.validity_graph}> {{ ?r ?rp ?ro }} }} WHERE {{ VALUES (?s ?p) {{ {values} }}
-  GRAPH <{iris.validity_graph}> {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>> ; ?rp ?ro }} }}"""
+  GRAPH <{iris.validity_graph}> {{ ?r <{ATT}about> ?s ; <{RDF}reifies> <<( ?s ?p ?o )>> ; ?rp ?ro }} }}"""
 
 
 @dataclass
@@ -234,7 +236,7 @@ def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -
     if documents:
         old_values = " ".join(str(NamedNode(g)) for g in documents)
         for row in _select(store, f"""SELECT DISTINCT ?s ?p ?from ?to WHERE {{ VALUES ?g {{ {old_values} }}
-          GRAPH ?g {{ ?st <{RDF}reifies> <<( ?s ?p ?o )>> OPTIONAL {{ ?st <{ATT}validFrom> ?from }}
+          GRAPH ?g {{ ?s ?p ?o . ?st <{RDF}reifies> <<( ?s ?p ?o )>> OPTIONAL {{ ?st <{ATT}validFrom> ?from }}
           OPTIONAL {{ ?st <{ATT}validTo> ?to }} }} }}"""):
             s, p = row["s"], row["p"]
             if isinstance(s, NamedNode) and isinstance(p, NamedNode) and s.value.startswith(iris.entity_prefix) and (
@@ -256,7 +258,7 @@ def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -
 def _held(store: GraphStore, iris: Iris, keys: set[Key]) -> set[Fact]:
     values = " ".join(f"({s} {p})" for s, p in keys)
     rows = _select(store, f"""SELECT ?r ?rp ?ro WHERE {{ VALUES (?s ?p) {{ {values} }}
-      GRAPH <{iris.validity_graph}> {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>> ; ?rp ?ro }} }}""")
+      GRAPH <{iris.validity_graph}> {{ ?r <{ATT}about> ?s ; <{RDF}reifies> <<( ?s ?p ?o )>> ; ?rp ?ro }} }}""")
     return {(r["r"], r["rp"], r["ro"]) for r in rows}
 
 
