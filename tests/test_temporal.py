@@ -140,3 +140,17 @@ def test_the_named_query_lists_an_entity_history(llm_settings, fake_llm):
         assert history == [("contoso", "2020-03-01", "2025-10-14", "past", "fabrikam"),
                            ("fabrikam", "2025-10-15", None, "current", "")]
         assert rows[0]["supersededIn"]["value"].startswith("https://w3id.org/attest/document/")
+
+
+def test_a_summary_rebuild_recomputes_the_valid_time(store, llm_settings, iris, fake_llm):
+    from attest.ingest import summary
+
+    pipeline = llm_pipeline(store, llm_settings)
+    for reply, text in CAREER:
+        fake_llm.reply(reply)
+        ingest_text(pipeline, f"{text[-12:]}.txt", text)
+    expected = intervals(store, iris)
+    store.update(f"DROP GRAPH <{iris.validity_graph}> ; " + summary.invalidation(iris))  # a write from outside ingestion
+    assert intervals(store, iris) == {}
+    assert summary.ensure(store, iris)
+    assert intervals(store, iris) == expected and len(expected) == 2

@@ -7,11 +7,12 @@ import logging
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad
 
+from attest.ingest import validity
 from attest.store import GraphStore
 from attest.vocab import ATT, PROV, Iris
 
 log = logging.getLogger("attest.summary")
-VERSION = "2"  # the marker's value: a summary written by other rules is rebuilt
+VERSION = "3"  # the marker's value: a summary written by other rules is rebuilt (3: with graph/validity)
 INCLUDES = NamedNode(ATT + "includesGraph")
 
 
@@ -107,7 +108,9 @@ def invalidation(iris: Iris) -> str:
 def rebuild(store: GraphStore, iris: Iris) -> None:
     """Recompute the summary from every document graph, in one transaction; it also lists the graphs that are
     neither document nor system graphs (`att:includesGraph`), which readers read beside it: only a write from
-    outside ingestion, which marks the summary out of date, can change that list."""
+    outside ingestion, which marks the summary out of date, can change that list. The valid time of the facts
+    (graph/validity) is recomputed from the same document graphs first: the marker goes in last."""
+    validity.rebuild(store, iris)
     m = marker(iris)
     store.update(f"""DROP SILENT GRAPH {m.graph_name} ;
 INSERT {{ GRAPH {m.graph_name} {{ ?s ?p ?o }} }} WHERE {{
