@@ -154,3 +154,19 @@ def test_a_summary_rebuild_recomputes_the_valid_time(store, llm_settings, iris, 
     assert intervals(store, iris) == {}
     assert summary.ensure(store, iris)
     assert intervals(store, iris) == expected and len(expected) == 2
+
+
+def test_the_bulk_batch_writes_the_valid_time_with_its_documents(store, llm_settings, iris, fake_llm):
+    pipeline = llm_pipeline(store, llm_settings)
+    fake_llm.reply(person_at("Alice Smith", "Northwind", valid_from="2016-01-01"))
+    ingest_text(pipeline, "before.txt", "Alice Smith joined Northwind in 2016.")  # stored before the batch
+    with pipeline.batched(100_000, lambda n: None):
+        for reply, text in CAREER:
+            fake_llm.reply(reply)
+            ingest_text(pipeline, f"{text[-12:]}.txt", text)
+    assert intervals(store, iris) == {
+        ("alice-smith", "worksFor", "northwind"): ("2016-01-01", "2020-02-29", "contoso"),
+        ("alice-smith", "worksFor", "contoso"): ("2020-03-01", "2025-10-14", "fabrikam"),
+        ("alice-smith", "worksFor", "fabrikam"): ("2025-10-15", None, None)}
+    assert {(q.subject, q.predicate, q.object) for q in store.quads(iris.validity_graph)} == \
+        {(q.subject, q.predicate, q.object) for q in validity.recomputed(store, iris)}
