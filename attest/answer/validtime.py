@@ -19,7 +19,8 @@ SUPERSEDED_CONFIDENCE = 0.4  # a citation of a superseded fact as it stands: und
 VALIDITY = f"""SELECT ?s ?p ?o ?from ?to ?by WHERE {{ VALUES (?s ?p) {{ %(pairs)s }}
   GRAPH %(graph)s {{ ?r <{ATT}about> ?s ; <{RDF}reifies> <<( ?s ?p ?o )>>
     OPTIONAL {{ ?r <{ATT}validFrom> ?from }} OPTIONAL {{ ?r <{ATT}validTo> ?to }}
-    OPTIONAL {{ ?r <{ATT}supersededBy> ?n . ?n <{RDF}reifies> <<( ?s ?p ?by )>> }} }} }}"""
+    OPTIONAL {{ ?r <{ATT}supersededBy> ?n . ?n <{RDF}reifies> ?newer }} }}
+  BIND(OBJECT(?newer) AS ?by) }}"""  # a triple-term pattern inside the OPTIONAL would be matched unbound: a scan
 
 
 @dataclass(frozen=True)
