@@ -117,9 +117,11 @@ def keys_of(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> set[
             if o.predicate.value in changing or o.valid_from is not None or o.valid_to is not None}
 
 
-STORED = f"""SELECT ?g ?s ?p ?o ?from ?to WHERE {{
-  GRAPH ?g {{ ?s ?p ?o . ?st <{RDF}reifies> <<( ?s ?p ?o )>> OPTIONAL {{ ?st <{ATT}validFrom> ?from }} OPTIONAL {{ ?st <{ATT}validTo> ?to }} }}
-  FILTER(STRSTARTS(STR(?g), %s))
+# no OPTIONAL: pyoxigraph matches an OPTIONAL's pattern on its own first (every date of the store); a statement's
+# reifies row is always there, its dates come as more rows of the same ?st
+STORED = f"""SELECT ?g ?s ?p ?o ?st ?sp ?sv WHERE {{
+  GRAPH ?g {{ ?s ?p ?o . ?st <{RDF}reifies> <<( ?s ?p ?o )>> ; ?sp ?sv }}
+  FILTER(STRSTARTS(STR(?g), %s) && ?sp IN (<{RDF}reifies>, <{ATT}validFrom>, <{ATT}validTo>))
 }}"""
 STATED = f"""SELECT ?g ?t ?kind WHERE {{ GRAPH ?g {{ {{ ?d <{ATT}eventTime> ?t BIND("event" AS ?kind) }}
   UNION {{ ?a <{PROV}startedAtTime> ?t BIND("run" AS ?kind) }} }} }}"""
@@ -131,8 +133,13 @@ def stored_occurrences(store: GraphStore, iris: Iris, keys: set[Key] | None, ski
         return []
     values = "" if keys is None else "VALUES (?s ?p) { " + " ".join(f"({s} {p})" for s, p in keys) + " }"
     query = (STORED % Literal(iris.document_graph_prefix)).replace("WHERE {", "WHERE { " + values, 1)
-    rows = [r for r in _select(store, query) if r["g"].value not in skip]
-    graphs = sorted({r["g"].value for r in rows})
+    statements: dict[tuple[str, object], dict[str, Any]] = {}
+    for r in _select(store, query):
+        if r["g"].value not in skip:
+            found = statements.setdefault((r["g"].value, r["st"]), {"g": r["g"].value, "s": r["s"], "p": r["p"], "o": r["o"]})
+            found[r["sp"].value] = r["sv"]
+    rows = list(statements.values())
+    graphs = sorted({r["g"] for r in rows})
     stated: dict[str, list[date]] = {}
     if graphs:
         values = "VALUES ?g { " + " ".join(str(NamedNode(g)) for g in graphs) + " }"
@@ -146,8 +153,8 @@ def stored_occurrences(store: GraphStore, iris: Iris, keys: set[Key] | None, ski
                 stated[g] = []
             if r["kind"].value == "event" or g not in event:
                 stated.setdefault(g, []).append(d)
-    return [Occurrence(r["g"].value, r["s"], r["p"], r["o"], _day(r["from"]), _day(r["to"]),
-                       min(stated.get(r["g"].value) or [date.min])) for r in rows]
+    return [Occurrence(r["g"], r["s"], r["p"], r["o"], _day(r.get(VALID_FROM.value)), _day(r.get(VALID_TO.value)),
+                       min(stated.get(r["g"]) or [date.min])) for r in rows]
 
 
 def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> list[Interval]:
@@ -235,12 +242,15 @@ def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -
     keys = keys_of(new, changing)
     if documents:
         old_values = " ".join(str(NamedNode(g)) for g in documents)
-        for row in _select(store, f"""SELECT DISTINCT ?s ?p ?from ?to WHERE {{ VALUES ?g {{ {old_values} }}
-          GRAPH ?g {{ ?s ?p ?o . ?st <{RDF}reifies> <<( ?s ?p ?o )>> OPTIONAL {{ ?st <{ATT}validFrom> ?from }}
-          OPTIONAL {{ ?st <{ATT}validTo> ?to }} }} }}"""):
-            s, p = row["s"], row["p"]
-            if isinstance(s, NamedNode) and isinstance(p, NamedNode) and s.value.startswith(iris.entity_prefix) and (
-                    p.value in changing or row["from"] is not None or row["to"] is not None):
+        for row in _select(store, f"""SELECT DISTINCT ?t ?sp WHERE {{ VALUES ?g {{ {old_values} }}
+          GRAPH ?g {{ ?st <{RDF}reifies> ?t ; ?sp ?sv }}
+          FILTER(?sp IN (<{RDF}reifies>, <{ATT}validFrom>, <{ATT}validTo>)) }}"""):
+            t = row["t"]
+            if not isinstance(t, Triple):
+                continue
+            s, p = t.subject, t.predicate
+            if isinstance(s, NamedNode) and s.value.startswith(iris.entity_prefix) and (
+                    p.value in changing or row["sp"] != REIFIES):
                 keys.add((s, p))
     if not keys:
         return Change([], set())
