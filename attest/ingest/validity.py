@@ -59,9 +59,6 @@ class Interval:
     superseded_by: Any = None
     superseded_in: str | None = None  # the document graph stating the newer fact
 
-    def holds_on(self, day: date) -> bool:
-        return (self.valid_from is None or self.valid_from <= day) and (self.valid_to is None or day <= self.valid_to)
-
 
 def changing_predicates(store: GraphStore, iris: Iris) -> frozenset[str]:
     """Predicates whose newer statement closes an older one: owl:FunctionalProperty or att:changesOverTime."""
@@ -135,7 +132,7 @@ def stored_occurrences(store: GraphStore, iris: Iris, keys: set[Key] | None, ski
     query = (STORED % Literal(iris.document_graph_prefix)).replace("WHERE {", "WHERE { " + values, 1)
     statements: dict[tuple[str, object], dict[str, Any]] = {}
     for r in _select(store, query):
-        if r["g"].value not in skip:
+        if r["g"].value not in skip and r["s"].value.startswith(iris.entity_prefix):
             found = statements.setdefault((r["g"].value, r["st"]), {"g": r["g"].value, "s": r["s"], "p": r["p"], "o": r["o"]})
             found[r["sp"].value] = r["sv"]
     rows = list(statements.values())
