@@ -60,6 +60,10 @@ class Iris:
         return f"{self.base}graph/facts"
 
     @property
+    def validity_graph(self) -> str:
+        return f"{self.base}graph/validity"
+
+    @property
     def quarantine_graph(self) -> str:
         return f"{self.base}graph/quarantine"
 
@@ -107,7 +111,7 @@ class Iris:
 
     def is_system_graph(self, graph: str) -> bool:
         return graph in (self.ontology_graph, self.inferred_graph, self.derivations_graph, self.quarantine_graph,
-                         self.resolution_graph) or graph.startswith(self.status_graph_prefix)
+                         self.resolution_graph, self.validity_graph) or graph.startswith(self.status_graph_prefix)
 
 
 def node(iri: str) -> NamedNode:

@@ -79,7 +79,7 @@ async def exercise_every_tool(client) -> None:
     rq_files = sorted(p.stem for p in (REPO / "queries").glob("*.rq"))
     assert set(listed) == BUILT_IN | {"query_" + name.replace("-", "_") for name in rq_files}
     assert set(listed["kag_query"].input_schema["properties"]) == {"query", "entities", "include_relations", "max_hops",
-                                                                   "limit", "k"}
+                                                                   "limit", "k", "as_of"}
 
     context = result(await client.call_tool("kag_query", {"query": "Which database does Oxigraph use?",
                                                           "max_hops": 1, "limit": 10}))

@@ -13,6 +13,7 @@ from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 from attest.answer import queries as q
 from attest.answer.ids import Ids
 from attest.answer.memo import Changes, Memo
+from attest.answer.validtime import Validity, read_validity
 from attest.store.results import solutions
 from attest.ingest import summary
 from attest.store import GraphStore
@@ -333,6 +334,11 @@ class GraphLookup:
         return out
 
     # facts ---------------------------------------------------------------------------
+
+    def validity(self, triples: Iterable[Triple]) -> dict[Triple, Validity]:
+        """The valid time of the facts that have one (graph/validity): dated facts and changing ones."""
+        found = self.memo.many("validity", triples, lambda ts: read_validity(self.store, self.iris.validity_graph, ts))
+        return {t: v for t, v in found.items() if v is not None}
 
     def degrees(self, iris: Iterable[str]) -> dict[str, int]:
         """How many triples touch each IRI, in any graph (a cheap count: decides which IRIs are hubs)."""

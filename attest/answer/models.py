@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-CitationStatus = Literal["found", "label_match", "asserted", "inferred", "not_found", "invalid"]
+CitationStatus = Literal["found", "label_match", "asserted", "inferred", "superseded", "not_found", "invalid"]
 ClaimFlag = Literal["low_confidence", "removed", "ungrounded"]
 Mode = Literal["llm", "extractive", "verify"]
 
@@ -26,7 +26,7 @@ class CitationReport(BaseModel):
     marker: str = Field(description="The marker as written")
     kind: Literal["entity", "relation"] = Field(description="entity or relation")
     ref: str = Field(description="The marker's payload (id, label or S|P|O)")
-    status: CitationStatus = Field(description="found / label_match (entity); asserted / inferred (relation); not_found; invalid (malformed payload)")
+    status: CitationStatus = Field(description="found / label_match (entity); asserted / inferred / superseded (relation: asserted, but a newer fact replaced it); not_found; invalid (malformed payload)")
     iri: str | None = Field(default=None, description="Resolved entity IRI (entity citations)")
     label: str | None = Field(default=None, description="Label of the resolved entity, or the fact in words")
     triple: list[str] | None = Field(default=None, description="Resolved relation as [subject, predicate, object] IRIs")
@@ -35,6 +35,9 @@ class CitationReport(BaseModel):
                                                         "for an inferred one")
     confidence: float = Field(description="Score by DESIGN.md's confidence model, 0-1")
     trace: list[TraceStep] = Field(default_factory=list, description="Reasoning trace of an inferred relation (bounded depth)")
+    valid_to: str | None = Field(default=None, description="Superseded relation: the last day it held (YYYY-MM-DD)")
+    superseded_by: str | None = Field(default=None, description="Superseded relation: the relation id of the newer fact that replaced it")
+    superseded_by_triple: list[str] | None = Field(default=None, description="Superseded relation: that newer fact as [subject, predicate, object]")
 
 
 class ClaimReport(BaseModel):
@@ -103,6 +106,14 @@ class ContextRelation(BaseModel):
     document_count: int = Field(default=0, description="How many documents assert it, counted up to 100")
     document_count_capped: bool = Field(default=False, description="More than 100 documents assert it")
     path: int | None = Field(default=None, description="Index in `paths` of the first path it belongs to")
+    valid_from: str | None = Field(default=None, description="First day the fact holds (YYYY-MM-DD), when known")
+    valid_to: str | None = Field(default=None, description="Last day the fact holds, when it ended or a newer fact "
+                                                           "replaced it")
+    time: Literal["current", "past", "future"] = Field(
+        default="current", description="Whether it holds on the day asked about (as_of, else today): past and future "
+                                       "facts rank lower")
+    superseded_by: str | None = Field(default=None, description="Relation id of the newer fact that replaced it, when "
+                                                                "one did")
 
 
 class ContextPath(BaseModel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from datetime import date
 
 from pyoxigraph import Literal, NamedNode
 
@@ -23,6 +24,7 @@ from attest.answer.path_query import path_sparql
 from attest.answer.paths import Path, PathSearch
 from attest.answer.predicates import CAMEL, asks_for_person, focus_stems, question_terms
 from attest.store.results import solutions
+from attest.answer.validtime import PAST_WEIGHT, Validity, phrase
 from attest.extract.sanitize import sanitize
 from attest.store import fulltext
 from attest.store.base import Term
@@ -56,6 +58,7 @@ class ContextQuery:
     limit: int = 20
     document: str | None = None
     k: int = MAX_SOURCES
+    as_of: date | None = None  # the day the facts should hold on (None: today)
 
 
 class Retriever:
@@ -94,6 +97,8 @@ class Retriever:
                             mentions={link.start: link.end for link in links}, person=asks_for_person(request.query, spans))
         ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
         paths = search.search([(iri, score, mentions.get(iri)) for iri, score in ordered], request.max_hops)
+        day = request.as_of or date.today()
+        times = self._prefer_holding(paths, day)
         kept = _whole_paths(paths, request.limit) if request.include_relations else []
 
         ranked = _rank_nodes(kept, paths, seeds, {iri for link in links for iri in link.iris} | hinted)
@@ -126,7 +131,8 @@ class Retriever:
                           score=round(node_score.get(iri, seeds.get(iri, 0.0)), 4), hops=hops.get(iri, 0))
             for iri in top if iri in details
         ]
-        relations = [self._relation(t, statuses[t], depths.get(t, 0), support.get(t, []), details, names, first_path[t])
+        relations = [self._relation(t, statuses[t], depths.get(t, 0), support.get(t, []), details, names, first_path[t],
+                                    times.get(t), day)
                      for t in triples]
         context_paths = [self._path(p, details) for p in kept]
         context_links = [ContextLink(text=link.text, start=link.start, end=link.end,
@@ -138,6 +144,17 @@ class Retriever:
 
     # pieces of the response -------------------------------------------------------------
 
+    def _prefer_holding(self, paths: list[Path], day: date) -> dict[Triple, Validity]:
+        """The valid time of the paths' facts (one query); a path through facts that do not hold on `day` (ended,
+        replaced by a newer one, not begun) ranks lower, PAST_WEIGHT for each."""
+        times = self.lookup.validity({h.triple for p in paths for h in p.hops})
+        if times:
+            for p in paths:
+                if off := sum(1 for h in p.hops if h.triple in times and times[h.triple].state(day) != "current"):
+                    p.score *= PAST_WEIGHT ** off
+            paths.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
+        return times
+
     def _depths(self, inferred: list[Triple]) -> dict[Triple, int]:
         found = self.lookup.memo.many("depth", [t for t in inferred if not is_literal(t[2])], self.inference.depths)
         return {t: d if d is not None else 1 for t, d in found.items()}
@@ -148,17 +165,25 @@ class Retriever:
         return text.label or CAMEL.sub(" ", local).strip().lower() or local
 
     def _relation(self, triple: Triple, status: FactStatus, depth: int, support: list[str],
-                  details: dict[str, EntityInfo], names: dict[str, str], path: int) -> ContextRelation:
+                  details: dict[str, EntityInfo], names: dict[str, str], path: int, validity: Validity | None = None,
+                  day: date | None = None) -> ContextRelation:
         s, p, o = triple
         value = literal_value(o) if is_literal(o) else None
         words = fact_sentence(_label(details, s), names[p], value if value is not None else _label(details, o))
+        day = day or date.today()
+        words += phrase(validity, day)
         documents = [g.removeprefix(self.iris.document_graph_prefix) for g in support]
         return ContextRelation(id=relation_id(self.ids, triple), subject=self.ids.node_id(s), predicate=self.ids.predicate_id(p),
                                object=None if value is not None else self.ids.of(o), value=value, triple=list(triple),
                                text=words, status="asserted" if status.asserted else "inferred",
                                depth=0 if status.asserted else depth, documents=documents[:MAX_DOCUMENTS],
                                document_count=min(len(documents), SUPPORT_CAP),
-                               document_count_capped=len(documents) > SUPPORT_CAP, path=path)
+                               document_count_capped=len(documents) > SUPPORT_CAP, path=path,
+                               valid_from=_iso(validity.valid_from) if validity else None,
+                               valid_to=_iso(validity.valid_to) if validity else None,
+                               time=validity.state(day) if validity else "current",
+                               superseded_by=relation_id(self.ids, (s, p, validity.superseded_by))
+                               if validity and validity.superseded_by else None)
 
     def _path(self, path: Path, details: dict[str, EntityInfo]) -> ContextPath:
         end = path.end
@@ -270,6 +295,10 @@ def _rank_nodes(kept: list[Path], paths: list[Path], seeds: dict[str, float],
     for p in paths:
         out.setdefault(p.end)
     return list(out)
+
+
+def _iso(day: date | None) -> str | None:
+    return day.isoformat() if day is not None else None
 
 
 def _label(details: dict[str, EntityInfo], iri: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from attest.answer.compose import compose_extractive
@@ -39,12 +40,14 @@ class AnswerService:
     def context(self, request: ContextQuery) -> ContextResponse:
         return self.retriever.context(request)
 
-    def verify(self, text: str) -> VerifyReport:
-        return self.verifier.verify(text)
+    def verify(self, text: str, as_of: date | None = None) -> VerifyReport:
+        return self.verifier.verify(text, as_of=as_of)
 
-    def answer(self, question: str, *, mode: AnswerMode = "auto", max_hops: int = 2, limit: int = 20) -> VerifyReport:
-        """Answer from the graph; the text is verified before it is returned, whichever mode wrote it."""
-        context = self.retriever.context(ContextQuery(query=question, max_hops=max_hops, limit=limit))
+    def answer(self, question: str, *, mode: AnswerMode = "auto", max_hops: int = 2, limit: int = 20,
+               as_of: date | None = None) -> VerifyReport:
+        """Answer from the graph as of a day (default today); the text is verified before it is returned, whichever
+        mode wrote it."""
+        context = self.retriever.context(ContextQuery(query=question, max_hops=max_hops, limit=limit, as_of=as_of))
         notes: list[str] = []
         text: str | None = None
         used: Mode = "extractive"
@@ -62,7 +65,7 @@ class AnswerService:
         if text is None:
             text, answers = compose_answer(question, context, fulltext.for_store(self.lookup.store), self.lookup,
                                            self._terms(), STOPWORDS)
-        report = self.verifier.verify(text)
+        report = self.verifier.verify(text, as_of=as_of)
         return report.model_copy(update={"mode": used, "context": context.context, "notes": notes, "answers": answers,
                                          "sparql": self.answer_sparql(context, answers)})
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal, TypedDict
 
 from attest.answer.citations import Citation, parse_citations
@@ -14,6 +15,7 @@ from attest.answer.lookup import (
     FactStatus, GraphLookup, Triple, is_literal, literal_value, relation_id, split_relation_id,
 )
 from attest.answer.models import CitationReport, ClaimFlag, ClaimReport, TraceStep, VerifyReport
+from attest.answer.validtime import SUPERSEDED_CONFIDENCE, Validity
 from attest.vocab import Iris
 
 UNSAFE = re.compile(r"[<>\"{}|\\^`]")  # never in an id or a label a citation could mean
@@ -48,14 +50,17 @@ class Verifier:
         self.iris: Iris = lookup.iris
         self.ids = lookup.ids
 
-    def verify(self, text: str) -> VerifyReport:
+    def verify(self, text: str, as_of: date | None = None) -> VerifyReport:
+        """`as_of`: the day the text speaks of (default today): a cited fact a newer one replaced before it is
+        `superseded`."""
         citations = parse_citations(text)
-        return assemble(text, citations, self.resolve(citations))
+        return assemble(text, citations, self.resolve(citations, as_of or date.today()))
 
     # resolution -------------------------------------------------------------
 
-    def resolve(self, citations: list[Citation]) -> list[CitationReport]:
+    def resolve(self, citations: list[Citation], day: date | None = None) -> list[CitationReport]:
         """One report per citation, in order."""
+        day = day or date.today()
         refs: set[str] = set()  # entity references: marker payloads and S/O of S|P|O
         subjects: set[str] = set()  # subject IRIs of hashed relation ids
         for c in citations:
@@ -94,7 +99,9 @@ class Verifier:
         traces = self.lookup.memo.many(f"trace {self.max_trace_depth}", inferred_only,
                                        lambda ts: self.inference.traces(ts, self.max_trace_depth))
         depths = {t: steps[0].depth for t, steps in traces.items() if steps}  # the root's own record comes first
-        labels = self._labels_of(status, entities)
+        times = {t: v for t, v in self.lookup.validity(t for t, st in status.items() if st.asserted).items()
+                 if v.superseded_by is not None and v.state(day) == "past"}
+        labels = self._labels_of({**status, **{(s, p, v.superseded_by): None for (s, p, _), v in times.items()}}, entities)
 
         out = []
         for c in citations:
@@ -103,7 +110,8 @@ class Verifier:
                 continue
             triple = spo.get(id(c)) or hashed.get(c.ref)
             parts = (entities.get(c.parts[0]), entities.get(c.parts[2])) if c.parts else ()
-            out.append(self._relation_report(c, triple, status.get(triple) if triple else None, depths, traces, parts, labels))
+            report = self._relation_report(c, triple, status.get(triple) if triple else None, depths, traces, parts, labels)
+            out.append(self._superseded(report, times[triple], labels) if triple in times else report)
         return out
 
     def _iri_of(self, ref: str, entities: dict[str, EntityHit]) -> str | None:
@@ -133,6 +141,19 @@ class Verifier:
         if missing:
             labels.update(self.lookup.labels_of(missing))
         return labels
+
+    def _superseded(self, report: CitationReport, validity: Validity, labels: dict[str, str]) -> CitationReport:
+        """An asserted fact a newer one replaced: status superseded, lower confidence, and the fact that replaced it."""
+        if report.status != "asserted" or report.triple is None or validity.superseded_by is None:
+            return report
+        s, p, _ = report.triple
+        newer = (s, p, validity.superseded_by)
+        obj = literal_value(newer[2]) if is_literal(newer[2]) else labels.get(newer[2], newer[2])
+        return report.model_copy(update={
+            "status": "superseded", "confidence": min(report.confidence, SUPERSEDED_CONFIDENCE),
+            "label": f"{report.label} (until {validity.valid_to}; replaced by {obj})",
+            "valid_to": validity.valid_to.isoformat() if validity.valid_to else None,
+            "superseded_by": relation_id(self.ids, newer), "superseded_by_triple": list(newer)})
 
     def _entity_report(self, c: Citation, hit: EntityHit | None) -> CitationReport:
         if hit is None:

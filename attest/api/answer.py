@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
@@ -13,7 +14,7 @@ from attest.answer.retrieve import ContextQuery
 from attest.answer.service import AnswerService
 from attest.api.deps import ResourcesDep
 from attest.api.heavy import Heavy
-from attest.operations.answers import AnswerRequest, KagQuery, answer_service
+from attest.operations.answers import AnswerRequest, KagQuery, answer_service, as_of_date
 from attest.vocab import is_valid_id
 
 
@@ -37,6 +38,9 @@ class VerifyRequest(BaseModel):
     """What /verify takes: any text with citation markers."""
 
     text: str = Field(max_length=MAX_VERIFY_CHARS, description="Text with <<entity:ID>> / <<relation:…>> markers, at most 200,000 characters")
+    as_of: date | None = Field(None, description="The day the text speaks of (YYYY-MM-DD, default today): a cited fact replaced before it is reported superseded")
+
+    _as_of = field_validator("as_of", mode="before")(as_of_date)
 
 
 def get_service(resources: ResourcesDep) -> AnswerService:
@@ -54,9 +58,9 @@ def context(body: ContextRequest, service: Service) -> ContextResponse:
 
 @router.post("/answer", response_model=VerifyReport, dependencies=[Heavy])
 def answer(body: AnswerRequest, service: Service) -> VerifyReport:
-    return service.answer(body.question, mode=body.mode, max_hops=body.max_hops, limit=body.limit)
+    return service.answer(body.question, mode=body.mode, max_hops=body.max_hops, limit=body.limit, as_of=body.as_of)
 
 
 @router.post("/verify", response_model=VerifyReport)
 def verify(body: VerifyRequest, service: Service) -> VerifyReport:
-    return service.verify(body.text)
+    return service.verify(body.text, as_of=body.as_of)

@@ -73,6 +73,8 @@ def ingest(
                 elif report.quarantined:
                     tqdm.write(f"{report.source}: {len(report.quarantined)} item(s) quarantined: "
                                f"{report.quarantined[0]['message']}", file=sys.stderr)
+                for warning in report.warnings:  # stored all the same (a fact dated in the future)
+                    tqdm.write(f"{report.source}: warning: {warning}", file=sys.stderr)
         reasoner = session.pipeline.reasoner
         if reasoner is not None and reasoner.first is not None:
             kept = "kept the stored records" if reasoner.first.records_kept else "wrote all records"

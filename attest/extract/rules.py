@@ -35,7 +35,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-import numpy as np
 import spacy
 from rapidfuzz import fuzz, process
 from spacy.lang.en.stop_words import STOP_WORDS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyoxigraph import Quad
 
+from attest.ingest import validity
 from attest.ingest.summary import summary_quads
 from attest.store import GraphStore, fulltext
 from attest.store.rdfio import quad_data
@@ -49,7 +50,9 @@ class CommitBatch:
         quads = [q for qs in self._graphs.values() for q in qs]
         # the quarantine records and the documents' share of the fact summary become permanent with the batch
         permanent = [*self._quarantine, *dict.fromkeys(summary_quads(self.iris, quads))]  # documents restate facts
-        finish = quad_data("INSERT DATA", permanent) if permanent else None
+        # and the valid time of the facts they state (every graph of the batch is new: nothing is stored in it yet)
+        timed = validity.change(self.store, self.iris, {self.iris.document_graph(d): qs for d, qs in self._graphs.items()})
+        finish = " ;\n".join([*([quad_data("INSERT DATA", permanent)] if permanent else []), *timed.operations]) or None
         graphs = self._graphs
         self._graphs, self._quarantine, self._size = {}, [], 0
         with self.store.bulk_write_guard(guarded, finish=finish):

@@ -26,12 +26,13 @@ from attest.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, 
 from attest.ingest.resolve import EntityIndex, slugify
 from attest.ingest.shacl_gate import ShaclGate, quarantine_quads
 from attest.ingest.status import ChunkStatus, DocStatus, StatusRegistry, commit, now
+from attest.ingest.validity import future_dates
 from attest.settings import Settings
 from attest.store import GraphStore
 from attest.vocab import ATT, ONT, Iris, is_valid_id
 
 STAGES = ("load", "chunk", "extract", "validate", "resolve", "map", "shacl", "write")
-STORED_REPORT = ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "extractor")
+STORED_REPORT = ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "warnings", "extractor")
 
 
 def document_id(source: str) -> str:
@@ -56,6 +57,7 @@ class DocumentReport:
     quarantined: list[dict] = field(default_factory=list)
     rejected_items: list[dict] = field(default_factory=list)
     failed_chunks: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # stored all the same (a fact dated in the future)
     extractor: str = ""
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -317,6 +319,7 @@ class IngestPipeline:
         if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):
             report.message = status.message = (f"the offline extractor found little: the text does not read as English "
                                                f"({report.entities} entities, {report.relations} relations)")
+        report.warnings = future_dates([*gated.kept, *extra_quads])
         status.report = {k: getattr(report, k) for k in STORED_REPORT}
         self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status),
                      quarantine=quarantine, fresh=fresh)

@@ -23,6 +23,7 @@ from attest.vocab import ATT, RDF, SH
 
 MAX_PASSES = 3  # removing an item can expose another violation (a relation to a quarantined entity); re-check
 DENOTES = NamedNode(ATT + "denotes")
+VALID_TIME = frozenset({ATT + "validFrom", ATT + "validTo"})  # a violation on these quarantines the dated fact
 _VALIDATION_OPTIONS = {"inference": "none", "inplace": True, "abort_on_first": False, "advanced": False,
                        "allow_infos": False, "allow_warnings": False}
 
@@ -243,6 +244,9 @@ class ShaclGate:
                 doomed = []
             if not doomed:  # a node result, or e.g. a minCount result (the node is incomplete): the node goes
                 doomed = star + by_object.get(focus_o, [])
+            if isinstance(path, rdflib.URIRef) and str(path) in VALID_TIME:  # bad dates: the dated fact itself goes
+                facts = {rows[i][2] for i in star if rows[i][1] == REIFIES}
+                doomed = doomed + [i for i, row in enumerate(rows) if Triple(*row) in facts]
             for i in doomed:
                 removed_by.setdefault(i, f)
         # reifiers of removed triples and mentions of removed nodes go with them

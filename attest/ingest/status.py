@@ -12,7 +12,7 @@ from typing import Any, ContextManager, cast
 
 from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions
 
-from attest.ingest import summary
+from attest.ingest import summary, validity
 from attest.ingest.rdf_map import A, DATETIME, att, integer
 from attest.store import GraphStore, fulltext
 from attest.vocab import ATT, Iris
@@ -197,22 +197,27 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
     rebuilt = summary.ensure(store, iris)  # after a write from outside ingestion, before this one changes it further
     scope: ContextManager[None] = nullcontext()
     changed = None
+    # the valid time of the facts this document states or stated, recomputed with the write
+    timed = validity.change(store, iris, {iris.document_graph(doc_id): document}) if document is not None else None
     if store.journals_changes:  # answers keep what they remember about everything else
         changed = summary.changed_facts(store, iris, iris.document_graph(doc_id), document)
+        if changed is not None and timed is not None:
+            changed = (changed[0] | timed.triples, changed[1] | timed.triples)
         if changed is not None:
             scope = store.writing_facts_about(summary.iris_in(changed[0]), support=summary.iris_in(changed[1]))
     with scope:
-        if fresh:
+        if fresh and not (timed and timed.operations):
             store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
         else:
-            _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine)
+            _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine,
+                  after=timed.operations if timed else [])
     if document is not None:  # the full-text index follows; a crash before it is repaired from the store on open
         fulltext.on_commit(store, iris, doc_id, document, status)
     return changed[0] if changed is not None and not rebuilt else None
 
 
 def _swap(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | None, status: list[Quad],
-          quarantine: list[Quad]) -> None:
+          quarantine: list[Quad], after: list[str]) -> None:
     """Stage the new graphs, then swap them in with one SPARQL update (see commit)."""
     targets = {iris.status_graph(doc_id): status}
     if document is not None:
@@ -238,7 +243,7 @@ def _swap(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | 
         if "quarantine" in staged:
             ops.append(f"ADD SILENT GRAPH {staged['quarantine']} TO GRAPH {q}")
             ops.append(f"DROP SILENT GRAPH {staged['quarantine']}")
-    store.update(" ;\n".join(ops))
+    store.update(" ;\n".join([*ops, *after]))
 
 
 def sync_fulltext(store: GraphStore, iris: Iris) -> int:

@@ -8,11 +8,12 @@ from typing import cast
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, QuerySolutions
 
+from attest.ingest import validity
 from attest.store import GraphStore
 from attest.vocab import ATT, PROV, Iris
 
 log = logging.getLogger("attest.summary")
-VERSION = "2"  # the marker's value: a summary written by other rules is rebuilt
+VERSION = "3"  # the marker's value: a summary written by other rules is rebuilt (3: with graph/validity)
 INCLUDES = NamedNode(ATT + "includesGraph")
 
 
@@ -108,7 +109,9 @@ def invalidation(iris: Iris) -> str:
 def rebuild(store: GraphStore, iris: Iris) -> None:
     """Recompute the summary from every document graph, in one transaction; it also lists the graphs that are
     neither document nor system graphs (`att:includesGraph`), which readers read beside it: only a write from
-    outside ingestion, which marks the summary out of date, can change that list."""
+    outside ingestion, which marks the summary out of date, can change that list. The valid time of the facts
+    (graph/validity) is recomputed from the same document graphs first: the marker goes in last."""
+    validity.rebuild(store, iris)
     m = marker(iris)
     store.update(f"""DROP SILENT GRAPH {m.graph_name} ;
 INSERT {{ GRAPH {m.graph_name} {{ ?s ?p ?o }} }} WHERE {{
@@ -123,7 +126,7 @@ INSERT DATA {{ GRAPH {m.graph_name} {{ {m.subject} {m.predicate} {m.object} }} }
 
 def _system(iris: Iris) -> str:
     graphs = (iris.ontology_graph, iris.inferred_graph, iris.derivations_graph, iris.quarantine_graph,
-              iris.resolution_graph, iris.facts_graph)
+              iris.resolution_graph, iris.facts_graph, iris.validity_graph)
     return ", ".join(str(NamedNode(g)) for g in graphs)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import date
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -20,6 +21,23 @@ def within_bytes(value: str, name: str) -> str:
     return value
 
 
+def as_of_date(value: Any) -> Any:
+    """as_of: a calendar date written YYYY-MM-DD, nothing else (not a number, not a time)."""
+    if value is None or isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            if len(value) == 10:
+                return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise ValueError(f"as_of must be a date written YYYY-MM-DD (e.g. 2026-10-01), not {str(value)[:40]!r}")
+
+
+AS_OF_DESCRIPTION = ("Answer as of this day (YYYY-MM-DD): facts that held then rank first, the others are marked past or "
+                     "future; default today")
+
+
 class KagQuery(BaseModel):
     """The kag_query tool shape of DESIGN.md: what an agent asks the graph for."""
 
@@ -30,7 +48,9 @@ class KagQuery(BaseModel):
     max_hops: int = Field(2, ge=0, le=MAX_HOPS, description="Hops of expansion over asserted and inferred facts, 0-3")
     limit: int = Field(20, ge=1, le=MAX_LIMIT, description="Most entities and most facts returned, 1-100")
     k: int = Field(5, ge=1, le=MAX_PASSAGES, description="Source passages returned, 1-20")
+    as_of: date | None = Field(None, description=AS_OF_DESCRIPTION)
 
+    _as_of = field_validator("as_of", mode="before")(as_of_date)
     _query_size = field_validator("query")(lambda v: within_bytes(v, "query"))
 
 
@@ -42,7 +62,9 @@ class AnswerRequest(BaseModel):
     limit: int = Field(20, ge=1, le=MAX_LIMIT, description="Most entities and facts in the context, 1-100")
     mode: Literal["auto", "llm", "extractive"] = Field(
         "auto", description="llm: the configured model must answer; extractive: compose from facts; auto: llm, else extractive")
+    as_of: date | None = Field(None, description=AS_OF_DESCRIPTION)
 
+    _as_of = field_validator("as_of", mode="before")(as_of_date)
     _question_size = field_validator("question")(lambda v: within_bytes(v, "question"))
 
 

@@ -205,7 +205,9 @@ class ChatProxy:
                 "flags": report.flags,
                 "low_confidence_removed": removed,
                 "claims": [{"text": c.text, "confidence": c.confidence, "flags": c.flags,
-                            "citations": [{"marker": r.marker, "status": r.status, "confidence": r.confidence}
+                            "citations": [{"marker": r.marker, "status": r.status, "confidence": r.confidence,
+                                           **({"valid_to": r.valid_to, "superseded_by": r.superseded_by,
+                                               "label": r.label} if r.status == "superseded" else {})}
                                           for r in c.citations]} for c in report.claims],
             },
             "namespace": call.namespace,

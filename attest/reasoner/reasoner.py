@@ -7,12 +7,13 @@ from contextlib import nullcontext
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from typing import Any, cast
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, QuerySolutions, RdfFormat, parse
 
 from attest import metrics
-from attest.ingest import summary
+from attest.ingest import summary, validity
 from attest.reasoner.engine import Delta, Engine, gc_paused
 from attest.reasoner.explain import Explainer
 from attest.reasoner.records import RecordWriter, violation_iri
@@ -73,6 +74,7 @@ class Reasoner:
         self.first: ReasoningReport | None = None  # this reasoner's first (full) run
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
+        self._off: set[validity.Fact] | None = None  # facts that do not hold today (graph/validity), per run
 
     # --- which graphs are asserted ---------------------------------------------------------------------------
     def is_asserted_graph(self, graph: str) -> bool:
@@ -103,15 +105,25 @@ class Reasoner:
             return raw.quads_for_pattern(None, None, None, NamedNode(graph) if graph else DefaultGraph())
         return self.store.quads(graph)  # '' is the default graph
 
+    def _not_holding(self) -> set[validity.Fact]:
+        """The facts graph/validity says do not hold today, read once per maintenance run (reset at each entry point)."""
+        if self._off is None:
+            self._off = validity.not_holding(self.store, self.iris, date.today())
+        return self._off
+
     def _read(self, graph: str, terms: TermDict) -> set[Encoded]:
         enc = terms.encode
-        # a triple term, if one comes, is kept as one more opaque term (TermDict.encode_triples)
-        return {(enc(cast(Term, q.subject)), enc(q.predicate), enc(cast(Term, q.object))) for q in self._quads(graph)}
+        # premises are the facts valid today; a triple term, if one comes, is kept as one more opaque term
+        facts = graph == self.iris.facts_graph or graph.startswith(self.iris.document_graph_prefix)
+        off = self._not_holding() if facts else set()
+        return {(enc(cast(Term, q.subject)), enc(q.predicate), enc(cast(Term, q.object))) for q in self._quads(graph)
+                if not off or (q.subject, q.predicate, q.object) not in off}
 
     # --- entry points ----------------------------------------------------------------------------------------
     def materialize(self, full: bool = False) -> ReasoningReport:
         """Bring the inferred graph up to date: from scratch when `full` or on first use, else by graph changes."""
         with self._lock, gc_paused():
+            self._off = None
             return self._materialize(full)
 
     def _materialize(self, full: bool) -> ReasoningReport:
@@ -152,6 +164,7 @@ class Reasoner:
         `facts`: when document graphs changed, the summary triples that change may have added or removed; only
         those are looked up, instead of the whole summary (not on a shared store, where others write too)."""
         with self._lock, gc_paused():
+            self._off = None
             return self._refresh(changed_graphs, facts=None if self._shared else facts)
 
     def _refresh(self, changed_graphs: Iterable[str], facts: set | None = None) -> ReasoningReport:
@@ -204,7 +217,7 @@ class Reasoner:
 
     def _facts_delta(self, held: set[Encoded], facts: set, terms: TermDict) -> tuple[set[Encoded], set[Encoded]]:
         """(gained, lost): which of `facts` the summary now holds and the closure's copy does not, and the reverse."""
-        present = summary.present(self.store, self.iris, facts)
+        present = summary.present(self.store, self.iris, facts) - self._not_holding()
         enc = terms.encode
         now = {(enc(s), enc(p), enc(o)): (s, p, o) in present for s, p, o in facts}
         gained = {t for t, there in now.items() if there and t not in held}

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-
 
 IRIS = Iris("https://w3id.org/attest/")
 SHIPPED = {"entity-by-label", "neighbours", "documents-mentioning", "inferred-facts", "class-counts",
-           "entities-of-type", "describe-entity"}
+           "entities-of-type", "describe-entity", "entity-history"}
 
 
 def _query(header: str, body: str = "SELECT ?x ?y WHERE { ?x ?p ?y }") -> str:

@@ -1,0 +1,309 @@
+"""Valid time of facts (graph/validity): each dated or changing fact's interval, and which newer statement closed it,
+recomputed for the (subject, predicate) pairs a write touches, in the same transaction as the write."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions, Triple
+
+from attest.store import GraphStore
+from attest.store.rdfio import quad_data
+from attest.vocab import ATT, OWL, PROV, RDF, XSD, Iris
+
+REIFIES = NamedNode(RDF + "reifies")
+VALID_FROM, VALID_TO = NamedNode(ATT + "validFrom"), NamedNode(ATT + "validTo")
+SUPERSEDED_BY, SUPERSEDED_IN = NamedNode(ATT + "supersededBy"), NamedNode(ATT + "supersededIn")
+ABOUT = NamedNode(ATT + "about")  # a record's fact's subject: the index a lookup by subject starts from
+EVENT_TIME, STARTED = NamedNode(ATT + "eventTime"), NamedNode(PROV + "startedAtTime")
+DATE = NamedNode(XSD + "date")
+CHANGING = f"""SELECT DISTINCT ?p WHERE {{ GRAPH %s {{
+  {{ ?p a <{OWL}FunctionalProperty> }} UNION {{ ?p <{ATT}changesOverTime> true }} }} }}"""
+
+Key = tuple[NamedNode, NamedNode]  # (subject, predicate)
+Fact = tuple[Any, Any, Any]  # (subject, predicate, object) pyoxigraph terms
+
+
+def _select(store: GraphStore, query: str) -> QuerySolutions:
+    result = store.query(query)
+    assert isinstance(result, QuerySolutions), "a SELECT query"
+    return result
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One document's statement of a fact, with the valid time it gives and the document's own time."""
+
+    document: str  # document graph IRI
+    subject: NamedNode
+    predicate: NamedNode
+    object: Any  # a pyoxigraph term
+    valid_from: date | None
+    valid_to: date | None
+    stated: date  # the turn's event time, else the extraction's start
+
+
+@dataclass
+class Interval:
+    """A fact's validity as computed: open ends are None; `superseded_by` is the object of the fact that closed it."""
+
+    subject: NamedNode
+    predicate: NamedNode
+    object: Any
+    valid_from: date | None
+    valid_to: date | None
+    superseded_by: Any = None
+    superseded_in: str | None = None  # the document graph stating the newer fact
+
+
+def changing_predicates(store: GraphStore, iris: Iris) -> frozenset[str]:
+    """Predicates whose newer statement closes an older one: owl:FunctionalProperty or att:changesOverTime."""
+    rows = _select(store, CHANGING % NamedNode(iris.ontology_graph))
+    return frozenset(row["p"].value for row in rows if isinstance(row["p"], NamedNode))
+
+
+def record_iri(iris: Iris, s: object, p: object, o: object) -> NamedNode:
+    digest = hashlib.sha256(f"{s} {p} {o}".encode()).hexdigest()[:20]
+    return NamedNode(f"{iris.base}validity/{digest}")
+
+
+def _day(term: object) -> date | None:
+    if not isinstance(term, Literal):
+        return None
+    try:
+        if term.datatype == DATE:
+            return date.fromisoformat(term.value)
+        return datetime.fromisoformat(term.value.replace("Z", "+00:00")).date()
+    except ValueError:
+        return None
+
+
+def occurrences_in(iris: Iris, graph: str, quads: Iterable[Quad]) -> list[Occurrence]:
+    """The dated or undated statements of one document graph, read from its quads (a write not yet made)."""
+    quads = list(quads)
+    stated = _stated_day(quads)
+    dates: dict[object, dict[str, date | None]] = {}
+    reified: dict[object, Triple] = {}
+    for q in quads:
+        if q.predicate == REIFIES and isinstance(q.object, Triple):
+            reified[q.subject] = q.object
+        elif q.predicate in (VALID_FROM, VALID_TO):
+            dates.setdefault(q.subject, {})[q.predicate.value] = _day(q.object)
+    out = []
+    for st, t in reified.items():
+        if isinstance(t.subject, NamedNode) and t.subject.value.startswith(iris.entity_prefix):
+            d = dates.get(st, {})
+            out.append(Occurrence(graph, t.subject, t.predicate, t.object, d.get(VALID_FROM.value),
+                                  d.get(VALID_TO.value), stated))
+    return out
+
+
+def _stated_day(quads: Sequence[Quad]) -> date:
+    event = [d for q in quads if q.predicate == EVENT_TIME and (d := _day(q.object))]
+    started = [d for q in quads if q.predicate == STARTED and (d := _day(q.object))]
+    return min(event or started or [date.min])
+
+
+def keys_of(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> set[Key]:
+    """The pairs whose records an occurrence can change: a changing predicate's, or a dated fact's."""
+    return {(o.subject, o.predicate) for o in occurrences
+            if o.predicate.value in changing or o.valid_from is not None or o.valid_to is not None}
+
+
+# no OPTIONAL: pyoxigraph matches an OPTIONAL's pattern on its own first (every date of the store); a statement's
+# reifies row is always there, its dates come as more rows of the same ?st
+STORED = f"""SELECT ?g ?s ?p ?o ?st ?sp ?sv WHERE {{
+  GRAPH ?g {{ ?s ?p ?o . ?st <{RDF}reifies> <<( ?s ?p ?o )>> ; ?sp ?sv }}
+  FILTER(STRSTARTS(STR(?g), %s) && ?sp IN (<{RDF}reifies>, <{ATT}validFrom>, <{ATT}validTo>))
+}}"""
+STATED = f"""SELECT ?g ?t ?kind WHERE {{ GRAPH ?g {{ {{ ?d <{ATT}eventTime> ?t BIND("event" AS ?kind) }}
+  UNION {{ ?a <{PROV}startedAtTime> ?t BIND("run" AS ?kind) }} }} }}"""
+
+
+def stored_occurrences(store: GraphStore, iris: Iris, keys: set[Key] | None, skip: set[str]) -> list[Occurrence]:
+    """The statements of the given pairs (None: all) in the stored document graphs other than `skip`."""
+    if keys is not None and not keys:
+        return []
+    values = "" if keys is None else "VALUES (?s ?p) { " + " ".join(f"({s} {p})" for s, p in keys) + " }"
+    query = (STORED % Literal(iris.document_graph_prefix)).replace("WHERE {", "WHERE { " + values, 1)
+    statements: dict[tuple[str, object], dict[str, Any]] = {}
+    for r in _select(store, query):
+        if r["g"].value not in skip and r["s"].value.startswith(iris.entity_prefix):
+            found = statements.setdefault((r["g"].value, r["st"]), {"g": r["g"].value, "s": r["s"], "p": r["p"], "o": r["o"]})
+            found[r["sp"].value] = r["sv"]
+    rows = list(statements.values())
+    graphs = sorted({r["g"] for r in rows})
+    stated: dict[str, list[date]] = {}
+    if graphs:
+        values = "VALUES ?g { " + " ".join(str(NamedNode(g)) for g in graphs) + " }"
+        event: set[str] = set()
+        for r in _select(store, STATED.replace("WHERE {", "WHERE { " + values, 1)):
+            if (d := _day(r["t"])) is None:
+                continue
+            g = r["g"].value
+            if r["kind"].value == "event" and g not in event:  # a turn's event time wins over the extraction's
+                event.add(g)
+                stated[g] = []
+            if r["kind"].value == "event" or g not in event:
+                stated.setdefault(g, []).append(d)
+    return [Occurrence(r["g"], r["s"], r["p"], r["o"], _day(r.get(VALID_FROM.value)), _day(r.get(VALID_TO.value)),
+                       min(stated.get(r["g"]) or [date.min])) for r in rows]
+
+
+def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> list[Interval]:
+    """Each fact's interval from every statement of it. A fact's start is its earliest validFrom; its end its
+    latest validTo, or the day before a newer fact of a changing predicate about the same subject begins.
+    Newer: a dated fact only by a later validFrom of a dated one (a fact restated with no date never closes a
+    dated one); an undated fact by any fact stated later (the document's or turn's time)."""
+    facts: dict[Key, dict[object, list[Occurrence]]] = {}
+    for occ in occurrences:
+        facts.setdefault((occ.subject, occ.predicate), {}).setdefault(occ.object, []).append(occ)
+    out = []
+    for (s, p), by_object in facts.items():
+        summary = {o: _summary(occs) for o, occs in by_object.items()}
+        for o, (first, last_dated, last_stated, to, _) in summary.items():
+            closer = None
+            if p.value in changing:
+                newer = []
+                for other, (_, other_dated, other_stated, _, doc) in summary.items():
+                    if other == o:
+                        continue
+                    if last_dated is not None:
+                        if other_dated is not None and other_dated > last_dated:
+                            newer.append((other_dated, str(other), other, doc))
+                    elif other_stated > last_stated:
+                        newer.append((other_dated or other_stated, str(other), other, doc))
+                closer = min(newer, key=lambda n: (n[0], n[1])) if newer else None
+            end, by, where = to, None, None
+            if closer is not None and (to is None or closer[0] - timedelta(days=1) < to):
+                end, by, where = closer[0] - timedelta(days=1), closer[2], closer[3]
+            out.append(Interval(s, p, o, first, end, by, where))
+    return out
+
+
+def _summary(occs: list[Occurrence]) -> tuple[date | None, date | None, date, date | None, str]:
+    """(earliest validFrom, latest validFrom, latest statement time, latest validTo, the document of the latest
+    start) of one fact's statements."""
+    froms = [o.valid_from for o in occs if o.valid_from is not None]
+    tos = [o.valid_to for o in occs if o.valid_to is not None]
+    latest = max(occs, key=lambda o: (o.valid_from or date.min, o.stated, o.document))
+    return (min(froms) if froms else None, max(froms) if froms else None, max(o.stated for o in occs),
+            max(tos) if tos else None, latest.document)
+
+
+def record_quads(iris: Iris, found: Iterable[Interval]) -> list[Quad]:
+    """The records of the intervals that say something (a date or a supersession)."""
+    g = NamedNode(iris.validity_graph)
+    out = []
+    for iv in found:
+        if iv.valid_from is None and iv.valid_to is None and iv.superseded_by is None:
+            continue
+        r = record_iri(iris, iv.subject, iv.predicate, iv.object)
+        out.append(Quad(r, REIFIES, Triple(iv.subject, iv.predicate, iv.object), g))
+        out.append(Quad(r, ABOUT, iv.subject, g))
+        if iv.valid_from is not None:
+            out.append(Quad(r, VALID_FROM, Literal(iv.valid_from.isoformat(), datatype=DATE), g))
+        if iv.valid_to is not None:
+            out.append(Quad(r, VALID_TO, Literal(iv.valid_to.isoformat(), datatype=DATE), g))
+        if iv.superseded_by is not None:
+            out.append(Quad(r, SUPERSEDED_BY, record_iri(iris, iv.subject, iv.predicate, iv.superseded_by), g))
+        if iv.superseded_in is not None:
+            doc = iv.superseded_in.removeprefix(iris.document_graph_prefix)
+            out.append(Quad(r, SUPERSEDED_IN, NamedNode(iris.document(doc)), g))
+    return out
+
+
+def _drop_keys(iris: Iris, keys: set[Key]) -> str:
+    values = " ".join(f"({s} {p})" for s, p in keys)
+    return f"""DELETE {{ GRAPH <{iris.validity_graph}> {{ ?r ?rp ?ro }} }} WHERE {{ VALUES (?s ?p) {{ {values} }}
+  GRAPH <{iris.validity_graph}> {{ ?r <{ATT}about> ?s ; <{RDF}reifies> <<( ?s ?p ?o )>> ; ?rp ?ro }} }}"""
+
+
+@dataclass
+class Change:
+    """What a write does to graph/validity: the update operations, and the facts whose interval it changes."""
+
+    operations: list[str]
+    triples: set[Fact]
+
+
+def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -> Change:
+    """The validity change of writing each of `documents` (document graph -> its new quads, [] to delete it):
+    the records of every pair either version of them states, recomputed from all document graphs as they will be."""
+    changing = changing_predicates(store, iris)
+    new = [o for g, quads in documents.items() for o in occurrences_in(iris, g, quads)]
+    keys = keys_of(new, changing)
+    if documents:
+        old_values = " ".join(str(NamedNode(g)) for g in documents)
+        for row in _select(store, f"""SELECT DISTINCT ?t ?sp WHERE {{ VALUES ?g {{ {old_values} }}
+          GRAPH ?g {{ ?st <{RDF}reifies> ?t ; ?sp ?sv }}
+          FILTER(?sp IN (<{RDF}reifies>, <{ATT}validFrom>, <{ATT}validTo>)) }}"""):
+            t = row["t"]
+            if not isinstance(t, Triple):
+                continue
+            s, p = t.subject, t.predicate
+            if isinstance(s, NamedNode) and s.value.startswith(iris.entity_prefix) and (
+                    p.value in changing or row["sp"] != REIFIES):
+                keys.add((s, p))
+    if not keys:
+        return Change([], set())
+    occurrences = stored_occurrences(store, iris, keys, set(documents)) + [o for o in new if (o.subject, o.predicate) in keys]
+    before = _held(store, iris, keys)
+    after_quads = record_quads(iris, intervals(occurrences, changing))
+    after = {(q.subject, q.predicate, q.object) for q in after_quads}
+    ops = [_drop_keys(iris, keys)]
+    if after_quads:
+        ops.append(quad_data("INSERT DATA", after_quads))
+    facts = {r: (t.subject, t.predicate, t.object) for r, p, t in before | after if p == REIFIES and isinstance(t, Triple)}
+    return Change(ops, {facts[r] for r, _, _ in before ^ after if r in facts})
+
+
+def _held(store: GraphStore, iris: Iris, keys: set[Key]) -> set[Fact]:
+    values = " ".join(f"({s} {p})" for s, p in keys)
+    rows = _select(store, f"""SELECT ?r ?rp ?ro WHERE {{ VALUES (?s ?p) {{ {values} }}
+      GRAPH <{iris.validity_graph}> {{ ?r <{ATT}about> ?s ; <{RDF}reifies> <<( ?s ?p ?o )>> ; ?rp ?ro }} }}""")
+    return {(r["r"], r["rp"], r["ro"]) for r in rows}
+
+
+def recomputed(store: GraphStore, iris: Iris) -> list[Quad]:
+    """What graph/validity holds when computed from every stored document graph at once."""
+    changing = changing_predicates(store, iris)
+    occurrences = stored_occurrences(store, iris, None, set())
+    keys = keys_of(occurrences, changing)
+    return record_quads(iris, intervals([o for o in occurrences if (o.subject, o.predicate) in keys], changing))
+
+
+def rebuild(store: GraphStore, iris: Iris) -> None:
+    """Recompute graph/validity from every document graph, in one update."""
+    quads = recomputed(store, iris)
+    ops = [f"DROP SILENT GRAPH <{iris.validity_graph}>"]
+    if quads:
+        ops.append(quad_data("INSERT DATA", quads))
+    store.update(" ;\n".join(ops))
+
+
+def not_holding(store: GraphStore, iris: Iris, day: date) -> set[Fact]:
+    """The facts (as terms) that do not hold on `day`: ended, replaced by a newer one, or not begun."""
+    on = Literal(day.isoformat(), datatype=DATE)
+    rows = _select(store, f"""SELECT ?s ?p ?o WHERE {{ GRAPH <{iris.validity_graph}> {{ ?r <{RDF}reifies> <<( ?s ?p ?o )>>
+      OPTIONAL {{ ?r <{ATT}validFrom> ?from }} OPTIONAL {{ ?r <{ATT}validTo> ?to }} }}
+      FILTER((BOUND(?to) && ?to < {on}) || (BOUND(?from) && ?from > {on})) }}""")
+    return {(r["s"], r["p"], r["o"]) for r in rows}
+
+
+def future_dates(quads: Iterable[Quad], today: date | None = None) -> list[str]:
+    """Warnings for a document dated in the future: facts valid only from a later day, a turn's event time to come."""
+    today = today or date.today()
+    facts = sorted({d for q in quads if q.predicate == VALID_FROM and (d := _day(q.object)) and d > today})
+    events = sorted({d for q in quads if q.predicate == EVENT_TIME and (d := _day(q.object)) and d > today})
+    out = []
+    if facts:
+        out.append(f"{len(facts)} date(s) in the future (valid from {', '.join(map(str, facts[:3]))}): stored, but "
+                   f"not current until then")
+    if events:
+        out.append(f"the turn is dated in the future ({events[0]}): stored as said")
+    return out
