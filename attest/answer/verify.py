@@ -101,7 +101,8 @@ class Verifier:
         depths = {t: steps[0].depth for t, steps in traces.items() if steps}  # the root's own record comes first
         times = {t: v for t, v in self.lookup.validity(t for t, st in status.items() if st.asserted).items()
                  if v.superseded_by is not None and v.state(day) == "past"}
-        labels = self._labels_of({**status, **{(s, p, v.superseded_by): None for (s, p, _), v in times.items()}}, entities)
+        newer = [(s, p, v.superseded_by) for (s, p, _), v in times.items() if v.superseded_by is not None]
+        labels = self._labels_of([*status, *newer], entities)
 
         out = []
         for c in citations:
@@ -135,9 +136,9 @@ class Verifier:
                     hits[r] = EntityHit(iri, current[iri], label_confidence(score), score)
         return hits
 
-    def _labels_of(self, status: dict[Triple, FactStatus], entities: dict[str, EntityHit]) -> dict[str, str]:
+    def _labels_of(self, triples: list[Triple], entities: dict[str, EntityHit]) -> dict[str, str]:
         labels = {h.iri: h.label for h in entities.values()}
-        missing = {x for t in status for x in (t[0], t[2]) if x not in labels and not is_literal(x)}
+        missing = {x for t in triples for x in (t[0], t[2]) if x not in labels and not is_literal(x)}
         if missing:
             labels.update(self.lookup.labels_of(missing))
         return labels

@@ -87,7 +87,7 @@ def _entity(resources: AppResources, args: EntityArguments) -> Json:
 def _answer(resources: AppResources, args: AnswerRequest) -> Json:
     with heavy(resources):
         report = answer_service(resources).answer(args.question, mode=args.mode, max_hops=args.max_hops,
-                                                  limit=args.limit)
+                                                  limit=args.limit, as_of=args.as_of)
     return report.model_dump(mode="json")
 
 
