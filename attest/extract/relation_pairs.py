@@ -125,7 +125,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
                 if b.text == a.text or b.start < a.end:
                     continue
                 out.append(Candidate(a, b, _same_sentence(a, b, ms[i + 1:j], lower, s, e, topic, k == topic_seg), *span))
-        if topic is not None and k > topic_seg:
+        if topic is not None and topic_seg is not None and k > topic_seg:  # set together
             for b in ms:
                 if b.text != topic.text:
                     out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s), *span))
