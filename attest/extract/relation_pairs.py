@@ -17,12 +17,10 @@ no pair: its names are labels, not statements.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from attest.extract import rules_lexicon as lex
+from attest.extract.mentions import Mention
 
-if TYPE_CHECKING:
-    from attest.extract.rules import Mention
 
 MAX_GAP = 30  # tokens between two mentions of one sentence
 MAX_GAP_WORDS = 20  # words of a long gap read as a bag

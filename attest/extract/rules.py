@@ -32,7 +32,6 @@ How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRu
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import date
 
 import spacy
@@ -48,6 +47,7 @@ from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
 from attest.extract.language import reads_as_english
+from attest.extract.mentions import Mention
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
 from attest.extract.refuse import inside, refused_sentences
 from attest.extract.sanitize import injection_kinds
@@ -69,29 +69,6 @@ def shipped_relation_model() -> RelationModel | None:
     if not _SHIPPED:
         _SHIPPED.append(RelationModel.load())
     return _SHIPPED[0]
-
-
-@dataclass
-class Mention:
-    """One entity mention found in the text, with the evidence for its type."""
-
-    start: int  # token indices in the doc
-    end: int
-    text: str
-    type: str | None
-    confidence: float
-    known: bool = False
-    start_char: int = 0
-    end_char: int = 0
-
-    @property
-    def weak(self) -> bool:
-        """A default guess that the signature of a relation may override."""
-        return not self.known and self.confidence < 0.75
-
-    def retype(self, type_name: str | None, confidence: float) -> None:
-        if type_name and confidence > self.confidence:
-            self.type, self.confidence = type_name, confidence
 
 
 def _name_like(token) -> bool:
