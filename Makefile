@@ -61,6 +61,7 @@ serve: install
 # time against a real Oxigraph server (ATTEST_TEST_STORE=oxigraph) or Virtuoso (docs/development.md, "Tests")
 test: install chromium nginx
 	$(BIN)/ruff check
+	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 	$(BIN)/pytest -q -p no:cacheprovider
 	ATTEST_TEST_STORE=oxigraph $(BIN)/pytest -q -p no:cacheprovider -m remote

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from attest.answer import lexicon
-from attest.answer.linking import WORD, normalize
+from attest.answer.words import WORD, normalize
 
 AGENT, PATIENT, HOLDER = "agent", "patient", "holder"
 ACTIVE, PASSIVE = "active", "passive"

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
@@ -12,6 +9,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from attest.answer import lexicon
 from attest.answer.lookup import LabelIndex
+from attest.answer.words import FOLD, WORD, normalize
 
 LABEL_CUTOFF = 80.0  # token_sort_ratio at or above which a written label counts as naming an entity
 LINK_CUTOFF = 88.0  # stricter for question n-grams: many n-grams, each a chance for a spurious match
@@ -24,17 +22,8 @@ CASE_MISMATCH = 0.85  # a span written in other case than the label ("redis" for
 COMMON_WORD = 0.5  # a single lower-case word in the question ("films") is more often a word than a name
 VOCABULARY_WORD = 0.1  # a lower-case span made of the words classes and properties are named by ("director", "actors")
 RELATED_WORD = 0.5  # WordNet's relatedness from which a question word counts as a vocabulary word
-WORD = re.compile(r"[^\W_]+(?:['’+#.-][^\W_]+)*[+#]*")
-FOLD = re.compile(r"[\W_]+")
 Token = tuple[str, int, int]  # a folded word of the question, with its match's offsets
 Span = tuple[int, int, list[str], float]  # (first word, past last word, IRIs, similarity)
-
-
-@functools.lru_cache(maxsize=200_000)  # every label is folded again each time the label index is rebuilt
-def normalize(text: str) -> str:
-    """Case, diacritics, punctuation and underscores folded away: "Émile_Zola's" -> "emile zola s"."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return FOLD.sub(" ", "".join(c for c in decomposed if not unicodedata.combining(c))).strip()
 
 
 @dataclass

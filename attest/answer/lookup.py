@@ -6,21 +6,20 @@ import hashlib
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Iterator, TypedDict, TypeVar
+from typing import Iterable, Iterator, TypedDict, TypeVar
 
 from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 
 from attest.answer import queries as q
 from attest.answer.ids import Ids
 from attest.answer.memo import Changes, Memo
+from attest.answer.predicates import PropertyText
 from attest.answer.validtime import Validity, read_validity
 from attest.store.results import solutions
 from attest.ingest import summary
 from attest.store import GraphStore
 from attest.vocab import ATT, DCT, ONT, OWL, PREFIXES, RDF, RDFS, SCHEMA, SH, SKOS, XSD, Iris
 
-if TYPE_CHECKING:  # predicates reads PropertyText from here
-    from attest.answer.predicates import PredicateWords
 
 Triple = tuple[str, str, str]  # subject IRI, predicate IRI, object IRI or N-Triples literal ("…"^^<…>)
 Quad = tuple[str, str, str, str]  # the same and the graph IRI ('' for the default graph)
@@ -477,12 +476,12 @@ class GraphLookup:
                 used[row["p"].value] = True
         return used
 
-    def property_texts(self, predicates: Iterable[str]) -> dict[str, "PropertyText"]:
+    def property_texts(self, predicates: Iterable[str]) -> dict[str, PropertyText]:
         """What each property is called: labels, alternative labels and comments, its own and its inverses'."""
         found = self.memo.many("property text", predicates, self._read_property_texts)
         return {p: text or PropertyText() for p, text in found.items()}
 
-    def _read_property_texts(self, predicates: list[str]) -> dict[str, "PropertyText"]:
+    def _read_property_texts(self, predicates: list[str]) -> dict[str, PropertyText]:
         out: dict[str, PropertyText] = {}
         for batch in _batches(_nodes(predicates)):
             for row in solutions(self.store.query(q.with_values(q.PROPERTY_TEXT, properties=batch))):
@@ -510,20 +509,6 @@ class GraphLookup:
                 status.asserted_in.add(g)
         return out
 
-
-@dataclass
-class PropertyText:
-    """The words a property is known by: its label, other labels and comments, its inverses' words, and the
-    names of the classes it leads from (domain) and to (range)."""
-
-    label: str = ""
-    other: list[str] = field(default_factory=list)
-    inverse: list[str] = field(default_factory=list)
-    domain: list[str] = field(default_factory=list)
-    range: list[str] = field(default_factory=list)
-    # (local name, read backwards) -> stem weights, filled by predicates.describing_words: a PropertyText is
-    # remembered across requests, and every question about a property would otherwise stem its words again
-    stems: dict[tuple[str, bool], PredicateWords] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _pairs(iris: Iterable[str], predicates: list[str]) -> list[tuple[NamedNode, NamedNode]]:

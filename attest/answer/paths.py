@@ -7,11 +7,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from attest.answer import direction, lexicon
-from attest.answer.linking import normalize
-from attest.answer.lookup import (
-    GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, PropertyText, Triple, is_literal,
-)
-from attest.answer.predicates import CAMEL, Term, class_words, describing_words, relevance
+from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
+from attest.answer.predicates import CAMEL, PropertyText, Term, class_words, describing_words, relevance
+from attest.answer.words import normalize
 
 IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
 GENERIC = 0.6  # relatesTo / mentions say less than a specific relation

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from attest.answer import lexicon
-from attest.answer.linking import WORD, normalize
-from attest.answer.lookup import PropertyText
+from attest.answer.words import WORD, normalize
 
 CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.]+")
 MAX_NAME = 60  # longer texts of a property are comments, not names
@@ -29,6 +28,22 @@ is are was were be been being am do does did has have had having this that these
 here what which who whom whose when where why how me my we our you your he she his her i not no also just only very
 more most some any all each every other such can could would should will shall may might must""".split())
 SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "ors", "er", "or", "ies", "es", "ed", "en", "s", "e", "y")
+
+
+
+@dataclass
+class PropertyText:
+    """The words a property is known by: its label, other labels and comments, its inverses' words, and the
+    names of the classes it leads from (domain) and to (range)."""
+
+    label: str = ""
+    other: list[str] = field(default_factory=list)
+    inverse: list[str] = field(default_factory=list)
+    domain: list[str] = field(default_factory=list)
+    range: list[str] = field(default_factory=list)
+    # (local name, read backwards) -> stem weights, filled by predicates.describing_words: a PropertyText is
+    # remembered across requests, and every question about a property would otherwise stem its words again
+    stems: dict[tuple[str, bool], PredicateWords] = field(default_factory=dict, compare=False, repr=False)
 
 
 def stem(word: str) -> str:

@@ -24,12 +24,14 @@ import re
 import string
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import httpx
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
 from attest import metrics
@@ -38,6 +40,7 @@ from attest.settings import Settings
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")  # what one attempt returns: reply text or a parsed model
 
 
 def render_prompt(name: str, **values: str) -> str:
@@ -72,7 +75,8 @@ class _Retryable(Exception):
         self.reason, self.wait_s, self.unreachable = reason, wait_s, unreachable
 
 
-def _retry_after(headers: httpx.Headers | None) -> float | None:
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds the server asks us to wait; `headers` is an httpx2.Headers (openai 3) or httpx.Headers (openai 1)."""
     if not headers:
         return None
     if ms := headers.get("retry-after-ms"):
@@ -154,7 +158,8 @@ class LlmClient:
         if response_format is not None:
             kwargs["response_format"] = response_format
         try:
-            response = self._client.chat.completions.create(**kwargs)
+            # the callers' messages and params are plain dicts; the SDK's overloads want its TypedDicts and named params
+            response: ChatCompletion = self._client.chat.completions.create(**kwargs)  # type: ignore[call-overload]
         except openai.APITimeoutError as exc:
             metrics.llm_errors.labels("timeout").inc()
             raise _Retryable("timeout") from exc
@@ -184,7 +189,7 @@ class LlmClient:
             raise _Retryable("reply has no content")
         return content
 
-    def _with_retries(self, attempt: Callable[[str], M], fmt: str) -> M:
+    def _with_retries(self, attempt: Callable[[str], R], fmt: str) -> R:
         report = CallReport()
         self._local.report = report
         unreachable_only = True

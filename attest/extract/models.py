@@ -16,10 +16,10 @@ class ExtractedEntity(BaseModel):
 
     name: str = Field(description="The entity's name as written in the text (its label)")
     type: str = Field(description="Local name of an ontology class, e.g. Technology, Person, Organization")
-    description: str = Field("", description="One sentence about the entity, from the text only")
+    description: str = Field(default="", description="One sentence about the entity, from the text only")
     confidence: float = Field(description="How sure the extractor is, from 0 to 1")
-    start: int | None = Field(None, description="Character offset in the chunk where the mention starts")
-    end: int | None = Field(None, description="Character offset in the chunk where the mention ends (exclusive)")
+    start: int | None = Field(default=None, description="Character offset in the chunk where the mention starts")
+    end: int | None = Field(default=None, description="Character offset in the chunk where the mention ends (exclusive)")
 
 
 class ExtractedRelation(BaseModel):
@@ -29,11 +29,11 @@ class ExtractedRelation(BaseModel):
     predicate: str = Field(description="Local name of an ontology object property, e.g. uses, partOf, improves")
     object: str = Field(description="Name of the object entity, exactly as in `entities`")
     confidence: float = Field(description="How sure the extractor is, from 0 to 1")
-    start: int | None = Field(None, description="Character offset in the chunk where the sentence stating it starts")
-    end: int | None = Field(None, description="Character offset in the chunk where that sentence ends (exclusive)")
-    valid_from: date | None = Field(None, description="First day the relation holds, when the text dates it "
+    start: int | None = Field(default=None, description="Character offset in the chunk where the sentence stating it starts")
+    end: int | None = Field(default=None, description="Character offset in the chunk where that sentence ends (exclusive)")
+    valid_from: date | None = Field(default=None, description="First day the relation holds, when the text dates it "
                                                       "(\"since 2019\" -> 2019-01-01), else null")
-    valid_to: date | None = Field(None, description="Last day the relation holds, when the text dates its end "
+    valid_to: date | None = Field(default=None, description="Last day the relation holds, when the text dates its end "
                                                     "(\"until 2005\" -> 2005-12-31), else null")
 
     # a model may send a year or a month alone ("2019", "2019-03"), or something unreadable: read by the conventions

@@ -168,10 +168,17 @@ def _value(solution, var: str) -> str | None:
     return term.value if term is not None else None
 
 
+def _bound(solution, var: str) -> str:
+    """The value of a variable the query's graph pattern always binds."""
+    value = _value(solution, var)
+    assert value is not None, f"?{var} is outside any OPTIONAL: always bound"
+    return value
+
+
 def _terms_from_solutions(class_rows, property_rows) -> OntologyTerms:
     types: dict[str, TypeTerm] = {}
     for row in class_rows:
-        iri = _value(row, "cls")
+        iri = _bound(row, "cls")
         if not iri.startswith(ONT):
             continue
         term = types.setdefault(local_name(iri), TypeTerm(local_name(iri), iri))
@@ -187,7 +194,7 @@ def _terms_from_solutions(class_rows, property_rows) -> OntologyTerms:
     predicates: dict[str, PredicateTerm] = {}
     excluded: set[str] = set()
     for row in property_rows:
-        iri = _value(row, "prop")
+        iri = _bound(row, "prop")
         if not iri.startswith(ONT):
             continue
         name = local_name(iri)
@@ -196,19 +203,19 @@ def _terms_from_solutions(class_rows, property_rows) -> OntologyTerms:
         if (domain and local_name(domain) not in entity_like) or (range_ and local_name(range_) not in entity_like):
             excluded.add(name)
             continue
-        term = predicates.setdefault(name, PredicateTerm(name, iri))
+        predicate = predicates.setdefault(name, PredicateTerm(name, iri))
         if label := _value(row, "label"):
-            term.label = label
+            predicate.label = label
         if alt := _value(row, "alt"):
-            term.alt_labels.add(alt)
+            predicate.alt_labels.add(alt)
         if domain:
-            term.domain = local_name(domain)
+            predicate.domain = local_name(domain)
         if range_:
-            term.range = local_name(range_)
+            predicate.range = local_name(range_)
         if inverse := _value(row, "inverse"):
-            term.inverse = local_name(inverse)
+            predicate.inverse = local_name(inverse)
         if comment := _value(row, "comment"):
-            term.comment = comment
+            predicate.comment = comment
     for name in excluded:
         predicates.pop(name, None)
     return OntologyTerms(types, predicates)
@@ -222,7 +229,7 @@ def load_terms(ontology_dir: Path, off: Collection[str] = ()) -> OntologyTerms:
         raise OntologyError("ontology has syntax errors:\n" + "\n".join(e.message for e in errors))
     store = Store()
     store.extend(quads)
-    named = [NamedNode(graph)]
+    named = NamedNode(graph)
     return _terms_from_solutions(
         store.query(ENTITY_CLASSES, default_graph=named), store.query(OBJECT_PROPERTIES, default_graph=named)
     )

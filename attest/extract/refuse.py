@@ -166,12 +166,13 @@ def drop_refused(extraction: Extraction, text: str, refused: list[RefusedSentenc
     for relation in extraction.relations:
         label = f"{relation.subject} {relation.predicate} {relation.object}"
         ends = (_fold(relation.subject).strip(), _fold(relation.object).strip())
-        patterns = [_pattern(n) for n in (relation.subject, relation.object)]
+        subject_pattern, object_pattern = _pattern(relation.subject), _pattern(relation.object)
         if any(end in gone for end in ends):
             holder = next((r for r in refused if any(n in r.dropped for n in (relation.subject, relation.object))), refused[0])
             holder.dropped.append(label)
             continue
-        if None not in patterns:
+        if subject_pattern is not None and object_pattern is not None:
+            patterns = (subject_pattern, object_pattern)
             together = next((r for r, t in zip(refused, refused_texts) if all(p.search(t) for p in patterns)), None)
             if together is not None and not any(all(p.search(s) for p in patterns) for s in benign_sentences):
                 together.dropped.append(label)  # stated only where the instruction is

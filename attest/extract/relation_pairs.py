@@ -17,12 +17,10 @@ no pair: its names are labels, not statements.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from attest.extract import rules_lexicon as lex
+from attest.extract.mentions import Mention
 
-if TYPE_CHECKING:
-    from attest.extract.rules import Mention
 
 MAX_GAP = 30  # tokens between two mentions of one sentence
 MAX_GAP_WORDS = 20  # words of a long gap read as a bag
@@ -125,7 +123,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
                 if b.text == a.text or b.start < a.end:
                     continue
                 out.append(Candidate(a, b, _same_sentence(a, b, ms[i + 1:j], lower, s, e, topic, k == topic_seg), *span))
-        if topic is not None and k > topic_seg:
+        if topic is not None and topic_seg is not None and k > topic_seg:  # set together
             for b in ms:
                 if b.text != topic.text:
                     out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s), *span))

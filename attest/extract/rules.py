@@ -32,12 +32,12 @@ How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRu
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import date
 
 import spacy
 from rapidfuzz import fuzz, process
 from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.pipeline import EntityRuler
 from spacy.tokens import Doc, Span
 
 from attest.extract.dates import DatedText
@@ -47,6 +47,7 @@ from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
 from attest.extract.language import reads_as_english
+from attest.extract.mentions import Mention
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
 from attest.extract.refuse import inside, refused_sentences
 from attest.extract.sanitize import injection_kinds
@@ -60,35 +61,14 @@ UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under 
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
 Triple = tuple["Mention", str, "Mention", float, int | None, int | None]
+# EntityRuler.add_patterns' argument: ours are phrase patterns ({"label", "pattern", "id"}: all strings)
+Patterns = list[dict[str, str | list[dict[str, object]]]]
 
 
 def shipped_relation_model() -> RelationModel | None:
     if not _SHIPPED:
         _SHIPPED.append(RelationModel.load())
     return _SHIPPED[0]
-
-
-@dataclass
-class Mention:
-    """One entity mention found in the text, with the evidence for its type."""
-
-    start: int  # token indices in the doc
-    end: int
-    text: str
-    type: str | None
-    confidence: float
-    known: bool = False
-    start_char: int = 0
-    end_char: int = 0
-
-    @property
-    def weak(self) -> bool:
-        """A default guess that the signature of a relation may override."""
-        return not self.known and self.confidence < 0.75
-
-    def retype(self, type_name: str | None, confidence: float) -> None:
-        if type_name and confidence > self.confidence:
-            self.type, self.confidence = type_name, confidence
 
 
 def _name_like(token) -> bool:
@@ -127,7 +107,7 @@ class RuleExtractor(LowercaseNames):
         # two letters ("Go", "Rust", "IT") matches only as written; written in lower case ("go", "rust") it matches
         # nothing here and is found only beside a cue (_lowercase); every other label matches in any letter case.
         exact = {label for label in self.known if not lex.distinctive(label)}
-        rulers = (
+        rulers: tuple[tuple[str, str, Patterns], ...] = (
             ("known_exact", "ORTH", [{"label": self.known[label], "id": label, "pattern": label} for label in exact
                                      if not label.islower()]),
             ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in exact]),
@@ -136,6 +116,7 @@ class RuleExtractor(LowercaseNames):
         for name, attr, patterns in rulers:
             if patterns:
                 ruler = self.nlp.add_pipe("entity_ruler", name=name, config={"phrase_matcher_attr": attr})
+                assert isinstance(ruler, EntityRuler)  # add_pipe is typed as returning any pipe callable
                 with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
                     ruler.add_patterns(patterns)
         self._fuzzy_cache: dict[str, str | None] = {}
@@ -233,6 +214,7 @@ class RuleExtractor(LowercaseNames):
         k += comma
         copula = k < len(doc) and doc[k].lower_ in {"is", "was", "remains"}
         k += copula
+        reach: tuple[int, int] | None  # where to look for a cue: first token, how many tokens on
         if (comma or copula) and k < len(doc) and doc[k].lower_ in {"a", "an", "the"}:
             cue, reach = self._cue_at(doc, k + 1, 4), (k + 1, 4)
         elif not comma and not copula:
@@ -416,7 +398,7 @@ class RuleExtractor(LowercaseNames):
             return confidence
         return min(confidence, 0.5)
 
-    def _relation_between(self, doc, sent, in_sent, a: Mention, b: Mention, last_subject):
+    def _relation_between(self, doc, sent, in_sent, a: Mention, b: Mention, last_subject: Mention | None):
         words = [t.text for t in doc[a.end:b.start]]
         subject, obj, confidence = a, b, 0.85
         if ";" in words:  # "...; it was developed by X": only a pronoun carries the subject over
@@ -447,10 +429,11 @@ class RuleExtractor(LowercaseNames):
             # "X was developed by Y and implements Z": the verb after "and" belongs to the earlier subject
             tail = content[len(content) - content[::-1].index("and"):]
             opener = in_sent[0] if in_sent[0].start - doc.user_data["sentence_start"][in_sent[0].start] <= 1 else None
-            if tail and (last_subject or opener) and (candidates := self.phrases.get(tail)):
+            earlier = last_subject or opener
+            if tail and earlier is not None and (candidates := self.phrases.get(tail)):
                 # the earlier subject, or the name that opens the sentence; "She was born in X and studied at Y"
                 # names no subject, and X is none
-                subject, confidence = last_subject or opener, 0.75
+                subject, confidence = earlier, 0.75
         if not candidates and (lowered[:2] in ([",", "a"], [",", "an"], [",", "the"]) or lowered[:1] in (["is"], ["was"])):
             # "Ontotext, a company headquartered in Sofia" / "Protégé is an ontology editor developed at Stanford"
             for cut in range(1, min(len(content), 4)):
@@ -477,7 +460,7 @@ class RuleExtractor(LowercaseNames):
     def _place(self, mention: Mention, weak_ok: bool = False) -> bool:
         if mention.weak:
             return weak_ok
-        return bool(mention.type) and self.terms.is_subtype(mention.type, "Location")
+        return bool(mention.type and self.terms.is_subtype(mention.type, "Location"))
 
     def _closes_apposition(self, doc, in_sent, comma: int) -> bool:
         """True when the comma at token `comma` closes ", ... ," opened right after the sentence's first mention."""
@@ -606,6 +589,7 @@ class RuleExtractor(LowercaseNames):
                            or (t[4] is not None and inside(refused, t[4]) is not None)]:
                 triples.remove(triple)
                 sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
+                assert sentence is not None  # the filter above found one
                 sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
         return self._extraction(doc, mentions, held, refused, triples, DatedText(doc.text, reference))
 
@@ -625,14 +609,15 @@ class RuleExtractor(LowercaseNames):
         for subject, predicate, obj, confidence, start, end in triples:
             if subject.text.casefold() == obj.text.casefold():
                 continue
-            key = (subject.text.casefold(), predicate, obj.text.casefold())
-            if key not in relations or relations[key].confidence < confidence:
-                relations[key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
+            triple_key = (subject.text.casefold(), predicate, obj.text.casefold())
+            if triple_key not in relations or relations[triple_key].confidence < confidence:
+                relations[triple_key] = ExtractedRelation(subject=subject.text, predicate=predicate, object=obj.text,
                                                    confidence=round(confidence, 3), start=start, end=end,
                                                    **_valid_time(dated, doc, subject, obj, classified=start is not None,
                                                                  place=self._place(obj)))
         for m in held:
             sentence = inside(refused, m.start_char)
+            assert sentence is not None  # held mentions are those inside a refused sentence
             if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:
                 sentence.dropped.append(m.text)
         return Extraction(entities=list(entities.values()), relations=list(relations.values()), refused=refused)

@@ -18,6 +18,7 @@ rules_lexicon.word_like (spaCy's stop words, attest/extract/data/common_words.tx
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
@@ -103,6 +104,13 @@ def modifies_next(doc: Doc, end: int) -> bool:
 class LowercaseNames:
     """Lower-case mentions for RuleExtractor (mixed into it; uses its known labels, _heads, _type and _cue_after)."""
 
+    # what the host class provides (declared only: no value or method is set here)
+    known: dict[str, str]  # known label -> ontology type
+    _known_folded: dict[str, str]  # casefolded known label -> known label
+    _heads: dict[str, str]  # head noun -> ontology type
+    _type: Callable[[str], str | None]  # an ontology label -> its class's local name
+    _cue_after: Callable[[Doc, int, int], str | None]  # type named right after tokens start:end
+
     def _lowercase(self, doc: Doc, taken: set[int]) -> list[Found]:
         """Lower-case names: a known label that is a common word ("rust") beside a cue, or a word that is not common
         English beside one ("uses etcd", "stored in redis", "mongodb, a document database"); then the other mentions
@@ -120,7 +128,8 @@ class LowercaseNames:
 
         # cues are read only in lists ("uses memory, disk and etcd") that hold a known label or an unlisted word
         linked = [k > 0 and listed(spans[k - 1][1], spans[k][0]) for k in range(len(spans))]
-        wanted, chain = [False] * len(spans), []
+        wanted = [False] * len(spans)
+        chain: list[int] = []
         for k in range(len(spans) + 1):
             if k == len(spans) or not linked[k]:
                 if any(f in self._known_folded or not lex.word_like(f) for f in (folded[i] for i in chain)):
@@ -136,6 +145,7 @@ class LowercaseNames:
         for (start, end), cue, fold in zip(spans, cues, folded):
             text = "".join(words[start:end])
             known = self._known_folded.get(fold)
+            mention: Found
             if cue is None and previous is not None and listed(previous[0], start):
                 cue = previous[1]  # "uses etcd, consul and zookeeper"; "such as express and lodash"
             if cue is not None:

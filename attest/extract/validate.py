@@ -174,6 +174,7 @@ class ExtractionValidator:
             if reason:
                 rejected.append(Rejection(relation, reason))
                 continue
+            assert subject is not None and predicate is not None and obj is not None  # each None set a reason above
             candidate = relation.model_copy(update={"subject": subject, "predicate": predicate, "object": obj})
             key = (subject, predicate, obj)
             if key in kept:

@@ -6,9 +6,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TypeVar
 
-from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple
+from pyoxigraph import (
+    BlankNode, DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, RdfFormat, Store, Triple,
+)
 
-from attest.store.base import QueryResult
 
 T = TypeVar("T")
 Subject = NamedNode | BlankNode | Triple
@@ -32,7 +33,7 @@ class NativeStore:
 
     # reads ---------------------------------------------------------------------------------------------------------
 
-    def query(self, query: str, **options: Any) -> QueryResult:
+    def query(self, query: str, **options: Any) -> QuerySolutions | QueryBoolean | QueryTriples:
         return self._store.query(query, **options)
 
     def quads_for_pattern(self, subject: Subject | None, predicate: NamedNode | None, object: Object | None,  # noqa: A002

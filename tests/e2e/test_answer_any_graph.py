@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 
 from attest.answer.ids import Ids
 from attest.answer.linking import LabelMatcher
-from attest.answer.lookup import LabelIndex, PropertyText
-from attest.answer.predicates import describing_words, question_terms, relevance
+from attest.answer.lookup import LabelIndex
+from attest.answer.predicates import PropertyText, describing_words, question_terms, relevance
 from attest.main import create_app
 from attest.vocab import PREFIXES, Iris
 from tests.conftest import REPO

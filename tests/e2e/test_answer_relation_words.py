@@ -14,8 +14,7 @@ from fastapi.testclient import TestClient
 from attest.answer import lexicon
 from attest.answer import direction
 from attest.answer.direction import fact_sentence
-from attest.answer.lookup import PropertyText
-from attest.answer.predicates import describing_words, question_terms, relevance
+from attest.answer.predicates import PropertyText, describing_words, question_terms, relevance
 from attest.main import create_app
 from tests.conftest import REPO
 

@@ -334,7 +334,8 @@ def _validity(store: Store, subject: str, obj: str) -> tuple[str | None, str | N
     rows = list(store.query(
         "SELECT ?from ?to WHERE { GRAPH ?g { ?stmt <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t . "
         f"FILTER(SUBJECT(?t) = <{entity}{subject}> && STRSTARTS(STR(OBJECT(?t)), \"{entity}{obj}\")) "
-        f"OPTIONAL {{ ?stmt <{ATT}validFrom> ?from }} OPTIONAL {{ ?stmt <{ATT}validTo> ?to }} }} }}"))
+        f"OPTIONAL {{ ?stmt <{ATT}validFrom> ?from }} OPTIONAL {{ ?stmt <{ATT}validTo> ?to }} }} "
+        "FILTER(CONTAINS(STR(?g), \"/graph/document/\")) }"))  # what the turn states (graph/validity derives from it)
     assert len(rows) == 1, rows
     return tuple(r.value if r is not None else None for r in (rows[0]["from"], rows[0]["to"]))  # type: ignore[return-value]
 

@@ -21,7 +21,8 @@ ONT = "https://w3id.org/attest/ontology#"
 VALIDITY = f"""SELECT ?s ?o ?from ?to WHERE {{ GRAPH ?g {{
   ?stmt <http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> ?t .
   BIND(SUBJECT(?t) AS ?s) BIND(OBJECT(?t) AS ?o)
-  OPTIONAL {{ ?stmt <{ATT}validFrom> ?from }} OPTIONAL {{ ?stmt <{ATT}validTo> ?to }} }} }}"""
+  OPTIONAL {{ ?stmt <{ATT}validFrom> ?from }} OPTIONAL {{ ?stmt <{ATT}validTo> ?to }} }}
+  FILTER(CONTAINS(STR(?g), "/graph/document/")) }}"""  # what the documents state (graph/validity derives from it)
 
 
 @pytest.fixture(scope="module")

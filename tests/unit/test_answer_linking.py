@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from attest.answer.linking import MIN_MENTION, WORD, LabelMatcher, normalize
+from attest.answer.linking import MIN_MENTION, LabelMatcher
+from attest.answer.words import WORD, normalize
 from attest.answer.lookup import LabelIndex
 
 WORDS = st.sampled_from(["rdf", "owl", "sparql", "1.1", "Apache", "Jena", "knowledge", "graph", "c++", "x", "w3c",
