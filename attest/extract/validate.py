@@ -57,7 +57,7 @@ class Rejection:
         return "entity" if isinstance(self.item, ExtractedEntity) else "relation"
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "item": self.item.model_dump(), "reason": self.reason}
+        return {"kind": self.kind, "item": self.item.model_dump(mode="json"), "reason": self.reason}
 
 
 @dataclass

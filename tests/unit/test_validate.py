@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 
 import pytest
 
@@ -156,3 +157,14 @@ def test_nothing_is_dropped_silently(validator):
     result = validator.validate(extraction)
     assert len(result.accepted.entities) + len([r for r in result.rejected if r.kind == "entity"]) == 5
     assert len(result.accepted.relations) + len([r for r in result.rejected if r.kind == "relation"]) == 3
+
+
+def test_a_rejected_dated_relation_is_reported_as_json(validator):
+    """A rejection goes into the document's stored report (JSON): its relation's valid time is written as text, not
+    left a date that json.dumps cannot write (that failed the whole ingest)."""
+    dated = ExtractedRelation(subject="Jena", predicate="uses", object="Nowhere", confidence=0.9,
+                              valid_from="2019-03-01", valid_to="2020")
+    result = validator.validate(Extraction(entities=[ent("Jena")], relations=[dated]))
+    [rejection] = result.rejected
+    item = json.loads(json.dumps(rejection.to_dict()))["item"]
+    assert (item["valid_from"], item["valid_to"]) == ("2019-03-01", "2020-12-31")
