@@ -48,7 +48,7 @@ from attest.errors import (
 from attest.sparql.compaction import Compactor
 from attest.sparql.outbound import without_remote_body
 from attest.store.base import GraphStore, QueryResult, Term, TripleList
-from attest.store.view import StoreView
+from attest.store.view import DeadlineView
 
 if TYPE_CHECKING:
     from attest.settings import Settings
@@ -573,7 +573,7 @@ def open_executor(store: GraphStore, settings: Settings) -> DeadlineExecutor | N
     return DeadlineExecutor(store, settings)
 
 
-class DeadlineStore(StoreView):
+class DeadlineStore(DeadlineView):
     """A GraphStore view for one request: its queries share one deadline and run in the workers.
 
     Everything else (graph listing, writes) goes to the live store, so callers written against GraphStore
@@ -581,39 +581,26 @@ class DeadlineStore(StoreView):
     """
 
     def __init__(self, executor: DeadlineExecutor, store: GraphStore, timeout: float, source: str) -> None:
-        super().__init__(store)
-        self._executor, self._source = executor, source
-        self._timeout = timeout
-        self._deadline = time.monotonic() + timeout
+        super().__init__(store, timeout, source)
+        self._executor = executor
         self._generation = store.generation  # its queries see what was written before it began
 
     def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
               union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            metrics.query_timeouts.labels(self._source).inc()
-            raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
-        return self._executor.query(query, timeout=left, source=self._source, default_graph=default_graph,
+        return self._executor.query(query, timeout=self.left(), source=self._source, default_graph=default_graph,
                                     named_graphs=named_graphs, union_default_graph=union_default_graph,
                                     substitutions=substitutions, min_generation=self._generation)
 
 
-class LiveStore(StoreView):
+class LiveStore(DeadlineView):
     """A GraphStore view for one request's own bounded lookups (answers): queries run on the live store, which
     sees every acknowledged write at once (no checkpoint to wait for while ingestion writes), and the request's
     deadline is checked before each query. Only for our own index lookups: a client's query goes to the workers,
     which can be killed mid-query."""
 
-    def __init__(self, store: GraphStore, timeout: float, source: str) -> None:
-        super().__init__(store)
-        self._timeout, self._source = timeout, source
-        self._deadline = time.monotonic() + timeout
-
     def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
               union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
-        if time.monotonic() >= self._deadline:
-            metrics.query_timeouts.labels(self._source).inc()
-            raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
+        self.left()
         metrics.queries.labels(self._source, "ok").inc()
         return self._store.query(query, default_graph=default_graph, named_graphs=named_graphs,
                                  union_default_graph=union_default_graph, substitutions=substitutions)

@@ -1,12 +1,16 @@
-"""StoreView: a GraphStore that hands every call to another one; request views override `query` only."""
+"""StoreView: a GraphStore that hands every call to another one; request views override `query` only (DeadlineView:
+one deadline over all of a request's queries)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import IO, ContextManager, Iterable, Mapping
 
 from pyoxigraph import Quad, RdfFormat
 
+from attest import metrics
+from attest.errors import QueryTimeout
 from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
 from attest.store.native import NativeStore
 from attest.vocab import Iris
@@ -128,3 +132,20 @@ class StoreView:
 
     def close(self) -> None:
         self._store.close()
+
+
+class DeadlineView(StoreView):
+    """A view for one request whose queries share one deadline: each asks `left()` for the time that remains."""
+
+    def __init__(self, store: GraphStore, timeout: float, source: str) -> None:
+        super().__init__(store)
+        self._timeout, self._source = timeout, source
+        self._deadline = time.monotonic() + timeout
+
+    def left(self) -> float:
+        """Seconds left before the deadline; QueryTimeout (counted in the metrics) once it has passed."""
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            metrics.query_timeouts.labels(self._source).inc()
+            raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
+        return left

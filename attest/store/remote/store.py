@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import nullcontext
@@ -25,7 +24,7 @@ from attest.store.remote.transport import SparqlClient
 from attest.store.remote.updates import chunks, sparing_graphs, update_data
 from attest.store.results import boolean, lexical, row_quad, solutions
 from attest.store.substitute import bind_values
-from attest.store.view import StoreView
+from attest.store.view import DeadlineView
 from attest.vocab import Iris
 
 GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
@@ -350,21 +349,17 @@ class RemoteStore:
         return next((int(lexical(row["n"])) for row in rows), 0)
 
 
-class RemoteDeadlineView(StoreView):
+class RemoteDeadlineView(DeadlineView):
     """A GraphStore view for one request: every query of it shares one deadline, enforced by the client timeout
     (the connection closes) and the server's own timeout parameter when configured."""
 
     def __init__(self, store: RemoteStore, timeout: float, source: str) -> None:
-        super().__init__(store)
-        self._remote, self._timeout, self._source = store, timeout, source
-        self._deadline = time.monotonic() + timeout
+        super().__init__(store, timeout, source)
+        self._remote = store
 
     def query(self, query: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None,
               union_default_graph: bool = True, substitutions: Mapping[str, Term] | None = None) -> QueryResult:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            metrics.query_timeouts.labels(self._source).inc()
-            raise QueryTimeout(f"request stopped at its query deadline of {self._timeout:g} s", timeout=self._timeout)
+        left = self.left()
         try:
             result = self._remote.query(query, default_graph=default_graph, named_graphs=named_graphs,
                                         union_default_graph=union_default_graph, substitutions=substitutions,
