@@ -13,6 +13,7 @@ from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions, Triple
 
 from attest.store import GraphStore
 from attest.store.rdfio import quad_data
+from attest.store.results import solutions
 from attest.vocab import ATT, OWL, PROV, RDF, XSD, Iris
 
 REIFIES = NamedNode(RDF + "reifies")
@@ -29,9 +30,7 @@ Fact = tuple[Any, Any, Any]  # (subject, predicate, object) pyoxigraph terms
 
 
 def _select(store: GraphStore, query: str) -> QuerySolutions:
-    result = store.query(query)
-    assert isinstance(result, QuerySolutions), "a SELECT query"
-    return result
+    return solutions(store.query(query))
 
 
 @dataclass(frozen=True)
