@@ -6,8 +6,9 @@ import re
 
 import owlrl
 import rdflib
-from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, Triple, parse
+from pyoxigraph import BlankNode, RdfFormat, Triple, parse
 
+from attest.ingest.rdf_terms import to_oxi
 from attest.reasoner.engine import Engine
 from attest.reasoner.terms import TermDict
 
@@ -18,17 +19,9 @@ OWL_ = "http://www.w3.org/2002/07/owl#"
 
 def to_ox(term):
     """rdflib term -> pyoxigraph term, blank nodes keeping (a sanitized form of) their rdflib id."""
-    if isinstance(term, rdflib.URIRef):
-        return NamedNode(str(term))
     if isinstance(term, rdflib.BNode):
         return BlankNode("b" + _BAD.sub("x", str(term)))
-    if isinstance(term, rdflib.Literal):
-        if term.language:
-            return Literal(str(term), language=term.language)
-        if term.datatype is not None:
-            return Literal(str(term), datatype=NamedNode(str(term.datatype)))
-        return Literal(str(term))
-    raise TypeError(term)
+    return to_oxi(term)
 
 
 def ox_triples(graph: rdflib.Graph) -> set[Triple]:
