@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import uuid
+import zlib
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -18,6 +20,8 @@ from attest.store import GraphStore, fulltext
 from attest.vocab import ATT, Iris
 
 DOC_STATES = ("pending", "done", "failed")
+# att:extraction's datatype: the JSON, zlib-deflated, in base64 (a third of its size); a plain string is read too
+DEFLATED_JSON = NamedNode(ATT + "deflatedJSON")
 CHUNK_STATES = ("pending", "done", "failed", "quarantined")
 
 DOCUMENT_LIST = f"""
@@ -41,6 +45,17 @@ STATUS_COUNTS = f"""
 PREFIX att: <{ATT}>
 SELECT ?status (COUNT(?d) AS ?n) WHERE {{ GRAPH ?g {{ ?d a att:DocumentStatus ; att:status ?status }} }} GROUP BY ?status
 """
+
+
+TEXT = att("text")
+
+
+def deflated(text: str) -> Literal:
+    return Literal(base64.b64encode(zlib.compress(text.encode(), 9)).decode("ascii"), datatype=DEFLATED_JSON)
+
+
+def inflated(value: Literal) -> str:
+    return zlib.decompress(base64.b64decode(value.value)).decode()
 
 
 def now() -> datetime:
@@ -125,15 +140,16 @@ class StatusRegistry:
                 Quad(n, att("chunkIndex"), integer(c.index), g),
                 Quad(n, att("chunkStart"), integer(c.start), g),
                 Quad(n, att("chunkEnd"), integer(c.end), g),
-                Quad(n, att("chunkText"), Literal(c.text), g),
                 Quad(n, att("status"), Literal(c.state), g),
             ]
+            if status.state != "done":  # a done document's graph holds the text (att:text), written with this graph
+                out.append(Quad(n, att("chunkText"), Literal(c.text), g))
             if c.message:
                 out.append(Quad(n, att("statusMessage"), Literal(c.message), g))
             if c.extractor:
                 out.append(Quad(n, att("extractor"), Literal(c.extractor), g))
             if c.cache is not None:
-                out.append(Quad(n, att("extraction"), Literal(c.cache), g))
+                out.append(Quad(n, att("extraction"), deflated(c.cache), g))
         return out
 
     def get(self, doc_id: str) -> DocStatus | None:
@@ -141,8 +157,9 @@ class StatusRegistry:
         doc_iri = self.iris.document(doc_id)
         props: dict[str, dict[str, str]] = {}
         for q in self.store.quads(graph):  # IRIs and literals only: the registry writes no triple terms
-            subject, value = cast(NamedNode, q.subject).value, cast(NamedNode | Literal, q.object).value
-            props.setdefault(subject, {})[q.predicate.value[len(ATT):] if q.predicate.value.startswith(ATT) else q.predicate.value] = value
+            subject, value = cast(NamedNode, q.subject).value, cast(NamedNode | Literal, q.object)
+            text = inflated(value) if isinstance(value, Literal) and value.datatype == DEFLATED_JSON else value.value
+            props.setdefault(subject, {})[q.predicate.value[len(ATT):] if q.predicate.value.startswith(ATT) else q.predicate.value] = text
         d = props.pop(doc_iri, None)
         if d is None:
             return None
@@ -150,12 +167,18 @@ class StatusRegistry:
                            d["status"], d.get("statusMessage", ""), d.get("extractor", ""), d.get("updated", ""),
                            json.loads(d.get("report", "{}")))
         prefix = self.iris.chunk("")
+        texts = self._document_texts(doc_id) if any("chunkText" not in c for c in props.values()) else {}
         for iri, c in props.items():
             status.chunks.append(ChunkStatus(iri[len(prefix):], int(c["chunkIndex"]), int(c["chunkStart"]),
-                                             int(c["chunkEnd"]), c["chunkText"], c["status"], c.get("statusMessage", ""), c.get("extractor", ""),
-                                             c.get("extraction")))
+                                             int(c["chunkEnd"]), c.get("chunkText", texts.get(iri, "")), c["status"],
+                                             c.get("statusMessage", ""), c.get("extractor", ""), c.get("extraction")))
         status.chunks.sort(key=lambda c: c.index)
         return status
+
+    def _document_texts(self, doc_id: str) -> dict[str, str]:
+        """Chunk IRI -> text, from the document graph (where a done document's chunk text is kept)."""
+        return {cast(NamedNode, q.subject).value: q.object.value
+                for q in self.store.quads(self.iris.document_graph(doc_id)) if q.predicate == TEXT}
 
     def list(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
         """A page of the documents' summaries, sorted by source (all of them without a limit)."""

@@ -224,7 +224,8 @@ class Reasoner:
         return gained, {t for t, there in now.items() if not there and t in held}
 
     def inferred_count(self) -> int:
-        return 0 if self.engine is None else self.engine.inferred_count()
+        """The inferred triples the inferred graph holds (the closure less its unwritten owl:Thing types)."""
+        return 0 if self.engine is None else RecordWriter(self.engine, self.iris).written_count()
 
     def explain(self, s, p, o, max_depth: int | None = None) -> dict:
         return self.explainer.explain(s, p, o, max_depth or self.max_depth)
@@ -322,6 +323,7 @@ class Reasoner:
             self._update_changes(touched)
             return
         writer = RecordWriter(e, self.iris)
+        touched = touched | writer.needed()  # a premise written by none of the touched triples until now
         mark = self.stamp.quad(self.iris)
         for q in list(raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)):
             raw.remove(q)  # until the new stamp goes in last, a crash leaves these records unstamped
@@ -348,6 +350,7 @@ class Reasoner:
         e = self.engine
         assert e is not None and self.stamp is not None  # set together
         writer = RecordWriter(e, self.iris)
+        touched = touched | writer.needed()  # a premise written by none of the touched triples until now
         mark = self.stamp.quad(self.iris)
         der = mark.graph_name
         triples = [writer.triple(t) for t in touched]

@@ -10,7 +10,10 @@ Vocabulary (att: = https://w3id.org/attest/vocab#), one record per inferred trip
     <{base}violation/{key}> a att:Violation ; att:rule "cax-dw" ; att:premise <<( ... )>> , ... .
 
 A derivation is not typed: its att:derives triple already says what it is, and a type would add one
-quad in seven to the largest write of a full run. {key} is a hash of the triple (or of rule + premises), so a
+quad in seven to the largest write of a full run. `x rdf:type owl:Thing` (scm-cls makes every class a subclass of
+owl:Thing, so cax-sco types every individual) is kept in the closure but neither written to the inferred graph nor
+given a record, unless a written derivation names it as a premise: it says nothing, and was one inferred triple
+(and one record) per entity. {key} is a hash of the triple (or of rule + premises), so a
 record is found and replaced without a query.
 Example: SELECT ?rule ?depth WHERE { GRAPH ?g { ?d att:derives <<( ex:a ex:p ex:b )>> ; att:rule ?rule ;
 att:depth ?depth } }.
@@ -24,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from pyoxigraph import Literal, NamedNode, Quad, Triple
 
 from attest.reasoner.engine import Engine, Premises
-from attest.reasoner.terms import Encoded
+from attest.reasoner.terms import THING, TYPE, Encoded
 from attest.vocab import ATT, RDF, XSD, Iris
 
 VIOLATION = NamedNode(ATT + "Violation")
@@ -34,6 +37,10 @@ DEPTH = NamedNode(ATT + "depth")
 PREMISE = NamedNode(ATT + "premise")
 A = NamedNode(RDF + "type")
 _XSD_INTEGER = NamedNode(XSD + "integer")
+
+
+def _implicit(t: Encoded) -> bool:
+    return t[2] == THING and t[1] == TYPE
 
 
 def triple_dict(t: Triple) -> dict[str, str]:
@@ -67,6 +74,29 @@ class RecordWriter:
         self._triples: dict[Encoded, Triple] = {}
         self._depths: dict[int, Literal] = {}
         self._rules: dict[str, Literal] = {}
+        self._needed: set[Encoded] | None = None
+
+    def needed(self) -> set[Encoded]:
+        """The unwritten kind of triple (x rdf:type owl:Thing) that written derivations or violations name as a
+        premise (an ontology that says something about owl:Thing): those are written after all."""
+        if self._needed is None:
+            e = self.engine
+            # premises of every derivation, written or not (a few more written at most; no chain to follow then)
+            found = {q for _, premises in e.why.values() for q in premises if q[2] == THING and q[1] == TYPE}
+            found.update(q for _, premises in e.violations for q in premises if _implicit(q))
+            self._needed = {q for q in found if q in e.why}
+        return self._needed
+
+    def written(self, t: Encoded) -> bool:
+        """Whether inferred triple t goes into the inferred graph with a record (see the module docstring)."""
+        return not _implicit(t) or t in self.needed()
+
+    def written_count(self) -> int:
+        """How many triples the inferred graph holds when it is current."""
+        e = self.engine
+        typed = e.index.op.get(TYPE, {}).get(THING, ())
+        unwritten = sum(1 for x in typed if (x, TYPE, THING) in e.why)
+        return e.inferred_count() - unwritten + len(self.needed())
 
     def triple(self, t: Encoded) -> Triple:
         tr = self._triples.get(t)
@@ -78,7 +108,7 @@ class RecordWriter:
         """The inferred triple and its derivation record, or nothing when t is asserted or unknown."""
         e = self.engine
         d = e.depth.get(t)
-        if not d:
+        if not d or not self.written(t):
             return
         rule, premises = e.why[t]
         tr = self.triple(t)
@@ -119,7 +149,7 @@ class RecordWriter:
         with_blanks: list[str] = []
         for t in triples:
             d = depth.get(t)
-            if not d:
+            if not d or not self.written(t):
                 continue
             rule, premises = why[t]
             lines = plain
