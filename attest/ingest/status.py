@@ -177,7 +177,7 @@ class StatusRegistry:
 
     def _document_texts(self, doc_id: str) -> dict[str, str]:
         """Chunk IRI -> text, from the document graph (where a done document's chunk text is kept)."""
-        return {cast(NamedNode, q.subject).value: q.object.value
+        return {cast(NamedNode, q.subject).value: cast(Literal, q.object).value
                 for q in self.store.quads(self.iris.document_graph(doc_id)) if q.predicate == TEXT}
 
     def list(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
