@@ -378,12 +378,12 @@ class Reasoner:
         e = self.engine
         assert e is not None and self.stamp is not None  # set together
         now = time.perf_counter()
-        inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0)
+        writer = RecordWriter(e, self.iris)
+        inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0 and writer.written(t))
         metrics.reasoning_seconds.observe(now - start)
         metrics.inferred_triples.inc(inferred_now)
-        writer = RecordWriter(e, self.iris)
         return ReasoningReport(
-            mode=mode, asserted=len(e.support), inferred=self.inferred_count(),
+            mode=mode, asserted=len(e.support), inferred=writer.written_count(),
             added=inferred_now, changed_graphs=graphs,
             violations=[writer.violation_dict(rule, prem) for rule, prem in e.violations],
             seconds=round(now - start, 4), reason_seconds=round(reasoned - start, 4), write_seconds=round(now - reasoned, 4),
