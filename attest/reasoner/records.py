@@ -22,6 +22,7 @@ att:depth ?depth } }.
 from __future__ import annotations
 
 import hashlib
+from itertools import repeat
 from collections.abc import Iterable, Iterator
 
 from pyoxigraph import Literal, NamedNode, Quad, Triple
@@ -41,6 +42,16 @@ _XSD_INTEGER = NamedNode(XSD + "integer")
 
 def _implicit(t: Encoded) -> bool:
     return t[2] == THING and t[1] == TYPE
+
+
+def needed_premises(engine: Engine, triples: Iterable[Encoded] | None = None) -> set[Encoded]:
+    """The inferred owl:Thing types that the derivations of `triples` (of every inferred triple when None), written
+    or not, and the violations name as premises: written, so that every written record's premises are stored."""
+    why = engine.why
+    derivations = why.values() if triples is None else (why[t] for t in triples if t in why)
+    found = {q for _, premises in derivations for q in premises if q[2] == THING and q[1] == TYPE}
+    found.update(q for _, premises in engine.violations for q in premises if _implicit(q))
+    return {q for q in found if q in why}
 
 
 def triple_dict(t: Triple) -> dict[str, str]:
@@ -67,24 +78,20 @@ def violation_iri(iris: Iris, rule: str, premises: Iterable[Triple]) -> NamedNod
 class RecordWriter:
     """Turns engine state into quads of the inferred and derivations graphs (terms decoded once, cached)."""
 
-    def __init__(self, engine: Engine, iris: Iris) -> None:
+    def __init__(self, engine: Engine, iris: Iris, needed: set[Encoded] | None = None) -> None:
         self.engine, self.iris = engine, iris
         self.inferred = NamedNode(iris.inferred_graph)
         self.derivations = NamedNode(iris.derivations_graph)
         self._triples: dict[Encoded, Triple] = {}
         self._depths: dict[int, Literal] = {}
         self._rules: dict[str, Literal] = {}
-        self._needed: set[Encoded] | None = None
+        self._needed = needed  # see needed(); the Reasoner keeps it across incremental writes
 
     def needed(self) -> set[Encoded]:
-        """The unwritten kind of triple (x rdf:type owl:Thing) that written derivations or violations name as a
-        premise (an ontology that says something about owl:Thing): those are written after all."""
+        """The unwritten kind of triple (x rdf:type owl:Thing) that derivations or violations name as a premise (an
+        ontology that says something about owl:Thing): those are written after all."""
         if self._needed is None:
-            e = self.engine
-            # premises of every derivation, written or not (a few more written at most; no chain to follow then)
-            found = {q for _, premises in e.why.values() for q in premises if q[2] == THING and q[1] == TYPE}
-            found.update(q for _, premises in e.violations for q in premises if _implicit(q))
-            self._needed = {q for q in found if q in e.why}
+            self._needed = needed_premises(self.engine)
         return self._needed
 
     def written(self, t: Encoded) -> bool:
@@ -95,8 +102,9 @@ class RecordWriter:
         """How many triples the inferred graph holds when it is current."""
         e = self.engine
         typed = e.index.op.get(TYPE, {}).get(THING, ())
-        unwritten = sum(1 for x in typed if (x, TYPE, THING) in e.why)
-        return e.inferred_count() - unwritten + len(self.needed())
+        # counted by C-level iteration: an incremental run's report pays this on every write
+        unwritten = sum(map(e.why.__contains__, zip(typed, repeat(TYPE), repeat(THING))))
+        return e.inferred_count() - unwritten + sum(1 for q in self.needed() if q in e.why)
 
     def triple(self, t: Encoded) -> Triple:
         tr = self._triples.get(t)
