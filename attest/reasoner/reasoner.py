@@ -16,9 +16,9 @@ from attest import metrics
 from attest.ingest import summary, validity
 from attest.reasoner.engine import Delta, Engine, gc_paused
 from attest.reasoner.explain import Explainer
-from attest.reasoner.records import RecordWriter, needed_premises, violation_iri
+from attest.reasoner.records import RecordWriter, is_thing_type, needed_premises, violation_iri
 from attest.reasoner.stamp import ClosureStamp
-from attest.reasoner.terms import Encoded, Term, TermDict
+from attest.reasoner.terms import THING, TYPE, Encoded, Term, TermDict
 from attest.store.base import GraphStore
 from attest.store.parallel import Loaders
 from attest.store.rdfio import quad_data
@@ -71,6 +71,7 @@ class Reasoner:
         self._graphs: dict[str, set[Encoded]] = {}
         self._violations_written: set[tuple] = set()
         self._needed: set[Encoded] | None = None  # owl:Thing types written as premises (_writer)
+        self._asserted_things: set[Encoded] | None = None  # asserted (x rdf:type owl:Thing), for inferred_count
         self.stamp: ClosureStamp | None = None  # of the asserted triples the engine holds
         self.first: ReasoningReport | None = None  # this reasoner's first (full) run
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
@@ -205,6 +206,9 @@ class Reasoner:
                 stamp.remove(t)
         new = {t for t in added if t not in e.support}
         touched = retracted.touched | e.add(added).touched
+        if self._asserted_things is not None:
+            self._asserted_things.difference_update(t for t in removed if t not in e.support)
+            self._asserted_things.update(t for t in added if is_thing_type(t) and t in e.support)
         for t in new:
             stamp.add(t)
         reasoned = time.perf_counter()
@@ -226,7 +230,14 @@ class Reasoner:
 
     def inferred_count(self) -> int:
         """The inferred triples the inferred graph holds (the closure less its unwritten owl:Thing types)."""
-        return 0 if self.engine is None else self._writer().written_count()
+        e = self.engine
+        if e is None:
+            return 0
+        if self._asserted_things is None:
+            self._asserted_things = {t for t in e.support if is_thing_type(t)}
+        typed = len(e.index.op.get(TYPE, {}).get(THING, ()))  # asserted or inferred
+        needed = sum(1 for q in self._writer().needed() if q in e.why)
+        return e.inferred_count() - (typed - len(self._asserted_things)) + needed
 
     def explain(self, s, p, o, max_depth: int | None = None) -> dict:
         return self.explainer.explain(s, p, o, max_depth or self.max_depth)
@@ -248,7 +259,7 @@ class Reasoner:
         for t in set().union(*self._graphs.values()):
             stamp.add(t)
         self.engine = e = Engine(terms)
-        self._needed = None
+        self._needed = self._asserted_things = None
         e.on_level = self.progress
         # in id order (≈ the store's subject order): the indexes then grow with better locality than in set order
         e.materialize(sorted(t for triples in self._graphs.values() for t in triples))
@@ -404,7 +415,7 @@ class Reasoner:
         metrics.reasoning_seconds.observe(now - start)
         metrics.inferred_triples.inc(inferred_now)
         return ReasoningReport(
-            mode=mode, asserted=len(e.support), inferred=writer.written_count(),
+            mode=mode, asserted=len(e.support), inferred=self.inferred_count(),
             added=inferred_now, changed_graphs=graphs,
             violations=[writer.violation_dict(rule, prem) for rule, prem in e.violations],
             seconds=round(now - start, 4), reason_seconds=round(reasoned - start, 4), write_seconds=round(now - reasoned, 4),

@@ -22,7 +22,6 @@ att:depth ?depth } }.
 from __future__ import annotations
 
 import hashlib
-from itertools import repeat
 from collections.abc import Iterable, Iterator
 
 from pyoxigraph import Literal, NamedNode, Quad, Triple
@@ -40,7 +39,8 @@ A = NamedNode(RDF + "type")
 _XSD_INTEGER = NamedNode(XSD + "integer")
 
 
-def _implicit(t: Encoded) -> bool:
+def is_thing_type(t: Encoded) -> bool:
+    """(x rdf:type owl:Thing): not written unless needed as a premise (module docstring)."""
     return t[2] == THING and t[1] == TYPE
 
 
@@ -50,7 +50,7 @@ def needed_premises(engine: Engine, triples: Iterable[Encoded] | None = None) ->
     why = engine.why
     derivations = why.values() if triples is None else (why[t] for t in triples if t in why)
     found = {q for _, premises in derivations for q in premises if q[2] == THING and q[1] == TYPE}
-    found.update(q for _, premises in engine.violations for q in premises if _implicit(q))
+    found.update(q for _, premises in engine.violations for q in premises if is_thing_type(q))
     return {q for q in found if q in why}
 
 
@@ -96,15 +96,7 @@ class RecordWriter:
 
     def written(self, t: Encoded) -> bool:
         """Whether inferred triple t goes into the inferred graph with a record (see the module docstring)."""
-        return not _implicit(t) or t in self.needed()
-
-    def written_count(self) -> int:
-        """How many triples the inferred graph holds when it is current."""
-        e = self.engine
-        typed = e.index.op.get(TYPE, {}).get(THING, ())
-        # counted by C-level iteration: an incremental run's report pays this on every write
-        unwritten = sum(map(e.why.__contains__, zip(typed, repeat(TYPE), repeat(THING))))
-        return e.inferred_count() - unwritten + sum(1 for q in self.needed() if q in e.why)
+        return not is_thing_type(t) or t in self.needed()
 
     def triple(self, t: Encoded) -> Triple:
         tr = self._triples.get(t)
