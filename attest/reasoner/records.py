@@ -12,7 +12,7 @@ Vocabulary (att: = https://w3id.org/attest/vocab#), one record per inferred trip
 A derivation is not typed: its att:derives triple already says what it is, and a type would add one
 quad in seven to the largest write of a full run. `x rdf:type owl:Thing` (scm-cls makes every class a subclass of
 owl:Thing, so cax-sco types every individual) is kept in the closure but neither written to the inferred graph nor
-given a record, unless a written derivation names it as a premise: it says nothing, and was one inferred triple
+given a record, unless a derivation or violation names it as a premise: it says nothing, and was one inferred triple
 (and one record) per entity. {key} is a hash of the triple (or of rule + premises), so a
 record is found and replaced without a query.
 Example: SELECT ?rule ?depth WHERE { GRAPH ?g { ?d att:derives <<( ex:a ex:p ex:b )>> ; att:rule ?rule ;
