@@ -321,7 +321,7 @@ class IngestPipeline:
                                                f"({report.entities} entities, {report.relations} relations)")
         report.warnings = future_dates([*gated.kept, *extra_quads])
         status.report = {k: getattr(report, k) for k in STORED_REPORT}
-        self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status),
+        self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status, gated.kept),
                      quarantine=quarantine, fresh=fresh)
         timings["write"] = time.perf_counter() - t
         report.status = "done"
