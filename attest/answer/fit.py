@@ -1,0 +1,137 @@
+"""Whether a candidate is of the kind a question asks for: by its ontology classes, by what the passages call it
+(apposition "Y, an American X", copula "Y is a X", "the X Y"), and by the shape of a name (a known first name, a
+known place, "(born ...)", a passage about it that says "he" or "she")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from attest.answer.asks import FUNCTION, Asks, _singular
+from attest.answer.evidence import Candidate, Sentence, fold
+from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.rules_lexicon import first_names, is_common, places
+
+CATCH_ALL = frozenset({"Technology", "Entity", "Topic", "Concept"})  # the offline extractor's types of last resort
+WEAK = 0.3  # a name of no known kind where an instance of a class is asked: not ruled out, not preferred
+OPEN = 0.5  # a value where the question's kind is open ("what ..."), or a name beside "in" where a place is asked
+# "Y, an American X" / "Y is a X" / "Y (born 1950) is an X": the words after the article describe Y
+DESCRIBED = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:,\s*(?:also\s+)?|\s+(?:is|was|are|were|became)\s+(?:also\s+|now\s+)?)"
+                       r"(?:a|an|the|one of the)\s+([^,.;:()\"]{1,80})")
+BORN = re.compile(r"^\s*\((?:born|b\.|née|\d{1,2} \w+ \d{4}\s*[–-]|\w+ \d{1,2}, \d{4}\s*[–-]|\d{4}\s*[–-])")
+PRONOUNS = re.compile(r"\b(?:he|she|his|her|him|himself|herself)\b", re.IGNORECASE)
+DESCRIPTION_WORDS = 8
+BEFORE_WORDS = 3
+
+
+@dataclass
+class Described:
+    """What the passages say a candidate is: the words describing it and the words written just before it."""
+
+    words: set[str]
+    heads: set[str]  # the head noun of each description ("an American film director" -> director)
+    before: set[str]
+    born: bool
+    pronouns: int  # he / she words in the passage about it
+
+
+def describe(text: str, sentences: list[Sentence]) -> Described:
+    """Every sentence of the passages that names `text`: the description after it and the words before it."""
+    words: set[str] = set()
+    heads: set[str] = set()
+    before: set[str] = set()
+    born, pronouns = False, 0
+    folded_title = fold(text)
+    for s in sentences:
+        at = s.text.find(text)
+        while at >= 0:
+            after = s.text[at + len(text):]
+            m = DESCRIBED.match(after)
+            if m:
+                described = [_singular(w) for w in fold(m.group(1)).split()[:DESCRIPTION_WORDS]]
+                words |= set(described)
+                phrase: list[str] = []
+                for w in described:
+                    if w in FUNCTION or phrase and w.endswith("ed"):
+                        break
+                    phrase.append(w)
+                heads |= set(phrase[-1:])
+            born = born or bool(BORN.match(after))
+            before |= {_singular(w) for w in fold(s.text[:at]).split()[-BEFORE_WORDS:]}
+            at = s.text.find(text, at + 1)
+        if fold(s.title.split(" (")[0]) == folded_title:  # the passage about it
+            pronouns += len(PRONOUNS.findall(s.text))
+    return Described(words, heads, before, born, pronouns)
+
+
+def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: OntologyTerms | None) -> float:
+    """1 when the candidate is of the kind asked for, less when it is not ruled out, else 0."""
+    if want.kind == "date":
+        return 1.0 if c.kind == "date" else 0.0
+    if want.kind == "number":
+        if c.kind != "number":
+            return 0.0
+        if want.unit and c.unit and (_singular(c.unit) == want.unit or c.unit.startswith(want.unit[:4])):
+            return 1.0
+        return OPEN if not c.unit or not want.unit else WEAK
+    known = [t for t in types if t not in CATCH_ALL and (terms is None or t in terms.types)]
+    described = _classes(said.heads, terms)
+    if want.kind in ("person", "place", "class"):
+        if c.kind in ("date", "number"):
+            return 0.0
+        cls = want.cls or ("Person" if want.kind == "person" else "Location")
+        evidence = known + described
+        if any(_is(t, cls, terms) for t in evidence):
+            return 1.0
+        if want.noun and (want.noun in said.words or want.noun in said.before):
+            return 1.0
+        if want.kind == "person" and _person(c.text, said):
+            return 1.0
+        if want.kind == "place" and (_place(c.text) or said.before & {"in", "at", "near", "from"}):
+            return 1.0 if _place(c.text) else OPEN
+        if evidence and not any(_is(t, cls, terms) for t in evidence):
+            return 0.0  # said to be of another kind
+        if want.kind == "person":
+            return WEAK if _person_shaped(c.text) else 0.0
+        if want.kind == "place":
+            return 0.0
+        return WEAK
+    # "what ...", "which X" where X names no ontology class
+    if want.noun:
+        if want.noun in said.words or want.noun in said.before:
+            return 1.0
+        return OPEN * (OPEN if c.kind in ("date", "number") else 1.0)
+    return OPEN if c.kind in ("date", "number") else 1.0
+
+
+def _classes(words: set[str], terms: OntologyTerms | None) -> list[str]:
+    """The ontology classes the head nouns of a candidate's descriptions name ("a German rock band" -> MusicalGroup)."""
+    if terms is None:
+        return []
+    found = []
+    for w in words:
+        cls = terms.normalize_type(w)
+        if cls and cls not in CATCH_ALL:
+            found.append(cls)
+    return found
+
+
+def _is(cls: str, want: str, terms: OntologyTerms | None) -> bool:
+    return cls == want or (terms is not None and cls in terms.types and terms.is_subtype(cls, want))
+
+
+def _person(text: str, said: Described) -> bool:
+    words = text.split()
+    return said.born or said.pronouns >= 2 or (len(words) >= 2 and words[0] in first_names())
+
+
+def _person_shaped(text: str) -> bool:
+    """Two to four capitalized words, none a common English word or a known place: the shape of a person's name."""
+    words = text.split()
+    return 2 <= len(words) <= 4 and not _place(text) and all(
+        w[:1].isupper() and not any(ch.isdigit() for ch in w) and not is_common(w.strip(".,")) for w in words)
+
+
+def _place(text: str) -> bool:
+    table = places()
+    return text in table or any(part.strip() in table for part in text.split(",")[1:])
