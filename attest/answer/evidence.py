@@ -116,7 +116,7 @@ def candidates(index: FullText, sources: list[ContextSource], question: str, ski
             if score <= 0:
                 continue
             for entity, surface, at in inside:
-                if surface:
+                if surface and not (" " not in surface and _adjective(text, at, surface)):
                     out.append(Candidate(surface, entity, sentence, score, "entity", at - span.start))
             out += values(sentence, score)
             out += names(sentence, score)

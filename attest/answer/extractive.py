@@ -45,13 +45,14 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
         if path.end is None:
             value = path.value or ""
             kind = "date" if want.kind == "date" else "number" if want.kind == "number" else "value"
-            return fit(want, Candidate(value, None, None, 0.0, kind), [], NOTHING_SAID, terms) > 0 and \
+            return fit(want, Candidate(value, None, None, 0.0, kind), [], NOTHING_SAID, terms) == 1.0 and \
                 not _named(path.label, asked)
         iri = lookup.ids.iri(path.end)
         info = details.get(iri) if iri else None
         if path.end in named or (info and _named(info.label, asked)):
             return False
-        return fit(want, Candidate(path.label, iri, None, 0.0), _local_types(info), NOTHING_SAID, terms) > 0
+        # a path's end answers only when it is of the kind asked for (a passage sentence may say what it is)
+        return fit(want, Candidate(path.label, iri, None, 0.0), _local_types(info), NOTHING_SAID, terms) == 1.0
 
     text, answers = compose_extractive(context, keep, describe=False)
     if index is not None and context.sources:

@@ -87,8 +87,13 @@ def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: Onto
             return 1.0
         if want.kind == "person" and _person(c.text, said):
             return 1.0
-        if want.kind == "place" and (_place(c.text) or said.before & {"in", "at", "near", "from"}):
-            return 1.0 if _place(c.text) else OPEN
+        if want.kind == "place":
+            kind = _place(c.text, terms)
+            if kind is not None:
+                # a place of no finer kind ("Columbus, Ohio": a place in Ohio) may be any kind of place
+                return 1.0 if _is(kind, cls, terms) or kind == "Location" else 0.0
+            if said.before & {"in", "at", "near", "from"}:
+                return OPEN
         if evidence and not any(_is(t, cls, terms) for t in evidence):
             return 0.0  # said to be of another kind
         if want.kind == "person":
@@ -128,10 +133,16 @@ def _person(text: str, said: Described) -> bool:
 def _person_shaped(text: str) -> bool:
     """Two to four capitalized words, none a common English word or a known place: the shape of a person's name."""
     words = text.split()
-    return 2 <= len(words) <= 4 and not _place(text) and all(
+    return 2 <= len(words) <= 4 and _place(text, None) is None and all(
         w[:1].isupper() and not any(ch.isdigit() for ch in w) and not is_common(w.strip(".,")) for w in words)
 
 
-def _place(text: str) -> bool:
+def _place(text: str, terms: OntologyTerms | None) -> str | None:
+    """The class of a known place ("Australia" -> Country), or of the place a "City, Region" name is in (Location:
+    a place in it), else None."""
     table = places()
-    return text in table or any(part.strip() in table for part in text.split(",")[1:])
+    if text in table:
+        return (terms.normalize_type(table[text]) if terms else None) or "Location"
+    if any(part.strip() in table for part in text.split(",")[1:]):
+        return "Location"
+    return None
