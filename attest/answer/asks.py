@@ -4,7 +4,7 @@ options), read from its English grammar; classes are the ontology's, by label.""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -20,7 +20,7 @@ PREPOSITIONS = frozenset("in on at to by for from of with under over during sinc
 # the words that end a noun phrase: prepositions, conjunctions, pronouns, determiners, auxiliaries
 FUNCTION = PREPOSITIONS | frozenset("and or but that who whom whose which what where when how he she it they we you i his "
                                     "her its their our your this these those the a an some any each every both "
-                                    "not".split())
+                                    "not than as".split())
 ARTICLES = frozenset("the a an".split())
 WH = ("who", "whom", "whose", "where", "when", "which", "what", "how")
 AUXILIARIES = frozenset("is are was were do does did can could has have had will would should shall may might must".split())
@@ -50,6 +50,7 @@ class Asks:
     options: tuple[str, ...] = ()  # a choice ("X or Y?") or a judgement of two ("Are X and Y both ...?")
     order: Order | None = None  # a choice: which option wins (the earliest date, the largest number, or the one stated)
     nouns: tuple[str, ...] = ()  # the words of "which X" before its head noun ("which Bollywood actress")
+    near: tuple[str, ...] = ()  # the words the question writes beside what it asks ("founded by who", "Who directed")
 
 
 def asks(question: str, terms: OntologyTerms | None) -> Asks:
@@ -62,6 +63,29 @@ def asks(question: str, terms: OntologyTerms | None) -> Asks:
     wh = _asking(words)
     if wh is None:
         return Asks("yesno", word="yes or no") if words[0] in AUXILIARIES else Asks("any")
+    return replace(_kind(words, wh, terms), near=_beside(words, wh))
+
+
+def _beside(words: list[str], wh: int) -> tuple[str, ...]:
+    """The content word written just before the question word asked in place ("founded by who", "based in what
+    state"), or just after the one that opens the question and its auxiliary ("Who directed ...")."""
+    if wh > 0:
+        clause = words[max(0, wh - 3):wh]
+        clause = clause[max((i + 1 for i, w in enumerate(clause) if w in PUNCTUATION), default=0):]
+        before = [w for w in clause if w not in FUNCTION and w not in AUXILIARIES]
+        if before:
+            return (before[-1],)
+    start = wh + 1
+    if words[wh] in ("which", "what"):  # past the noun asked for: "Which city was ..."
+        while start < len(words) and words[start] in DETERMINERS:
+            start += 1
+        start += len(_noun_phrase(words[start:]))
+    after = [w for w in words[start:start + 3] if w not in FUNCTION and w not in AUXILIARIES and w not in PUNCTUATION
+             and w not in WH and w not in ("many", "much")]
+    return tuple(after[:1])
+
+
+def _kind(words: list[str], wh: int, terms: OntologyTerms | None) -> Asks:
     w, rest = ("which", words[1:]) if words[wh] in ("name", "list") else (words[wh], words[wh + 1:])
     if w == "how" and rest[:1] and rest[0] in ("many", "much"):
         unit = next((_singular(x) for x in rest[1:2] if x not in STOP_WORDS), None)
@@ -80,7 +104,7 @@ def asks(question: str, terms: OntologyTerms | None) -> Asks:
             if phrase[-1:] == ["name"] and rest[after:after + 1] == ["of"]:
                 phrase = _noun_phrase(rest[after + 1:])  # "the name of the pop band": a band
         if phrase and phrase[-1] in TIME_NOUNS:
-            return Asks("date", word="date")
+            return Asks("date", word="date", noun=_singular(phrase[-1]))
         for n in range(min(2, len(phrase)), 0, -1):  # "which football club", then "which club"; the head noun first
             for start in range(len(phrase) - n, -1, -1):
                 cls = _class(terms, " ".join(phrase[start:start + n]), None) or \

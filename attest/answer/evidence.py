@@ -4,6 +4,7 @@ document and how much of the question it shares."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -32,9 +33,9 @@ NUMBER = re.compile(rf"(?<![\w.,])(?P<n>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\
                     rf"(?P<scale>{SCALE})(?:\s+(?P<unit>[a-z][a-z-]*))?\b")  # number words in lower case: "Two Dollar Radio" is a name
 # a name: capitalized words, joined by particles ("of", "von", "de") and "&"; initials and hyphens inside
 NAME_WORD = r"(?:[A-Z][\w'’-]*\.?|[A-Z]\.)"
-NAME = re.compile(rf"(?<![\w'’-]){NAME_WORD}(?:\s+(?:(?:of|of the|the|and|&|{'|'.join(sorted(NAME_PARTICLES))})\s+)?"
+NAME = re.compile(rf"(?<![\w'’-]){NAME_WORD}(?:\s+(?:(?:of|of the|the|&|{'|'.join(sorted(NAME_PARTICLES))})\s+)?"
                   rf"(?:{NAME_WORD}|\d+\b))*(?<!\.)(?![\w'’-])")
-SENTENCE_CONNECTORS = frozenset({"of", "the", "and", "&", *NAME_PARTICLES})
+SENTENCE_CONNECTORS = frozenset({"of", "the", "&", *NAME_PARTICLES})
 DEMONYM = ("an", "ian", "ese", "ish", "ch", "i")  # the endings of English nationality adjectives
 TOP_PASSAGES = 5  # candidates are read from the first passages of `sources`
 
@@ -69,6 +70,7 @@ class Candidate:
     unit: str = ""  # for a number: the word written after it
 
 
+@functools.lru_cache(maxsize=65_536)  # the same sentences and names are folded again for every candidate
 def fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     return " ".join(re.sub(r"[^\w\s]", " ", "".join(c for c in text if not unicodedata.combining(c)).casefold()).split())
@@ -143,10 +145,13 @@ def names(sentence: Sentence, score: float) -> list[Candidate]:
     when it is no common English word; "X, Y" as one name when both are names of one word group ("Columbus, Ohio")."""
     out: list[Candidate] = []
     text = sentence.text
+    dates = [(d.start(), d.end()) for d in DATE.finditer(text)]
     for m in NAME.finditer(text):
         start, words = m.start(), m.group(0).split()
         while words and (words[-1].casefold() in SENTENCE_CONNECTORS):
             words.pop()
+        if words and words[-1].endswith(("'s", "’s")):  # "Aristotle's works": the name, not its possessive
+            words[-1] = words[-1][:-2]
         if words and start == _first_word(text) and _sentence_word(words):
             start += len(words[0]) + 1  # "The", "In": a sentence's capitalized first word
             words = words[1:]
@@ -155,7 +160,7 @@ def names(sentence: Sentence, score: float) -> list[Candidate]:
             words = words[1:]
         if not words or (len(words) == 1 and (is_common(words[0].rstrip(".")) or len(words[0]) < 2)):
             continue
-        if any(d.start() <= start < d.end() for d in DATE.finditer(text)):
+        if any(a <= start < b for a, b in dates):
             continue  # "March 2": a date, read as one
         if len(words) == 1 and _adjective(text, start, words[0]):
             continue
@@ -209,6 +214,20 @@ def year_of(text: str) -> int | None:
         n = int(century.group(1)) if century.group(1) else ORDINALS.split("|").index(century.group(2).casefold()) + 1
         return (n - 1) * 100
     return None
+
+
+def entity_labels(index: FullText, sources: list[ContextSource]) -> dict[str, tuple[str, list[str]]]:
+    """Entity IRI -> (its label, its ontology classes by local name) as the sources' documents give them (the
+    index's copy of each document graph's labels: one indexed read, not a graph query)."""
+    docs = sorted({s.document for s in sources[:TOP_PASSAGES] if s.document})
+    if not docs:
+        return {}
+    out: dict[str, tuple[str, list[str]]] = {}
+    for entity, label, kind in index.read(f"SELECT entity, label, type FROM labels WHERE document IN "
+                                          f"({','.join('?' * len(docs))})", tuple(docs)):
+        name, types = out.get(entity, ("", []))
+        out[entity] = (name or label, types + [kind] if kind and kind not in types else types)
+    return out
 
 
 def _texts(index: FullText, sources: list[ContextSource]) -> dict[str, tuple[str, int]]:

@@ -8,7 +8,7 @@ from attest.answer.asks import Asks, asks
 from attest.answer.choices import compose_choice
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
-from attest.answer.evidence import YEAR, Candidate, Sentence, candidates, fold
+from attest.answer.evidence import YEAR, Candidate, Sentence, candidates, entity_labels, fold
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
@@ -19,6 +19,9 @@ from attest.vocab import ONT
 NOTHING_SAID = Described(set(), set(), set(), False, 0)
 ITSELF = 0.5  # a candidate that is what its own passage is about: the question asks something said of it, rarely it
 BRIDGED = 1.25  # a sentence of a passage reached through a bridge entity (the second hop of a two-hop question)
+ALIGNED = 1.5  # the sentence writes the question's word beside the candidate ("founded by" X)
+NEAR_WORDS = 3  # ... within this many words
+STEM = 5  # "founded" and "founder", "directed" and "director": the same first letters
 JUDGEMENT = ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
              "values the documents state, and does not judge.")
 
@@ -77,7 +80,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     in a passage reached through a bridge entity."""
     found, sentences = candidates(index, context.sources, question, skip)
     named = {e for link in context.links for e in link.entities}
-    details = lookup.details({c.iri for c in found if c.iri})
+    labels = entity_labels(index, context.sources)
     asked = f" {fold(question)} "
     question_words = set(fold(question).split())
     bridged = {s.chunk for s in context.sources[1:] if s.bridges}
@@ -89,7 +92,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
         if s is None:  # never: candidates() reads them from sentences
             continue
         entity = c.iri or _entity_at(found, c)
-        label = details[c.iri].label if c.iri and c.iri in details else c.text
+        label = labels[c.iri][0] if c.iri and c.iri in labels and labels[c.iri][0] else c.text
         if c.iri and lookup.ids.of(c.iri) in named:
             continue
         if any(_named(x, asked) or _all_named(x, question_words) for x in {c.text, label}):
@@ -101,7 +104,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             continue  # nothing to cite it by
         if c.text not in said:
             said[c.text] = describe(c.text, sentences)
-        f = fit(want, c, _local_types(details.get(entity)) if entity else [], said[c.text], terms)
+        f = fit(want, c, labels[entity][1] if entity in labels else [], said[c.text], terms)
         if not f:
             continue
         score = c.score * f
@@ -109,12 +112,15 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             score *= ITSELF
         if s.chunk in bridged:
             score *= BRIDGED
+        if _beside(want, c):
+            score *= ALIGNED
         key = fold(c.text)
         if key not in best or score > best[key][0]:
             best[key] = (score, c, cite)
     if not best:
         return None
-    score, top, cite = sorted(best.values(), key=lambda x: (-x[0], _order(x[1])))[0]
+    # among equals the fuller name ("Columbus, Ohio" before "Columbus"), then the first said
+    score, top, cite = sorted(best.values(), key=lambda x: (-x[0], -len(x[1].text), _order(x[1])))[0]
     s = top.sentence
     assert s is not None
     where = f"{s.document or 'document'}, characters {s.start}-{s.end}"
@@ -125,6 +131,17 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     answer_id = ident if top.iri and top.iri == cite else None
     item = AnswerItem(id=answer_id, label=top.text, value=top.text if value else None, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
+
+
+def _beside(want: Asks, c: Candidate) -> bool:
+    """Whether the sentence writes the question's word beside the candidate as the question writes it beside what it
+    asks ("founded by who" / "founded by Betty Cohen", "formed in what year" / "formed in 1993")."""
+    s = c.sentence
+    if not want.near or s is None:
+        return False
+    window = fold(s.text[:c.at]).split()[-NEAR_WORDS:] + fold(s.text[c.at + len(c.text):]).split()[:NEAR_WORDS]
+    stems = {w[:STEM] for w in window}
+    return any(w[:STEM] in stems for w in want.near)
 
 
 def _order(c: Candidate) -> tuple[int, int]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from attest.answer.asks import FUNCTION, Asks, _singular
-from attest.answer.evidence import Candidate, Sentence, fold
+from attest.answer.asks import AUXILIARIES, FUNCTION, Asks, _singular
+from attest.answer.evidence import MONTHS, Candidate, Sentence, fold
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.rules_lexicon import first_names, is_common, places
 
@@ -16,12 +16,14 @@ CATCH_ALL = frozenset({"Technology", "Entity", "Topic", "Concept"})  # the offli
 WEAK = 0.3  # a name of no known kind where an instance of a class is asked: not ruled out, not preferred
 OPEN = 0.5  # a value where the question's kind is open ("what ..."), or a name beside "in" where a place is asked
 # "Y, an American X" / "Y is a X" / "Y (born 1950) is an X": the words after the article describe Y
-DESCRIBED = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:,\s*(?:also\s+)?|\s+(?:is|was|are|were|became)\s+(?:also\s+|now\s+)?)"
-                       r"(?:a|an|the|one of the)\s+([^,.;:()\"]{1,80})")
+DESCRIBED = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:,[^,;()]{1,40},\s*)?"  # "Y (born 1950)", "Y, founded in 1804,"
+                       r"(?:,\s*(?:also\s+)?|\s*(?:is|was|are|were|became)\s+(?:also\s+|now\s+)?)"
+                       r"(?:a|an|the|one of the)\s+([^.;:()\"]{1,80})")
 BORN = re.compile(r"^\s*\((?:born|b\.|née|\d{1,2} \w+ \d{4}\s*[–-]|\w+ \d{1,2}, \d{4}\s*[–-]|\d{4}\s*[–-])")
 PRONOUNS = re.compile(r"\b(?:he|she|his|her|him|himself|herself)\b", re.IGNORECASE)
+MONTH = re.compile(rf"\b(?:{MONTHS})\b")
 DESCRIPTION_WORDS = 8
-BEFORE_WORDS = 3
+BEFORE_WORDS = 2
 
 
 @dataclass
@@ -43,31 +45,40 @@ def describe(text: str, sentences: list[Sentence]) -> Described:
     born, pronouns = False, 0
     folded_title = fold(text)
     for s in sentences:
+        if fold(s.title.split(" (")[0]) == folded_title:  # the passage about it
+            pronouns += len(PRONOUNS.findall(s.text))
+        if text not in s.text:
+            continue
         at = s.text.find(text)
         while at >= 0:
             after = s.text[at + len(text):]
             m = DESCRIBED.match(after)
             if m:
-                described = [_singular(w) for w in fold(m.group(1)).split()[:DESCRIPTION_WORDS]]
-                words |= set(described)
-                phrase: list[str] = []
-                for w in described:
-                    if w in FUNCTION or phrase and w.endswith("ed"):
+                phrase: list[str] = []  # the noun phrase that describes it, up to its first function word
+                for w in [_singular(w) for w in fold(m.group(1)).split()[:DESCRIPTION_WORDS]]:
+                    if w in FUNCTION or w in AUXILIARIES or phrase and w.endswith("ed"):
                         break
                     phrase.append(w)
+                words |= set(phrase)
                 heads |= set(phrase[-1:])
             born = born or bool(BORN.match(after))
-            before |= {_singular(w) for w in fold(s.text[:at]).split()[-BEFORE_WORDS:]}
+            # "the band X", "actress X": the words right before it, within its clause
+            clause = re.split(r"[,;:()\[\]\"“”]", s.text[:at])[-1]
+            before |= {_singular(w) for w in fold(clause).split()[-BEFORE_WORDS:]}
             at = s.text.find(text, at + 1)
-        if fold(s.title.split(" (")[0]) == folded_title:  # the passage about it
-            pronouns += len(PRONOUNS.findall(s.text))
     return Described(words, heads, before, born, pronouns)
 
 
 def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: OntologyTerms | None) -> float:
     """1 when the candidate is of the kind asked for, less when it is not ruled out, else 0."""
     if want.kind == "date":
-        return 1.0 if c.kind == "date" else 0.0
+        if c.kind != "date":
+            return 0.0
+        if want.noun in ("date", "day") and not MONTH.search(c.text):
+            return OPEN  # "on which date": a day, more than a year
+        if want.noun == "century" and "century" not in c.text.casefold():
+            return OPEN
+        return 1.0
     if want.kind == "number":
         if c.kind != "number":
             return 0.0
@@ -83,23 +94,17 @@ def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: Onto
         evidence = known + described
         if any(_is(t, cls, terms) for t in evidence):
             return 1.0
+        place = _place(c.text, terms)
+        if place is not None:  # a known place: any kind of place when the list says no finer kind
+            return 1.0 if _is(place, cls, terms) or place == "Location" and _is(cls, "Location", terms) else 0.0
+        if evidence:
+            return 0.0  # said to be of another kind
         if want.noun and (want.noun in said.words or want.noun in said.before):
             return 1.0
-        if want.kind == "person" and _person(c.text, said):
-            return 1.0
-        if want.kind == "place":
-            kind = _place(c.text, terms)
-            if kind is not None:
-                # a place of no finer kind ("Columbus, Ohio": a place in Ohio) may be any kind of place
-                return 1.0 if _is(kind, cls, terms) or kind == "Location" else 0.0
-            if said.before & {"in", "at", "near", "from"}:
-                return OPEN
-        if evidence and not any(_is(t, cls, terms) for t in evidence):
-            return 0.0  # said to be of another kind
         if want.kind == "person":
-            return WEAK if _person_shaped(c.text) else 0.0
+            return 1.0 if _person(c.text, said) else WEAK if _person_shaped(c.text) else 0.0
         if want.kind == "place":
-            return 0.0
+            return OPEN if said.before & {"in", "at", "near", "from"} else 0.0
         return WEAK
     # "what ...", "which X" where X names no ontology class
     if want.noun:
