@@ -51,6 +51,7 @@ class Asks:
     order: Order | None = None  # a choice: which option wins (the earliest date, the largest number, or the one stated)
     nouns: tuple[str, ...] = ()  # the words of "which X" before its head noun ("which Bollywood actress")
     near: tuple[str, ...] = ()  # the words the question writes beside what it asks ("founded by who", "Who directed")
+    wh: str = ""  # the question word that asks
 
 
 def asks(question: str, terms: OntologyTerms | None) -> Asks:
@@ -63,7 +64,7 @@ def asks(question: str, terms: OntologyTerms | None) -> Asks:
     wh = _asking(words)
     if wh is None:
         return Asks("yesno", word="yes or no") if words[0] in AUXILIARIES else Asks("any")
-    return replace(_kind(words, wh, terms), near=_beside(words, wh))
+    return replace(_kind(words, wh, terms), near=_beside(words, wh), wh=words[wh])
 
 
 def _beside(words: list[str], wh: int) -> tuple[str, ...]:

@@ -37,7 +37,11 @@ NAME = re.compile(rf"(?<![\w'’-]){NAME_WORD}(?:\s+(?:(?:of|of the|the|&|{'|'.j
                   rf"(?:{NAME_WORD}|\d+\b))*(?<!\.)(?![\w'’-])")
 SENTENCE_CONNECTORS = frozenset({"of", "the", "&", *NAME_PARTICLES})
 DEMONYM = ("an", "ian", "ese", "ish", "ch", "i")  # the endings of English nationality adjectives
-TOP_PASSAGES = 5  # candidates are read from the first passages of `sources`
+TOP_PASSAGES = 5
+# "Y is a X" / "Y was an X": a sentence that says what its subject is (a parenthesis after the subject skipped)
+COPULA = re.compile(r"^(?P<subject>[^,;]{1,80}?(?:\s*\([^)]*\))?)\s+(?:is|was|are|were)\s+(?:also\s+)?(?:a|an)\s+"
+                    r"(?P<what>[^.;:()\"]{1,80})")
+DESCRIPTION_STOP = frozenset("of in on at by for from with who which that whose and or to as known best is was".split())  # candidates are read from the first passages of `sources`
 
 
 @dataclass
@@ -68,6 +72,7 @@ class Candidate:
     kind: str = "entity"  # entity (a mention the extractor linked), name, date or number
     at: int = 0
     unit: str = ""  # for a number: the word written after it
+    subject: str = ""  # for a description ("Y is a X"): Y, what it describes
 
 
 @functools.lru_cache(maxsize=65_536)  # the same sentences and names are folded again for every candidate
@@ -82,6 +87,8 @@ def content_words(text: str, skip: frozenset[str]) -> set[str]:
 
 def _stem(word: str) -> str:
     """A crude English stem, enough to match 'directed' with 'director' by their first letters."""
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]  # "games" and "game"
     return word[:6]
 
 
@@ -122,6 +129,7 @@ def candidates(index: FullText, sources: list[ContextSource], question: str, ski
                     out.append(Candidate(surface, entity, sentence, score, "entity", at - span.start))
             out += values(sentence, score)
             out += names(sentence, score)
+            out += descriptions(sentence, score)
     return out, sentences
 
 
@@ -138,6 +146,26 @@ def values(sentence: Sentence, score: float) -> list[Candidate]:
         unit = "time" if number.endswith("-time") else (n.group("unit") or "").casefold()  # "a two-time champion"
         out.append(Candidate(number, None, sentence, score, "number", n.start(), unit))
     return out
+
+
+def descriptions(sentence: Sentence, score: float) -> list[Candidate]:
+    """What a sentence says its subject is: "Amy Johnson was a pioneering English aviator" -> "pioneering English
+    aviator" (said of "Amy Johnson"); the noun phrase after the article, up to its first function word."""
+    m = COPULA.search(sentence.text)
+    if m is None:
+        return []
+    words: list[str] = []
+    for w in m.group("what").split():
+        bare = w.strip(",").casefold()
+        if bare in DESCRIPTION_STOP or words and bare.endswith("ed"):
+            break
+        words.append(w.strip(","))
+        if w.endswith(","):
+            break
+    if not words:
+        return []
+    subject = re.sub(r"\s*\([^)]*\)", "", m.group("subject")).strip()
+    return [Candidate(" ".join(words), None, sentence, score, "description", m.start("what"), subject=subject)]
 
 
 def names(sentence: Sentence, score: float) -> list[Candidate]:

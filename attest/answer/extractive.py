@@ -104,7 +104,8 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             continue  # nothing to cite it by
         if c.text not in said:
             said[c.text] = describe(c.text, sentences)
-        f = fit(want, c, labels[entity][1] if entity in labels else [], said[c.text], terms)
+        f = fit(want, c, labels[entity][1] if entity in labels else [], said[c.text], terms,
+                lambda text: _named(text, asked) or _all_named(text, question_words))
         if not f:
             continue
         score = c.score * f

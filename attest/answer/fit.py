@@ -5,6 +5,7 @@ known place, "(born ...)", a passage about it that says "he" or "she")."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from attest.answer.asks import AUXILIARIES, FUNCTION, Asks, _singular
@@ -69,8 +70,16 @@ def describe(text: str, sentences: list[Sentence]) -> Described:
     return Described(words, heads, before, born, pronouns)
 
 
-def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: OntologyTerms | None) -> float:
-    """1 when the candidate is of the kind asked for, less when it is not ruled out, else 0."""
+def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: OntologyTerms | None,
+        named: Callable[[str], bool] = lambda _: False) -> float:
+    """1 when the candidate is of the kind asked for, less when it is not ruled out, else 0; `named` says whether
+    the question names a text (a description answers only of what the question names)."""
+    if c.kind == "description":  # what a thing the question names is: asked by "what is X", "X's profession"
+        # "which X" asks for an X: a description answers it only when it says X ("which band" / "a rock band")
+        if want.kind != "any" or want.wh == "which" and want.noun and want.noun not in fold(c.text).split():
+            return 0.0
+        about = c.sentence.title.split(" (")[0] if c.sentence else ""
+        return 1.0 if any(x and named(x) for x in (c.subject, about)) else 0.0
     if want.kind == "date":
         if c.kind != "date":
             return 0.0
