@@ -144,6 +144,8 @@ def values(sentence: Sentence, score: float) -> list[Candidate]:
             continue
         number = (n.group("n") + (n.group("scale") or "")).strip()
         unit = "time" if number.endswith("-time") else (n.group("unit") or "").casefold()  # "a two-time champion"
+        if unit in STOP_WORDS:
+            unit = ""  # "33 and ...": no unit written
         out.append(Candidate(number, None, sentence, score, "number", n.start(), unit))
     return out
 

@@ -93,7 +93,8 @@ def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: Onto
             return 0.0
         if want.unit and c.unit and (_singular(c.unit) == want.unit or c.unit.startswith(want.unit[:4])):
             return 1.0
-        return OPEN if not c.unit or not want.unit else WEAK
+        # a number of something else ("nine seasons" where times are asked) is not what the question counts
+        return OPEN if not c.unit or not want.unit else 0.0
     known = [t for t in types if t not in CATCH_ALL and (terms is None or t in terms.types)]
     described = _classes(said.heads, terms)
     if want.kind in ("person", "place", "class"):
