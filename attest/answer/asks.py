@@ -27,7 +27,8 @@ AUXILIARIES = frozenset("is are was were do does did can could has have had will
 TIME_NOUNS = frozenset("year years date day month century decade era time".split())
 # words between "which/what" and the noun they ask about ("which American film", "what kind of")
 DETERMINERS = frozenset("the a an kind sort type of".split())
-MAX_NOUN_WORDS = 4  # "what college preparatory boys' school": the head noun is the last of at most these
+MAX_NOUN_WORDS = 4
+NEAR_STEM = 5  # "founded" and "founder", "directed" and "director": the same first letters  # "what college preparatory boys' school": the head noun is the last of at most these
 # the comparative and superlative forms of English order words: which option comes first, or has more
 EARLIEST = frozenset("first earlier earliest older oldest before sooner".split())
 LATEST = frozenset("later latest last younger youngest newer newest after recent".split())
@@ -75,7 +76,7 @@ def _beside(words: list[str], wh: int) -> tuple[str, ...]:
         clause = clause[max((i + 1 for i, w in enumerate(clause) if w in PUNCTUATION), default=0):]
         before = [w for w in clause if w not in FUNCTION and w not in AUXILIARIES]
         if before:
-            return (before[-1],)
+            return (_singular(before[-1])[:NEAR_STEM],)
     start = wh + 1
     if words[wh] in ("which", "what"):  # past the noun asked for: "Which city was ..."
         while start < len(words) and words[start] in DETERMINERS:
@@ -83,7 +84,7 @@ def _beside(words: list[str], wh: int) -> tuple[str, ...]:
         start += len(_noun_phrase(words[start:]))
     after = [w for w in words[start:start + 3] if w not in FUNCTION and w not in AUXILIARIES and w not in PUNCTUATION
              and w not in WH and w not in ("many", "much")]
-    return tuple(after[:1])
+    return tuple(_singular(w)[:NEAR_STEM] for w in after[:1])
 
 
 def _kind(words: list[str], wh: int, terms: OntologyTerms | None) -> Asks:
@@ -99,7 +100,8 @@ def _kind(words: list[str], wh: int, terms: OntologyTerms | None) -> Asks:
         return Asks("place", _class(terms, "location", "Location"), "place")
     if w in ("which", "what"):
         phrase = _noun_phrase(rest)
-        if not phrase and rest[:1] and rest[0] in AUXILIARIES and rest[1:2] and rest[1] in ARTICLES:
+        if not phrase and rest[:1] and rest[0] in AUXILIARIES and rest[1:2] and rest[1] in ARTICLES and \
+                rest[2 + len(_noun_phrase(rest[1:])):][:1] == ["of"]:
             phrase = _noun_phrase(rest[1:])  # "what is the X of ...": an X
             after = 2 + len(phrase)
             if phrase[-1:] == ["name"] and rest[after:after + 1] == ["of"]:
@@ -158,6 +160,10 @@ def _noun_phrase(rest: list[str]) -> list[str]:
     # a determiner or pronoun, as a verb is and a noun is not ("what recurring character makes his first ...")
     if len(out) > 1 and (out[-1].endswith("ed") or following and following[0] in FUNCTION - PREPOSITIONS - {"and", "or"}):
         out.pop()
+    # a subject and its verb agree before a preposition: "which rivers flow through", "which river flows through"
+    elif len(out) > 1 and following and following[0] in PREPOSITIONS and \
+            _plural(out[-2]) != _plural(out[-1]) and not out[-1].endswith("ss"):
+        out.pop()
     return out
 
 
@@ -215,6 +221,10 @@ def _class(terms: OntologyTerms | None, written: str, default: str | None) -> st
 
 def _sub(terms: OntologyTerms | None, cls: str, parent: str) -> bool:
     return terms is not None and parent in terms.types and terms.is_subtype(cls, parent)
+
+
+def _plural(word: str) -> bool:
+    return word.endswith("s") and not word.endswith("ss")
 
 
 def _singular(word: str) -> str:

@@ -4,7 +4,7 @@ nothing supports an answer, the answer says so."""
 
 from __future__ import annotations
 
-from attest.answer.asks import Asks, asks
+from attest.answer.asks import NEAR_STEM, Asks, asks
 from attest.answer.choices import compose_choice
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
@@ -21,7 +21,6 @@ ITSELF = 0.5  # a candidate that is what its own passage is about: the question 
 BRIDGED = 1.25  # a sentence of a passage reached through a bridge entity (the second hop of a two-hop question)
 ALIGNED = 1.5  # the sentence writes the question's word beside the candidate ("founded by" X)
 NEAR_WORDS = 3  # ... within this many words
-STEM = 5  # "founded" and "founder", "directed" and "director": the same first letters
 JUDGEMENT = ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
              "values the documents state, and does not judge.")
 
@@ -141,8 +140,8 @@ def _beside(want: Asks, c: Candidate) -> bool:
     if not want.near or s is None:
         return False
     window = fold(s.text[:c.at]).split()[-NEAR_WORDS:] + fold(s.text[c.at + len(c.text):]).split()[:NEAR_WORDS]
-    stems = {w[:STEM] for w in window}
-    return any(w[:STEM] in stems for w in want.near)
+    stems = {w[:NEAR_STEM] for w in window}
+    return any(w in stems for w in want.near)
 
 
 def _order(c: Candidate) -> tuple[int, int]:
