@@ -109,7 +109,7 @@ def candidates(index: FullText, sources: list[ContextSource], question: str, ski
         if found is None:
             continue
         text, offset = found
-        title = text.split("\n", 1)[0].strip()
+        title = text.split("\n", 1)[0].strip() if "\n" in text.strip() else ""  # its heading, when it has one
         spans = mentions.get(source.chunk, [])
         about = content_words(title, skip)
         for span in split_claims(text):  # the answer path's own sentence splitter (abbreviations kept whole)

@@ -53,8 +53,11 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
         info = details.get(iri) if iri else None
         if path.end in named or (info and _named(info.label, asked)):
             return False
+        types = _local_types(info)
+        if terms is not None and not any(t in terms.types for t in types):
+            return want.kind not in ("date", "number")  # typed by no ontology class (a graph of its own): not ruled out
         # a path's end answers only when it is of the kind asked for (a passage sentence may say what it is)
-        return fit(want, Candidate(path.label, iri, None, 0.0), _local_types(info), NOTHING_SAID, terms) == 1.0
+        return fit(want, Candidate(path.label, iri, None, 0.0), types, NOTHING_SAID, terms) == 1.0
 
     text, answers = compose_extractive(context, keep, describe=False)
     if index is not None and context.sources:

@@ -95,6 +95,8 @@ def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: Onto
             return 1.0
         # a number of something else ("nine seasons" where times are asked) is not what the question counts
         return OPEN if not c.unit or not want.unit else 0.0
+    if c.iri and types and terms is not None and not any(t in terms.types for t in types):
+        return 1.0  # an entity of no ontology class (a graph loaded under its own vocabulary): not ruled out
     known = [t for t in types if t not in CATCH_ALL and (terms is None or t in terms.types)]
     described = _classes(said.heads, terms)
     if want.kind in ("person", "place", "class"):
