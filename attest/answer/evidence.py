@@ -260,6 +260,17 @@ def entity_labels(index: FullText, sources: list[ContextSource]) -> dict[str, tu
     return out
 
 
+def passage_topics(index: FullText, sources: list[ContextSource]) -> dict[str, set[str]]:
+    """Chunk IRI -> the entities its document is about (the index's `topics`: its title's or first mention's)."""
+    chunks = [s.chunk for s in sources[:TOP_PASSAGES]]
+    out: dict[str, set[str]] = {}
+    if chunks:
+        for chunk, entity in index.read(f"SELECT chunk, entity FROM topics WHERE chunk IN ({','.join('?' * len(chunks))})",
+                                        tuple(chunks)):
+            out.setdefault(chunk, set()).add(entity)
+    return out
+
+
 def _texts(index: FullText, sources: list[ContextSource]) -> dict[str, tuple[str, int]]:
     """Chunk IRI -> (its whole text, its offset in its document), read through its document's rows."""
     docs = sorted({s.document for s in sources if s.document})

@@ -8,7 +8,7 @@ from attest.answer.asks import NEAR_STEM, Asks, asks
 from attest.answer.choices import compose_choice
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
-from attest.answer.evidence import YEAR, Candidate, Sentence, candidates, entity_labels, fold
+from attest.answer.evidence import YEAR, Candidate, Sentence, candidates, entity_labels, fold, passage_topics
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
@@ -87,6 +87,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     question_words = set(fold(question).split())
     bridged = {s.chunk for s in context.sources[1:] if s.bridges}
     cited = _chunk_entities(sentences)
+    topics = passage_topics(index, context.sources)
     said: dict[str, Described] = {}
     best: dict[str, tuple[float, Candidate, str]] = {}
     for c in found:
@@ -111,7 +112,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
         if not f:
             continue
         score = c.score * f
-        if fold(s.title.split(" (")[0]) == fold(c.text):
+        if fold(s.title.split(" (")[0]) == fold(c.text) or entity and entity in topics.get(s.chunk, ()):
             score *= ITSELF
         if s.chunk in bridged:
             score *= BRIDGED
