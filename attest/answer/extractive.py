@@ -19,7 +19,7 @@ from attest.vocab import ONT
 NOTHING_SAID = Described(set(), set(), set(), False, 0)
 ITSELF = 0.5  # a candidate that is what its own passage is about: the question asks something said of it, rarely it
 BRIDGED = 1.25  # a sentence of a passage reached through a bridge entity (the second hop of a two-hop question)
-ALIGNED = 1.5  # the sentence writes the question's word beside the candidate ("founded by" X)
+ALIGNED = 2.0  # the sentence writes the question's word beside the candidate ("founded by" X)
 NEAR_WORDS = 3  # ... within this many words
 JUDGEMENT = ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
              "values the documents state, and does not judge.")
