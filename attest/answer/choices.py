@@ -65,7 +65,10 @@ def _sentences_of(option: str, sentences: list[Sentence]) -> list[Statement]:
     for s in sentences:
         if s.entities and s.chunk not in first:
             first[s.chunk] = s.entities[0]
-    own = [s for s in sentences if fold(s.title.split(" (")[0]) == key or key and key in fold(s.title)]
+    # its own passage: the heading that is its name, else one that holds it ("Science News", not "Science News for
+    # Students" when both are there)
+    own = [s for s in sentences if fold(s.title.split(" (")[0]) == key] or \
+        [s for s in sentences if key and f" {key} " in f" {fold(s.title)} "]
     chunk = own[0].chunk if own else None
     chosen = [s for s in sentences if s.chunk == chunk and s.text.strip() != s.title] if chunk else \
         [s for s in sentences if f" {key} " in f" {fold(s.text)} "]
