@@ -12,7 +12,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from attest.extract.ontology_terms import OntologyTerms
 
 Kind = Literal["person", "place", "date", "number", "class", "yesno", "choice", "any"]
-Order = Literal["earliest", "latest", "most", "least", "stated"]
+Order = Literal["earliest", "latest", "most", "least", "stated", "same"]
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[,;:]")
 PUNCTUATION = frozenset(",;:")
 PREPOSITIONS = frozenset("in on at to by for from of with under over during since until after before about into "
@@ -63,8 +63,10 @@ def asks(question: str, terms: OntologyTerms | None) -> Asks:
     if choice is not None:
         return choice
     wh = _asking(words)
-    if wh is None:
-        return Asks("yesno", word="yes or no") if words[0] in AUXILIARIES else Asks("any")
+    if wh is None:  # "Is it ...?", also after a sentence that sets it up ("X has an OBE. Does Y also have one?")
+        last = [w.casefold() for w in WORD.findall(re.split(r"[.!?]\s+", question.strip())[-1])]
+        return Asks("yesno", word="yes or no") if words[0] in AUXILIARIES or last[:1] and last[0] in AUXILIARIES \
+            else Asks("any")
     return replace(_kind(words, wh, terms), near=_beside(words, wh), wh=words[wh])
 
 
@@ -177,8 +179,15 @@ def _choice(question: str, words: list[str]) -> Asks | None:
             order: Order = ("earliest" if EARLIEST & set(words) else "latest" if LATEST & set(words) else
                             "most" if MOST & set(words) else "least" if LEAST & set(words) else "stated")
             return Asks("choice", word="choice", options=(a, b), order=order)
+    rest = body.split(None, 1)[1] if len(body.split()) > 1 else ""
+    if words[0] in AUXILIARIES and "same" in words:
+        # "Are X and Y (situated in / members of) the same N?": yes or no, by the N the passages give each
+        m = re.match(rf"(?:both\s+)?(?:the\s+)?({OPTION.pattern})\s+and\s+(?:the\s+)?({OPTION.pattern})\b.*?"
+                     r"\bthe\s+same\s+([a-z]+)", rest)
+        if m:
+            return Asks("yesno", word="yes or no", noun=_singular(m.group(3)), options=(_trim(m.group(1)), _trim(m.group(2))),
+                        order="same")
     if words[0] in AUXILIARIES and "both" in words:
-        rest = body.split(None, 1)[1] if len(body.split()) > 1 else ""
         # "Are X and Y both ...?" (Y runs up to "both"), or "Are both X and Y ...?" (Y is the name after "and")
         m = re.match(r"(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?(.+?)\s+both\b", rest) or \
             re.match(rf"both\s+(?:\w+\s*,\s*)?(?:the\s+)?(.+?)\s+and\s+(?:the\s+)?({OPTION.pattern})", rest)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from attest.answer.asks import AUXILIARIES, FUNCTION, Asks
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean
-from attest.answer.evidence import DATE, NUMBER, Sentence, candidates, content_words, fold, year_of
+from attest.answer.evidence import DATE, NUMBER, Sentence, candidates, content_words, fold, names, year_of
 from attest.answer.lookup import GraphLookup
 from attest.answer.models import AnswerItem, ContextResponse
 from attest.store.fulltext import FullText
@@ -34,6 +34,12 @@ def compose_choice(question: str, want: Asks, context: ContextResponse, index: F
             low = a if va[0] < vb[0] else b
             answer = low if want.order in ("earliest", "least") else (b if low == a else a)
             cited = [va[1], vb[1]]
+    elif want.order == "same" and want.noun and about[a] and about[b]:
+        read_same = {o: _named_as(about[o], want.noun) for o in (a, b)}
+        na, nb = read_same[a], read_same[b]
+        if na is not None and nb is not None:
+            answer = "yes" if fold(na[0]) == fold(nb[0]) else "no"
+            cited = [na[1], nb[1]]
     elif want.order == "stated" and about[a] and about[b]:
         stated = {o: _stating(about[o], wanted) for o in (a, b)}
         if want.kind == "yesno":
@@ -96,6 +102,19 @@ def _value(about: list[Statement], wanted: set[str], dates: bool) -> tuple[float
         if best is None or shared > best[0]:
             best = (shared, -i, value, (s, e))
     return (best[2], best[3]) if best else None
+
+
+def _named_as(about: list[Statement], noun: str) -> tuple[str, Statement] | None:
+    """The name the option's sentences give as its N: the name written right before the noun ("in Jiangsu province")
+    or right after it ("the band Alphaville", "the province of Jiangxi"); the first sentence that gives one."""
+    for s, e in about:
+        for c in names(s, 0.0):
+            before = s.text[:c.at].rstrip().rsplit(None, 2)[-2:]
+            after = s.text[c.at + len(c.text):].split(None, 1)[:1]
+            if [w.casefold().strip(",") for w in after] in ([noun], [noun + "s"]) or \
+                    [w.casefold() for w in before][-1:] == [noun] or [w.casefold() for w in before] == [noun, "of"]:
+                return c.text, (s, e)
+    return None
 
 
 def _number(digits: str, scale: str) -> float | None:

@@ -36,7 +36,7 @@ NAME_WORD = r"(?:[A-Z][\w'’-]*\.?|[A-Z]\.)"
 NAME = re.compile(rf"(?<![\w'’-]){NAME_WORD}(?:\s+(?:(?:of|of the|the|&|{'|'.join(sorted(NAME_PARTICLES))})\s+)?"
                   rf"(?:{NAME_WORD}|\d+\b))*(?<!\.)(?![\w'’-])")
 SENTENCE_CONNECTORS = frozenset({"of", "the", "&", *NAME_PARTICLES})
-DEMONYM = ("an", "ian", "ese", "ish", "ch", "i")  # the endings of English nationality adjectives
+DEMONYM = ("an", "ian", "ese", "ish")  # the endings of English nationality adjectives
 TOP_PASSAGES = 5
 # "Y is a X" / "Y was an X": a sentence that says what its subject is (a parenthesis after the subject skipped)
 COPULA = re.compile(r"^(?P<subject>[^,;]{1,80}?(?:\s*\([^)]*\))?)\s+(?:is|was|are|were)\s+(?:also\s+)?(?:a|an)\s+"

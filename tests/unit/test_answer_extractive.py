@@ -17,6 +17,8 @@ CORPUS = {
                  "The Harbor Bridge carries 6,200 vehicles per day. It was designed by Helen Quist with Tomas Brell.\n",
     "town.md": "# Port Elling\n\nPort Elling is a town in the county of Westmere. At the 2011 census, Port Elling had a "
                "population of 4,870.\n",
+    "mill.md": "# Ashby Mill\n\nAshby Mill is a village in the county of Westmere, on the Elling river.\n",
+    "carrow.md": "# Carrow\n\nCarrow is a village in the county of Dunmore, known for its market.\n",
     "owls.md": "# The Quiet Owls\n\nThe Quiet Owls are a folk band from Port Elling. The Quiet Owls were formed in 1998 "
                "by two sisters.\n",
     "glass.md": "# Glass Lanterns\n\nGlass Lanterns is a rock band from Westmere. Glass Lanterns were formed in 2004 by "
@@ -43,6 +45,7 @@ def _sentence(text: str) -> Sentence:
     ("Which Danish band from Copenhagen released the album?", "class", "MusicalGroup"),
     ("What is the name of the pop band founded by the actor?", "class", "MusicalGroup"),
     ("Is the river longer than the canal?", "yesno", None),
+    ("The director Iannucci has an award. Does the director Sira also have one?", "yesno", None),
 ])
 def test_what_a_question_asks_for_by_its_grammar(terms, question, kind, cls):
     found = asks(question, terms)
@@ -72,6 +75,12 @@ def test_the_unit_noun_and_word_beside_what_is_asked(terms):
 def test_choice_questions_name_their_options(terms, question, options, order, kind):
     found = asks(question, terms)
     assert (found.kind, found.options, found.order) == (kind, options, order)
+
+
+def test_same_questions_compare_the_named_values(terms):
+    found = asks("Are Nantong and Jingdezhen situated in the same province?", terms)
+    assert (found.kind, found.options, found.order, found.noun) == ("yesno", ("Nantong", "Jingdezhen"), "same",
+                                                                     "province")
 
 
 def test_no_choice_in_an_or_between_lower_case_words(terms):
@@ -167,6 +176,15 @@ def test_a_choice_is_answered_from_two_dated_passages_citing_both(api):
     assert report["text"].count("<<entity:") == 2
     later = _answer(api, "Which band was formed later, The Quiet Owls or Glass Lanterns?")
     assert _first(later) == "Glass Lanterns"
+
+
+def test_a_same_question_is_answered_from_the_value_each_passage_gives(api):
+    same = _answer(api, "Are Port Elling and Ashby Mill in the same county?")
+    assert _first(same) == "yes" and same["text"].count("county of Westmere") == 2
+    other = _answer(api, "Are Port Elling and Carrow in the same county?")
+    assert _first(other) == "no" and "county of Dunmore" in other["text"]
+    unknown = _answer(api, "Are Port Elling and The Quiet Owls in the same county?")
+    assert unknown["answers"] == []  # the band's passage names no county
 
 
 def test_a_choice_without_comparable_statements_is_declined(api):
