@@ -50,7 +50,6 @@ class Asks:
     unit: str | None = None  # "how many X": the unit the number counts
     options: tuple[str, ...] = ()  # a choice ("X or Y?") or a judgement of two ("Are X and Y both ...?")
     order: Order | None = None  # a choice: which option wins (the earliest date, the largest number, or the one stated)
-    nouns: tuple[str, ...] = ()  # the words of "which X" before its head noun ("which Bollywood actress")
     near: tuple[str, ...] = ()  # the words the question writes beside what it asks ("founded by who", "Who directed")
     wh: str = ""  # the question word that asks
 
@@ -116,11 +115,9 @@ def _kind(words: list[str], wh: int, terms: OntologyTerms | None) -> Asks:
                     _class(terms, _singular(" ".join(phrase[start:start + n])), None)
                 if cls:
                     kind: Kind = "person" if _sub(terms, cls, "Person") else "place" if _sub(terms, cls, "Location") else "class"
-                    return Asks(kind, cls, " ".join(phrase[start:start + n]), noun=_singular(phrase[-1]),
-                                nouns=tuple(_singular(x) for x in phrase))
+                    return Asks(kind, cls, " ".join(phrase[start:start + n]), noun=_singular(phrase[-1]))
         if phrase:
-            return Asks("any", word=_singular(phrase[-1]), noun=_singular(phrase[-1]),
-                        nouns=tuple(_singular(x) for x in phrase))
+            return Asks("any", word=_singular(phrase[-1]), noun=_singular(phrase[-1]))
     return Asks("any")
 
 

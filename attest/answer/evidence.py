@@ -125,7 +125,7 @@ def candidates(index: FullText, sources: list[ContextSource], question: str, ski
             if score <= 0:
                 continue
             for entity, surface, at in inside:
-                if surface and not (" " not in surface and _adjective(text, at, surface)):
+                if _whole_words(text, at, surface) and not (" " not in surface and _adjective(text, at, surface)):
                     out.append(Candidate(surface, entity, sentence, score, "entity", at - span.start))
             out += values(sentence, score)
             out += names(sentence, score)
@@ -205,6 +205,13 @@ def names(sentence: Sentence, score: float) -> list[Candidate]:
         if between == ", " and len(b.text.split()) <= 2:
             joined.append(Candidate(f"{a.text}, {b.text}", None, sentence, score, "name", a.at))
     return out + joined
+
+
+def _whole_words(text: str, start: int, surface: str) -> bool:
+    """Whether a mention's span covers whole words, no blank or punctuation at its ends (a span the text has moved
+    under is not read)."""
+    return bool(surface) and surface == surface.strip(" ,.;:") and (start == 0 or not text[start - 1].isalnum()) and \
+        (start + len(surface) >= len(text) or not text[start + len(surface)].isalnum())
 
 
 def _adjective(text: str, start: int, word: str) -> bool:
