@@ -109,15 +109,19 @@ def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: Onto
         place = _place(c.text, terms)
         if place is not None:  # a known place: any kind of place when the list says no finer kind
             return 1.0 if _is(place, cls, terms) or place == "Location" and _is(cls, "Location", terms) else 0.0
-        if evidence:
+        if any(_is(cls, t, terms) for t in evidence):
+            general = OPEN  # said to be of a wider kind ("a location" where a city is asked): not ruled out
+        elif evidence:
             return 0.0  # said to be of another kind
+        else:
+            general = 1.0
         if want.noun and (want.noun in said.words or want.noun in said.before):
-            return 1.0
+            return general
         if want.kind == "person":
-            return 1.0 if _person(c.text, said) else WEAK if _person_shaped(c.text) else 0.0
+            return general * (1.0 if _person(c.text, said) else WEAK if _person_shaped(c.text) else 0.0)
         if want.kind == "place":
-            return OPEN if said.before & {"in", "at", "near", "from"} else 0.0
-        return WEAK
+            return general * OPEN if said.before & {"in", "at", "near", "from"} or general < 1.0 else 0.0
+        return general * WEAK
     # "what ...", "which X" where X names no ontology class
     if want.noun:
         if want.noun in said.words or want.noun in said.before:
