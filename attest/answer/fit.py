@@ -107,8 +107,8 @@ def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: Onto
         if any(_is(t, cls, terms) for t in evidence):
             return 1.0
         place = _place(c.text, terms)
-        if place is not None:  # a known place: any kind of place when the list says no finer kind
-            return 1.0 if _is(place, cls, terms) or place == "Location" and _is(cls, "Location", terms) else 0.0
+        if place is not None:  # a known place; one of no finer kind may be any kind of place
+            return 1.0 if _is(place, cls, terms) else OPEN if place == "Location" and _is(cls, "Location", terms) else 0.0
         if any(_is(cls, t, terms) for t in evidence):
             general = OPEN  # said to be of a wider kind ("a location" where a city is asked): not ruled out
         elif evidence:
