@@ -6,7 +6,7 @@ from __future__ import annotations
 from attest.answer.asks import AUXILIARIES, FUNCTION, Asks
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean
-from attest.answer.evidence import DATE, NUMBER, Sentence, candidates, content_words, fold, names, year_of
+from attest.answer.evidence import COPULA, DATE, NUMBER, Sentence, candidates, content_words, fold, names, year_of
 from attest.answer.lookup import GraphLookup
 from attest.answer.models import AnswerItem, ContextResponse
 from attest.store.fulltext import FullText
@@ -46,9 +46,9 @@ def compose_choice(question: str, want: Asks, context: ContextResponse, index: F
             sa, sb = stated[a], stated[b]
             if sa is not None and sb is not None:
                 answer, cited = "yes", [sa, sb]
-            elif stated[a] or stated[b]:  # one says it; the other's passage says what it is instead
-                answer = "no"
-                cited = [stated[a] or about[a][0], stated[b] or about[b][0]]
+            elif (stated[a] or stated[b]) and all(stated[o] or _says_what(about[o]) for o in (a, b)):
+                answer = "no"  # one says it; the other's passage says what that one is instead ("X is a ...")
+                cited = [stated[a] or _says_what(about[a]) or about[a][0], stated[b] or _says_what(about[b]) or about[b][0]]
         elif bool(stated[a]) != bool(stated[b]):
             answer = a if stated[a] else b
             cited = [stated[a] or about[a][0], stated[b] or about[b][0]]
@@ -115,6 +115,11 @@ def _named_as(about: list[Statement], noun: str) -> tuple[str, Statement] | None
                     [w.casefold() for w in before][-1:] == [noun] or [w.casefold() for w in before] == [noun, "of"]:
                 return c.text, (s, e)
     return None
+
+
+def _says_what(about: list[Statement]) -> Statement | None:
+    """The first sentence about the option that says what it is ("Y is a ...", "Y was an ..."), else None."""
+    return next(((s, e) for s, e in about if COPULA.search(s.text)), None)
 
 
 def _number(digits: str, scale: str) -> float | None:

@@ -187,6 +187,15 @@ def test_a_same_question_is_answered_from_the_value_each_passage_gives(api):
     assert unknown["answers"] == []  # the band's passage names no county
 
 
+def test_a_both_question_is_answered_when_both_passages_say_what_they_are(api):
+    both = _answer(api, "Are The Quiet Owls and Glass Lanterns both bands?")
+    assert _first(both) == "yes" and "folk band" in both["text"] and "rock band" in both["text"]
+    folk = _answer(api, "Are The Quiet Owls and Glass Lanterns both folk bands?")
+    assert _first(folk) == "no" and "rock band" in folk["text"]  # the other says what it is instead
+    unknown = _answer(api, "Are The Quiet Owls and Glass Lanterns both signed to Elling Records?")
+    assert unknown["answers"] == []  # neither passage says it: nothing to judge by
+
+
 def test_a_choice_without_comparable_statements_is_declined(api):
     report = _answer(api, "Which band has more members, The Quiet Owls or Glass Lanterns?")
     assert report["answers"] == [] and "do not give comparable statements" in report["text"]
