@@ -13,7 +13,7 @@ heading) and the folder is ingested as a user would: `attest ingest --offline FO
   paragraph's title and text indexed, the question's words OR-ed);
 - answer hit: the gold answer (case, punctuation and diacritics folded) is in the first answer /answer names
   (its first `answers` entry, or else the first sentence of its text), as whole words ("no" is not in "nothing");
-- /context p50 / p95 (ms) and ingest documents/s.
+- /context and /answer (extractive) p50 / p95 (ms) and ingest documents/s.
 Without questions (2wiki) the latency is measured on queries made of each of 100 seeded paragraphs' first
 sentence.
 Targets (issue 23): R@2 and R@5 >= 10 points above BM25; answer hit >= 40%; /context p95 < 100 ms.
@@ -128,7 +128,7 @@ def documents(sources: list[dict], stems: dict[str, str]) -> list[str]:
 def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_misses: int) -> dict:
     bm25 = Bm25(corpus)
     rows = {"attest2": 0.0, "attest5": 0.0, "bm2": 0.0, "bm5": 0.0, "hits": 0}
-    latencies = []
+    latencies, answer_latencies = [], []
     for q in questions:
         gold = {title for title, _ in q["supporting_facts"]}
         t = time.perf_counter()
@@ -137,8 +137,10 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
         response.raise_for_status()
         got = documents(response.json()["sources"], stems)
         base = bm25.search(q["question"], 5)
+        t = time.perf_counter()
         answered = client.post("/answer", json={"question": q["question"], "limit": 20, "max_hops": 2,
                                                "mode": "extractive"})
+        answer_latencies.append((time.perf_counter() - t) * 1000)
         answered.raise_for_status()
         first = first_answer(answered.json())
         hit = bool(fold(q["answer"])) and f" {fold(q['answer'])} " in f" {fold(first)} "  # whole words
@@ -153,7 +155,8 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
                   f"  answered {first[:160]!r}")
     n = len(questions)
     return {"n": n, **{k: v / n for k, v in rows.items()}, "p50": statistics.median(latencies),
-            "p95": pct(latencies, 0.95)}
+            "p95": pct(latencies, 0.95), "answer_p50": statistics.median(answer_latencies),
+            "answer_p95": pct(answer_latencies, 0.95)}
 
 
 def hub_latency(client: httpx.Client, work: Path) -> tuple[str, int, float]:
@@ -205,7 +208,8 @@ def main() -> None:
                       f"| Attest `/context` sources | {100 * r['attest2']:.1f} | {100 * r['attest5']:.1f} |",
                       f"| plain BM25 (FTS5), same paragraphs | {100 * r['bm2']:.1f} | {100 * r['bm5']:.1f} |", "",
                       (f"{r['n']} questions; extractive answer hit (first answer names the gold): {100 * r['hits']:.0f}%; "
-                       f"/context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")]
+                       f"/context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms; "
+                       f"/answer (extractive) p50 {r['answer_p50']:.1f} ms, p95 {r['answer_p95']:.1f} ms")]
         else:
             r = latency_only(client, corpus, args.seed)
             lines.append(f"/context on {r['n']} queries (each a seeded paragraph's first sentence): "
