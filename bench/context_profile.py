@@ -40,6 +40,7 @@ STAGES = [
     ("linking", "attest.answer.linking", "LabelMatcher", "mentions"),
     ("path search", "attest.answer.paths", "PathSearch", "__init__"),
     ("path search", "attest.answer.paths", "PathSearch", "search"),
+    ("path search: predicate relevance", "attest.answer.paths", None, "relevance"),
     ("fact reads: degrees", "attest.answer.lookup", "GraphLookup", "degrees"),
     ("fact reads: touching", "attest.answer.lookup", "GraphLookup", "facts_touching"),
     ("fact reads: hubs", "attest.answer.lookup", "GraphLookup", "hub_facts"),
@@ -117,6 +118,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--answer", action="store_true", help="profile /answer (extractive) instead of /context")
     parser.add_argument("--cold", action="store_true", help="forget every remembered lookup before each request")
+    parser.add_argument("--slowest", type=int, default=0, help="also show the N slowest requests' largest stages")
     parser.add_argument("--dump", type=Path, help="write each query's `sources` (and, beside, its paths) as JSON")
     args = parser.parse_args()
 
@@ -142,6 +144,7 @@ def main() -> None:
     walls: dict[str, list[float]] = defaultdict(list)
     cpus: dict[str, list[float]] = defaultdict(list)
     totals, total_cpu, dumped, paths = [], [], [], []
+    requests: list[tuple[float, str, dict[str, float]]] = []
     for text in queries(args.set, args.queries, args.seed):
         if args.cold:
             forget(store)
@@ -160,6 +163,7 @@ def main() -> None:
         total_cpu.append(cpu * 1000)
         clock.wall["other"] += wall - sum(clock.wall.values())
         clock.cpu["other"] += cpu - sum(clock.cpu.values())
+        requests.append((cpu * 1000, text, {k: v * 1000 for k, v in clock.cpu.items()}))
         for stage in set(clock.wall) | {s for s, *_ in STAGES}:
             walls[stage].append(clock.wall.get(stage, 0.0) * 1000)
             cpus[stage].append(clock.cpu.get(stage, 0.0) * 1000)
@@ -187,6 +191,9 @@ def main() -> None:
         w = walls[stage]
         print(f"| {stage} | {statistics.median(w):.1f} | {pct(w, 0.95):.1f} | {statistics.mean(w):.1f} | "
               f"{statistics.mean(cpus[stage]):.1f} | {100 * sum(w) / whole:.0f}% |")
+    for cpu, text, stages in sorted(requests, key=lambda r: -r[0])[:args.slowest]:
+        largest = sorted(stages.items(), key=lambda kv: -kv[1])[:4]
+        print(f"- CPU {cpu:.1f} ms: {text[:70]!r}: " + ", ".join(f"{k} {v:.1f}" for k, v in largest))
 
 
 if __name__ == "__main__":
