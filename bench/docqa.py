@@ -13,7 +13,8 @@ heading) and the folder is ingested as a user would: `attest ingest --offline FO
   paragraph's title and text indexed, the question's words OR-ed);
 - answer hit: the gold answer (case, punctuation and diacritics folded) is in the first answer /answer names
   (its first `answers` entry, or else the first sentence of its text), as whole words ("no" is not in "nothing");
-- /context p50 / p95 (ms) and ingest documents/s.
+- /context and /answer (extractive) p50 / p95 (ms), ingest documents/s, and on a question naming the most
+  mentioned entity /context and the named query `neighbours` about it (slowest of 5).
 Without questions (2wiki) the latency is measured on queries made of each of 100 seeded paragraphs' first
 sentence.
 Targets (issue 23): R@2 and R@5 >= 10 points above BM25; answer hit >= 40%; /context p95 < 100 ms.
