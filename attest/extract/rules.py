@@ -518,7 +518,8 @@ class RuleExtractor(LowercaseNames):
                  or best.get(frozenset((t[0].text, t[2].text)), 1.0) >= UNRELATED]
         ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
         # two names the rules join through a third ("X is based in Leipzig, and Leipzig is located in Germany"):
-        # what the chain implies the reasoner derives, and a classifier fact beside it would only repeat or blur it
+        # the chain says how they relate (the reasoner derives a transitive locatedIn or partOf from it), and a
+        # classifier fact beside it would only repeat or blur it
         neighbours: dict[str, set[str]] = {}
         for t in rule_triples:
             neighbours.setdefault(t[0].text, set()).add(t[2].text)
