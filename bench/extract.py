@@ -143,6 +143,9 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=500, help="score the first N documents")
     parser.add_argument("--cv", type=int, default=0, help="K-fold cross-validation of the relation model (0: the shipped model)")
     parser.add_argument("--folds", type=int, default=0, help="with --cv: score only the first N folds (a quicker look)")
+    parser.add_argument("--pair-precision", type=float, default=None,
+                        help="with --cv: the pair precision the thresholds aim at on the inner held-out fifth "
+                             "(default: bench/train_relations.py's PAIR_PRECISION)")
     parser.add_argument("--write", action="store_true", help="put the figures into bench/RESULTS.md")
     args = parser.parse_args()
     docs = load_docs()[: args.docs]
@@ -152,12 +155,13 @@ def main() -> None:
     tally = Tally()
     seconds = 0.0
     if args.cv:
-        from train_relations import collect, train_model
+        from train_relations import PAIR_PRECISION, collect, train_model
 
         per_doc = collect(docs, terms)  # candidate pairs do not depend on the model: found once, split by fold
         for k, held in enumerate(folds(len(docs), args.cv)[: args.folds or args.cv]):
             held_set = set(held)
-            model = train_model([samples for i, samples in enumerate(per_doc) if i not in held_set])
+            model = train_model([samples for i, samples in enumerate(per_doc) if i not in held_set],
+                                pair_precision=args.pair_precision or PAIR_PRECISION)
             print(f"fold {k + 1}/{args.cv}: thresholds {model.thresholds}", file=sys.stderr)
             test = [docs[i] for i in held]
             results, s = run_extraction(test, make_extractor(terms, model), validator)

@@ -9,8 +9,9 @@ exact name; a Wikidata property the ontology aligns (skos:exactMatch wdt:P...) g
 "<predicate><" by direction, any other annotated relation "related", no relation "none". A pair with several
 properties (P131 and P17) spreads its target over them. Multinomial logistic regression, trained by Adam on
 minibatches with L2 decay; features seen fewer than MIN_COUNT times are dropped. The decision thresholds (_thresholds:
-a pair score per kind of candidate, a predicate share) are chosen on a fifth of the training documents held out of
-an inner fit, never on documents the model is scored on.
+a pair score per kind of candidate, a share per predicate) are chosen on out-of-fold probabilities of the training
+documents (INNER_FOLDS inner fits, each scoring the documents it left out), never on documents the model is scored
+on.
 """
 
 from __future__ import annotations
@@ -42,8 +43,13 @@ EPOCHS = 4
 BATCH = 512
 LEARNING_RATE = 0.05
 L2 = 3e-4
-PAIR_PRECISION = 0.6  # of the relation pairs kept on the inner held-out fifth
+PAIR_PRECISION = 0.6  # of the relation pairs kept, out of fold
 TYPED_PRECISION = 0.72  # of their predicates
+PREDICATE_MIN = 20  # out-of-fold statements for a predicate's own share
+INNER_FOLDS = 5
+SEPARATE = {"C"}  # candidate kinds fitted apart from the others (_fit_by_kind)
+CLASS_ABSENT = -20.0  # the logit of a class a kind's group never saw
+WINDOW = 0.1  # of pair score, where a kind's marginal precision is measured
 ONTOLOGY = REPO / "ontology"
 ALIGNMENT = """
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
@@ -143,6 +149,30 @@ def _fit(samples, classes: list[str], features: list[str], seed: int) -> tuple[n
     return W, b
 
 
+def _fit_by_kind(samples, classes: list[str], features: list[str], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One fit per group of candidate kinds (SEPARATE: the country's pairs apart), merged into one weight matrix:
+    the groups' features are their own, and each group's bias goes onto its kinds' feature rows (every pair has its
+    kind as a feature), so each group scores as if alone; a class its group never saw gets CLASS_ABSENT."""
+    W = np.zeros((len(features), len(classes)), dtype=np.float32)
+    index = {f: i for i, f in enumerate(features)}
+    apart = [s for s in samples if s[0][0] in SEPARATE]
+    rest = [s for s in samples if s[0][0] not in SEPARATE]
+    for group in (rest, apart):
+        if not group:
+            continue
+        _, group_classes = _vocabulary(group)
+        group_W, group_b = _fit(group, group_classes, features, seed)
+        touched = np.flatnonzero(np.abs(group_W).sum(axis=1))
+        if np.abs(W[touched]).sum():
+            raise ValueError("candidate kinds fitted apart share a feature")
+        columns = [classes.index(c) for c in group_classes]
+        W[np.ix_(touched, columns)] = group_W[touched]
+        for kind in sorted({s[0][0] for s in group}):
+            W[index[kind]] = CLASS_ABSENT
+            W[index[kind], columns] = group_W[index[kind]] + group_b
+    return W, np.zeros(len(classes), dtype=np.float32)
+
+
 def _vocabulary(samples) -> tuple[list[str], list[str]]:
     counts = Counter(f for feats, _ in samples for f in set(feats))
     features = sorted(f for f, n in counts.items() if n >= MIN_COUNT)
@@ -151,47 +181,87 @@ def _vocabulary(samples) -> tuple[list[str], list[str]]:
     return features, classes
 
 
-def _thresholds(model: RelationModel, samples) -> dict[str, float]:
-    """The decision thresholds, from pairs held out of an inner fit: for each kind of candidate, the least pair score
-    (1 - P(none): some relation) at which the held-out pairs reach PAIR_PRECISION; under "typed", the least share
-    of that score on a predicate at which the kept pairs' predicates over it reach TYPED_PRECISION (1.0, never,
-    where none does)."""
-    probs = model.predict([feats for feats, _ in samples])
-    none = model.classes.index("none")
+def _pair_thresholds(score: np.ndarray, truth: np.ndarray, kinds: np.ndarray, pair_precision: float) -> dict[str, float]:
+    """A pair-score threshold per kind of candidate, where the kept pairs of all kinds together reach pair_precision
+    and recall most: each kind's threshold is the least score from which its pairs scoring within WINDOW above it
+    are right at a common marginal precision, the least marginal precision that keeps pair_precision overall
+    (kinds score on different scales: the topic's pairs are surer of themselves than they are right)."""
+    grid = np.arange(0.2, 0.96, 0.025)
+    names = sorted(set(kinds.tolist()))
+    for marginal in np.arange(0.2, 0.96, 0.025):
+        out: dict[str, float] = {}
+        for kind in names:
+            out[kind] = 1.0
+            for threshold in grid:
+                window = (kinds == kind) & (score >= threshold) & (score < threshold + WINDOW)
+                if window.sum() >= 20 and truth[window].mean() >= marginal:
+                    out[kind] = round(float(threshold), 3)
+                    break
+        kept = score >= np.array([out[k] for k in kinds.tolist()])
+        if kept.sum() >= 20 and truth[kept].mean() >= pair_precision:
+            return out
+    return {kind: 1.0 for kind in names}
+
+
+def _thresholds(probs: np.ndarray, classes: list[str], samples,
+                pair_precision: float = PAIR_PRECISION) -> dict[str, float]:
+    """The decision thresholds, from the training pairs' out-of-fold probabilities (`probs`, columns `classes`):
+    for each kind of candidate a pair score (1 - P(none): some relation), where the kept pairs reach pair_precision
+    (_pair_thresholds); under "typed", the least share of that score on a predicate at which the kept pairs'
+    predicates over it reach TYPED_PRECISION (1.0, never, where none does), under "typed:<class>" the same for
+    one predicate stated often enough to be judged alone."""
+    none = classes.index("none")
     score = 1.0 - probs[:, none]
     truth = np.array([("none" not in target) for _, target in samples])
     kinds = np.array([feats[0] for feats, _ in samples])
-    out = {}
-    for kind in sorted(set(kinds.tolist())):
-        out[kind] = 1.0
-        for threshold in np.arange(0.3, 0.96, 0.025):
-            kept = (score >= threshold) & (kinds == kind)
-            if kept.sum() >= 20 and truth[kept].mean() >= PAIR_PRECISION:
-                out[kind] = round(float(threshold), 3)
-                break
+    out = _pair_thresholds(score, truth, kinds, pair_precision)
     kept = score >= np.array([out[k] for k in kinds.tolist()])
-    predicates = [i for i, c in enumerate(model.classes) if c not in ("none", "related")]
+    predicates = [i for i, c in enumerate(classes) if c not in ("none", "related")]
     share = probs[:, predicates] / np.maximum(score, 1e-9)[:, None]  # every predicate over the share is stated
-    right = np.array([[model.classes[c] in target for c in predicates] for _, target in samples])
+    right = np.array([[classes[c] in target for c in predicates] for _, target in samples])
+    # a predicate stated often enough out of fold gets its own share: the least at which its statements reach
+    # TYPED_PRECISION, or 1.0 (stated as relatesTo) where they never do; the rarer ones share "typed"
+    rare = np.zeros(len(predicates), dtype=bool)
+    for column, c in enumerate(predicates):
+        if (kept & (share[:, column] >= 0.3)).sum() < PREDICATE_MIN:
+            rare[column] = True
+            continue
+        out["typed:" + classes[c]] = 1.0
+        for threshold in np.arange(0.3, 0.96, 0.025):
+            stated = kept & (share[:, column] >= threshold)
+            if stated.sum() >= PREDICATE_MIN and right[stated, column].mean() >= TYPED_PRECISION:
+                out["typed:" + classes[c]] = round(float(threshold), 3)
+                break
     out["typed"] = 1.0
     for threshold in np.arange(0.3, 0.96, 0.025):
-        typed = kept[:, None] & (share >= threshold)
-        if typed.sum() >= 40 and right[typed].mean() >= TYPED_PRECISION:
+        typed = kept[:, None] & (share >= threshold) & rare[None, :]
+        if typed.sum() >= PREDICATE_MIN and right[typed].mean() >= TYPED_PRECISION:
             out["typed"] = round(float(threshold), 3)
             break
     return out
 
 
-def train_model(per_doc: list[list], seed: int = SEED) -> RelationModel:
-    """A model from the candidate pairs of the training documents (collect()), threshold from an inner held-out fifth."""
-    inner_samples = [s for i, doc in enumerate(per_doc) if i % 5 != 0 for s in doc]
-    held_samples = [s for i, doc in enumerate(per_doc) if i % 5 == 0 for s in doc]
-    features, classes = _vocabulary(inner_samples)
-    W, b = _fit(inner_samples, classes, features, seed)
-    thresholds = _thresholds(RelationModel(features, W, b, classes, {}), held_samples)
-    samples = inner_samples + held_samples
+def train_model(per_doc: list[list], seed: int = SEED, pair_precision: float = PAIR_PRECISION) -> RelationModel:
+    """A model from the candidate pairs of the training documents (collect()); its thresholds from out-of-fold
+    probabilities: INNER_FOLDS fits, each on all but one inner fold of the training documents, scoring that fold."""
+    samples = [s for doc in per_doc for s in doc]
     features, classes = _vocabulary(samples)
-    W, b = _fit(samples, classes, features, seed)
+    column = {c: i for i, c in enumerate(classes)}
+    probs = np.zeros((len(samples), len(classes)), dtype=np.float32)
+    starts = np.cumsum([0] + [len(doc) for doc in per_doc])
+    for k in range(INNER_FOLDS):
+        inner = [s for i, doc in enumerate(per_doc) if i % INNER_FOLDS != k for s in doc]
+        inner_features, inner_classes = _vocabulary(inner)
+        W, b = _fit_by_kind(inner, inner_classes, inner_features, seed)
+        model = RelationModel(inner_features, W, b, inner_classes, {})
+        held = [i for i in range(len(per_doc)) if i % INNER_FOLDS == k]
+        rows = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in held]).astype(np.int64)
+        predicted = model.predict([samples[r][0] for r in rows])
+        for c, name in enumerate(inner_classes):  # a class too rare in this inner fit keeps probability 0
+            if name in column:
+                probs[rows, column[name]] = predicted[:, c]
+    thresholds = _thresholds(probs, classes, samples, pair_precision)
+    W, b = _fit_by_kind(samples, classes, features, seed)
     meta = f"trained on {len(per_doc)} Re-DocRED dev documents, {len(samples)} candidate pairs, seed {seed}"
     return RelationModel(features, W, b, classes, thresholds, meta)
 

@@ -11,12 +11,14 @@ Interface (used by RuleExtractor; trained by bench/train_relations.py):
 Classes are "none" (no relation), "related" (a relation the ontology has no predicate for) and "<predicate>>" or
 "<predicate><" (an ontology predicate, the earlier mention as subject or as object). Unknown features are ignored.
 The decision is made per pair, in two steps. A pair's score is 1 - P(none), the probability of some relation; each
-kind of candidate (a pair's first feature: "S" one sentence, "X" the topic and a later sentence) has its own
-threshold on it. Over it, the pair is related: by each predicate that holds at least the "typed" threshold's share
-of the score (a town's locatedIn and country can both), else by "related" (ont:relatesTo). Its confidence rescales the score from
-[threshold, 1] onto [MIN_CONFIDENCE, 1] (the validator's minimum: the threshold is where held-out pairs reach the
-precision the trainer asks for). Stored sparse: each feature's weights are centred
-on their median (softmax is unchanged) and those under PRUNE dropped.
+kind of candidate (a pair's first feature: "S" one sentence, "X" the topic and a later sentence, "C" a country and
+a name of another sentence) has its own threshold on it. Over it, the pair is related: by each predicate that holds
+at least its share of the score ("typed:<class>", else the shared "typed"; 1.0 is never: a predicate too often
+wrong is left to relatesTo; a town's locatedIn and country can both), else by "related" (ont:relatesTo). Its
+confidence rescales the score from [threshold, 1] onto [MIN_CONFIDENCE, 1] (the validator's minimum: the threshold
+is where out-of-fold training pairs reach the precision the trainer asks for).
+Stored sparse: each feature's weights are centred on their median (softmax is unchanged) and those under PRUNE
+dropped.
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ class RelationModel:
                 out.append(None)
                 continue
             confidence = MIN_CONFIDENCE + (1.0 - MIN_CONFIDENCE) * (score - threshold) / (1.0 - threshold)
-            labels = [self.classes[i] for i in predicates if row[i] >= typed * score]
+            labels = [self.classes[i] for i in predicates
+                      if row[i] >= self.thresholds.get("typed:" + self.classes[i], typed) * score]
             out.append((labels or ["related"], round(min(confidence, 1.0), 3)))
         return out
 

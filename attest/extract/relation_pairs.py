@@ -1,21 +1,24 @@
-"""Candidate entity pairs of a chunk and the features the relation model reads: same-sentence pairs and the topic's.
+"""Candidate entity pairs of a chunk and the features the relation model reads: same-sentence, topic and country pairs.
 
 Interface (used by RuleExtractor and by bench/train_relations.py, so that training and extraction see the same pairs):
 
     pairs = candidate_pairs(doc, mentions)   # [Candidate]: a (earlier) and b (later) mention, features, sentence span
 
-Two kinds of candidate:
+Three kinds of candidate:
   * two mentions of one sentence, at most MAX_GAP tokens apart: the words between them, around them, their types;
   * the chunk's topic (the first name of its first prose sentence, "Wilfried Schneider (born ...) is a German
     skeleton racer") and each name of a later sentence: how that sentence opens ("He was born in", "The band"),
     the words before the name, the distance in sentences. Encyclopedic prose states most facts about its topic
-    in sentences that name it only by a pronoun.
+    in sentences that name it only by a pronoun;
+  * a country-like name ("Norway", "Norwegian") and each name of another sentence: one candidate per pair of
+    names, at their nearest sentences (the country of the places and bodies a text names around it).
 A line that does not end a sentence (a heading, the document's title) is a segment of its own and takes part in
 no pair: its names are labels, not statements.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from attest.extract import rules_lexicon as lex
@@ -127,6 +130,66 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
             for b in ms:
                 if b.text != topic.text:
                     out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s), *span))
+    out += _country_pairs(doc, by_seg, segs, lower, topic, {frozenset((c.a.text, c.b.text)) for c in out})
+    return out
+
+
+def _country_like(m: Mention) -> bool:
+    """A country's name or its demonym ("Norway", "Norwegian"): the country of most places and bodies named nearby."""
+    if m.type == "Country" or lex.places().get(m.text) == "country":
+        return True
+    return m.end - m.start == 1 and m.text[:1].isupper() and m.text.lower().endswith(DEMONYM_ENDINGS)
+
+
+def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], lower: list[str], topic,
+                   taken: set[frozenset[str]]) -> list[Candidate]:
+    """Each country-like name and each name of another sentence of the chunk not yet paired with it (one candidate
+    per pair of names, at their nearest sentences): a country is stated once and holds for what the text names
+    around it (Re-DocRED's P17 and P131 chains)."""
+    prose = [(k, m) for k, ms in enumerate(by_seg) if segs[k][2] for m in ms if m.type is not None]
+    countries = [(k, m) for k, m in prose if _country_like(m)]
+    if not countries:
+        return []
+    names = Counter(m.text for _, m in countries)
+    ranked = [name for name, _ in names.most_common()]
+    first_prose = min(k for k, _ in prose)
+    best: dict[frozenset[str], tuple[int, int, Mention, int, Mention]] = {}
+    for kc, c in countries:
+        for km, m in prose:
+            key = frozenset((c.text, m.text))
+            if km == kc or m.text == c.text or key in taken:
+                continue
+            distance = abs(km - kc)
+            if key not in best or distance < best[key][0]:
+                best[key] = (distance, kc, c, km, m)
+    out = []
+    country_segs: dict[int, set[str]] = {}
+    for k, c in countries:
+        country_segs.setdefault(k, set()).add(c.text)
+    nearest_country: dict[int, str] = {}  # by sentence: the country named nearest (the earliest of a tie)
+    for distance, kc, c, km, m in best.values():
+        if km not in nearest_country:
+            nearest_country[km] = min(countries, key=lambda kx: (abs(kx[0] - km), kx[1].start))[1].text
+        later = max(kc, km)
+        s, e, _ = segs[later]
+        span = (doc[s].idx, doc[e - 1].idx + len(doc[e - 1].text))
+        nearest = nearest_country[km] == c.text
+        own = country_segs.get(km, set()) - {c.text, m.text}  # another country named in m's own sentence
+        sd = _bucket(distance, (1, 2, 3, 5))
+        f = ["C", "Cd=" + sd, "Cn=" + _bucket(len(names), (1, 2, 3)), "Crank=" + str(min(ranked.index(c.text), 2)),
+             "Cnear" if nearest else "Cfar", "Cown" if own else "Cnone", f"Cc={c.type}", f"Ct={m.type}",
+             f"Ct|n={m.type}|{_bucket(len(names), (1, 2, 3))}", f"Ct|near={m.type}|{nearest}|{bool(own)}"]
+        if kc == first_prose:
+            f.append("Cfirst")
+        if topic is not None and m.text == topic.text:
+            f.append("Cm-topic")
+        ms, me, _ = segs[km]
+        before, after = lower[max(ms, m.start - 2):m.start], lower[m.end:min(me, m.end + 2)]
+        f += ["Cml=" + " ".join(before[-1:]), "Cml2=" + " ".join(before), "Cmr=" + " ".join(after[:1]),
+              "Cmr2=" + " ".join(after), "Cmo=" + lower[ms], f"Ct|ml={m.type}|{' '.join(before[-1:])}"]
+        f += [f"Kt={c.type}", f"Kx={c.text.lower()}"] + _mention_features("M", m, lower)
+        a, b = (c, m) if c.start < m.start else (m, c)
+        out.append(Candidate(a, b, f, *span))
     return out
 
 

@@ -517,8 +517,16 @@ class RuleExtractor(LowercaseNames):
         found = [t for t in rule_triples if technical or t[1] != "locatedIn"
                  or best.get(frozenset((t[0].text, t[2].text)), 1.0) >= UNRELATED]
         ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
+        # two names the rules join through a third ("X is based in Leipzig, and Leipzig is located in Germany"):
+        # the chain says how they relate (the reasoner derives a transitive locatedIn or partOf from it), and a
+        # classifier fact beside it would only repeat or blur it
+        neighbours: dict[str, set[str]] = {}
+        for t in rule_triples:
+            neighbours.setdefault(t[0].text, set()).add(t[2].text)
+            neighbours.setdefault(t[2].text, set()).add(t[0].text)
         for i, (pair, decision) in enumerate(zip(pairs, decisions)):
-            if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled:
+            if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled \
+                    or neighbours.get(pair.a.text, set()) & neighbours.get(pair.b.text, set()):
                 continue
             labels, confidence = decision
             if technical:
