@@ -46,6 +46,7 @@ from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
+from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
 from attest.extract.mentions import Mention
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
@@ -57,6 +58,8 @@ FUZZY_CUTOFF = 88.0
 _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded once per process
 
 
+_PRONOUNS = frozenset({"i", "he", "she", "it", "we", "they", "you", "his", "her", "its", "our", "their", "my", "your",
+                       "him", "them", "us", "me", "this", "these", "those", "that"})
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
@@ -141,51 +144,164 @@ class RuleExtractor(LowercaseNames):
         n = len(words)
         capitalized_elsewhere = {words[k] for k in range(n) if named[k] and not starts[k]}
         spans: list[tuple[int, int]] = []
+        # fixed first: a heading written again in the text, Title Case in double quotes
+        fixed = [span for span in self._heading_tokens(doc) if not taken.intersection(range(*span))]
+        quoted, glue = names.quoted_titles(words, space, named)
+        for span in quoted:
+            if not taken.intersection(range(*span)) and not any(s < span[1] and span[0] < e for s, e in fixed):
+                fixed.append(span)
+        blocked = set(taken)
+        for start, end in fixed:
+            spans.append((start, end))
+            blocked.update(range(start, end))
         i = 0
         while i < n:
-            if i in taken or not named[i] or lower[i] in STOP_WORDS or lower[i] in lex.CALENDAR:
+            if i in blocked or not named[i] or lower[i] in lex.CALENDAR or \
+                    (lower[i] in STOP_WORDS and not self._article_opens_name(words, lower, named, starts, blocked, i)):
                 i += 1
                 continue
-            j = i + 1
-            while j < n and j not in taken:
-                if named[j] and lower[j] not in lex.CALENDAR:
-                    j += 1
-                elif words[j][0].isdigit() and words[j].replace(".", "").isalnum() and space[j - 1]:
-                    j += 1  # versions: SPARQL 1.1, OWL 2, Python 3
-                elif words[j] in {"-", "/"} and not space[j - 1] and not space[j] and j + 1 < n \
-                        and (named[j + 1] or words[j + 1][0].isdigit()):
-                    j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237
-                elif lower[j] in {"of", "for"} and j + 1 < n and named[j + 1] and j + 1 not in taken \
-                        and lower[j + 1] not in STOP_WORDS and (any(lower[k] in lex.ORG_WORDS for k in range(i, j))
-                                                               or (lower[j] == "of" and self._of_joins(words, lower, i, j))):
-                    j += 1  # University of Oxford, Institute for Applied Informatics, Journal of Psychotherapy
-                elif lower[j] in lex.NAME_PARTICLES and j + 1 < n and words[j + 1][:1].isupper():
-                    j += 1  # Guido van Rossum
-                elif words[j] == "&" and j + 1 < n and named[j + 1] and j + 1 not in taken:
-                    j += 1  # Mumford & Sons, AT&T
+            j = self._name_end(words, lower, space, named, blocked, glue, i)
+            while j > i + 1 and (words[j - 1] in {"-", "/", "&", "–"} or lower[j - 1] in {"of", "for", "on", "the"}
+                                 or words[j - 1] in names.QUOTES):
+                j -= 1
+            for start, end in self._trim(words, lower, named, starts, capitalized_elsewhere, i, j):
+                lone_initial = end == start + 1 and starts[start]
+                if lone_initial and not (_shape_strong(words[start]) or words[start] in capitalized_elsewhere
+                                         or self._fuzzy_known(words[start]) or self._cue_after(doc, start, end)
+                                         or " ".join(lower[end:end + 2]) in {", which", ", who"} or self._verb_follows(doc, end)
+                                         or (end + 1 < n and lower[end] in {"and", "or"} and named[end + 1])):
+                    continue
+                spans.append((start, end))
+            i = j
+        return sorted(spans)
+
+    def _heading_tokens(self, doc: Doc) -> list[tuple[int, int]]:
+        """Token spans of a heading's words written again in the text (rules_names.heading_spans)."""
+        found = []
+        for start, end in names.heading_spans(doc.text):
+            span = doc.char_span(start, end)
+            if span is not None:
+                found.append((span.start, span.end))
+        return found
+
+    @staticmethod
+    def _article_opens_name(words: list[str], lower: list[str], named: list[bool], starts: list[bool], blocked: set[int],
+                            i: int) -> bool:
+        """A capitalized article or determiner inside a sentence starts the name it is written with ("the newspaper
+        The Sacramento Bee", "a cover of Here You Come Again"), unless a period ends the word before it (a sentence
+        the sentencizer missed: "in the U.S. It was") or it is a pronoun."""
+        return not starts[i] and words[i][:1].isupper() and lower[i] not in _PRONOUNS and i + 1 < len(words) \
+            and named[i + 1] and i + 1 not in blocked and lower[i + 1] not in _PRONOUNS \
+            and not (i > 0 and words[i - 1].endswith("."))
+
+    def _name_end(self, words: list[str], lower: list[str], space: list[bool], named: list[bool], blocked: set[int],
+                  glue: set[int], i: int) -> int:
+        """Where the name starting at token i ends: capitalized words and the connectors written inside names."""
+        n = len(words)
+        j = i + 1
+
+        def name_at(k: int) -> bool:
+            return k < n and named[k] and k not in blocked
+
+        while j < n and j not in blocked:
+            if named[j] and lower[j] not in lex.CALENDAR:
+                if lower[j] in STOP_WORDS and words[j - 1].endswith(".") and len(words[j - 1]) > 1:
+                    break  # "in the U.S. It was": a sentence the sentencizer did not split
+                j += 1
+            elif j in glue:
+                j += 1  # Wilfried "Willi" Schneider
+            elif self._number_joins(words, lower, space, i, j):
+                j += 1  # versions: SPARQL 1.1, OWL 2, Python 3
+            elif words[j] in {"-", "/", "–"} and not space[j - 1] and not space[j] and j + 1 < n \
+                    and self._dash_joins(words, named, i, j):
+                j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237, Cambodia–Vietnam, Heian-kyō
+            elif lower[j] in {"of", "for", "on"} and self._of_joins(words, lower, i, j):
+                article = lower[j + 1] == "the" if j + 1 < n else False
+                if name_at(j + 1 + article) and lower[j + 1 + article] not in STOP_WORDS:
+                    j += 1 + article  # University of Oxford, Journal of Psychotherapy, Order of the Rising Sun
                 else:
                     break
-            while j > i + 1 and (words[j - 1] in {"-", "/", "&"} or lower[j - 1] in {"of", "for"}):
-                j -= 1
-            while j - i >= 2 and lower[i].rstrip(".") in lex.TITLES and named[i + 1] and lower[i + 1] not in STOP_WORDS:
-                i += 1  # "Prime Minister Sheikh Hasina", "Dr. Jane Roe": the title says what the name is, not who
-            lone_initial = j == i + 1 and starts[i]
-            if lone_initial and not (_shape_strong(words[i]) or words[i] in capitalized_elsewhere
-                                     or self._fuzzy_known(words[i]) or self._cue_after(doc, i, j)
-                                     or " ".join(lower[j:j + 2]) in {", which", ", who"} or self._verb_follows(doc, j)
-                                     or (j + 1 < n and lower[j] in {"and", "or"} and named[j + 1])):
-                i = j
-                continue
-            spans.append((i, j))
-            i = j
-        return spans
+            elif words[j] in {"'s", "’s", "'", "’"} and not space[j - 1] and name_at(j + 1) \
+                    and (lex.is_common(lower[j - 1]) or lower[j - 1] in names.IRREGULAR_PLURALS):
+                j += 1  # People's Party, Workers' Union: a common noun's possessive inside a name
+            elif lower[j] in lex.NAME_PARTICLES or lower[j] in names.INNER_PARTICLES:
+                k = j
+                while k < n and (lower[k] in lex.NAME_PARTICLES or lower[k] in names.INNER_PARTICLES):
+                    k += 1
+                if k - j <= 3 and name_at(k) and words[k][:1].isupper() and \
+                        (lower[j] in lex.NAME_PARTICLES or k - j > 1 or lower[j] in names.LONE_PARTICLES):
+                    j = k  # Guido van Rossum, Bruck an der Leitha, Sogn og Fjordane
+                else:
+                    break
+            elif words[j] == "&" and name_at(j + 1) and j - i == 1 and not name_at(j + 2):
+                j += 1  # Mumford & Sons, AT&T; not two people of a pair ("Ann Lee & Bo Chen")
+            else:
+                break
+        return j
+
+    @staticmethod
+    def _number_joins(words: list[str], lower: list[str], space: list[bool], i: int, j: int) -> bool:
+        """A number after a name is its version ("SPARQL 1.1", "Python 3", "Windows 10"), not a year or a count
+        ("the 1956 contest", "Royals 14, White Sox 5")."""
+        word = words[j]
+        if not (word[0].isdigit() and word.replace(".", "").isalnum() and space[j - 1]):
+            return False
+        if "." in word.strip("."):
+            return True
+        digits = word.rstrip(".")
+        if not digits.isdigit() or len(digits) > 2:
+            return False
+        after = words[j + 1:j + 3]
+        return not ((after[:1] and after[0].lower() in lex.CALENDAR)
+                    or (len(after) == 2 and after[0] in {",", "-", "–"} and after[1][:1].isupper()))
+
+    @staticmethod
+    def _dash_joins(words: list[str], named: list[bool], i: int, j: int) -> bool:
+        """A hyphen, slash or en dash without spaces joins two parts of one name, unless both are words of a phrase
+        ("Colombian/French") or peoples ("African-American": two names); a lower-case part only when it is no English
+        syllable ("Heian-kyō", "Kim Won-yong"; not "Paris-based", "Retrieval-augmented")."""
+        left, right = words[j - 1], words[j + 1]
+        if words[j] == "–" and right[:1].isdigit():
+            return False  # a score or a range: "London–15", "1914–1918"
+        if not (named[j + 1] or right[:1].isdigit()):
+            return words[j] != "/" and right[:1].isalpha() and len(right) <= 4 and not lex.word_like(right)
+        if words[j] == "/" and left[1:].islower() and right[1:].islower() and len(left) > 2 and len(right) > 2:
+            return False  # Colombian/French, Hill/High: two words, not one compound
+        return not (names.demonym(left) and names.demonym(right))
 
     @staticmethod
     def _of_joins(words: list[str], lower: list[str], i: int, j: int) -> bool:
-        """ "X of Y" is one name ("Journal of Psychotherapy Integration", "Franz Joseph I of Austria") unless X is
-        a role or title alone ("Mayor of Calgary")."""
+        """ "X of Y" is one name ("Journal of Psychotherapy Integration", "Franz Joseph I of Austria", "Bank of
+        America") unless X is only an office or title ("Mayor of Calgary", "Prime Minister of Thailand"); "X for Y"
+        and "X on Y" only when X holds an organization word ("Institute for ...", "Council on ...")."""
         left = lower[i:j]
-        return not (len(left) == 1 and (left[0] in lex.PERSON_ROLES or left[0].rstrip(".") in lex.PERSON_TITLES))
+        if lower[j] != "of":
+            return any(w in lex.ORG_WORDS for w in left)
+        return not all(names.is_office(w) for w in words[i:j] if w not in {"-", "–"})
+
+    def _trim(self, words: list[str], lower: list[str], named: list[bool], starts: list[bool],
+              capitalized_elsewhere: set[str], i: int, j: int) -> list[tuple[int, int]]:
+        """The names inside the run i:j: without the titles and offices before a person ("Vice Admiral X", "Georgia
+        Governor X" -> Georgia, X), without a sentence's opening word that leads into the name ("Following X"),
+        and none for offices alone ("President", "Prime Minister") or a common abbreviation ("TV")."""
+        if starts[i] and j - i >= 2 and names.opener(words[i]) and words[i] not in capitalized_elsewhere and named[i + 1]:
+            i += 1
+        k = i
+        while k < j - 1 and not names.is_office(words[k]):
+            k += 1
+        if k < j - 1 and names.is_office(words[k]):
+            m = k
+            while m < j - 1 and (names.is_office(words[m]) or words[m] in {"-", "–"}):
+                m += 1
+            rest = [w for w in words[m:j] if w not in {"-", "–"}]
+            # only before a name: "General Motors", "Prince Edward Island" are names themselves
+            if rest and named[m] and lower[m] not in STOP_WORDS and not (len(rest) == 1 and lex.is_common(rest[0])) \
+                    and rest[-1].lower() not in lex.ORG_WORDS and rest[-1].lower() not in names.PLACE_HEADS:
+                before = [(i, k)] if k > i and not all(names.is_office(w) for w in words[i:k]) else []
+                return [span for start, end in before + [(m, j)] for span in self._trim(words, lower, named, starts, set(), start, end)]
+        if all(names.is_office(w) or w in {"-", "–"} for w in words[i:j]) or (j - i == 1 and lower[i] in names.ABBREVIATIONS):
+            return []
+        return [(i, j)]
 
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
         """A lower-case type cue (ontology class label) starting within `reach` tokens of k, only words between."""
