@@ -58,8 +58,8 @@ FUZZY_CUTOFF = 88.0
 _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded once per process
 
 
-_PRONOUNS = frozenset({"i", "he", "she", "it", "we", "they", "you", "his", "her", "its", "our", "their", "my", "your",
-                       "him", "them", "us", "me", "this", "these", "those", "that"})
+_PRONOUNS = frozenset({"i", "he", "she", "it", "we", "they", "you", "his", "her", "its", "their", "him", "them", "us", "me",
+                       "this", "these", "those", "that"})
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
@@ -190,9 +190,8 @@ class RuleExtractor(LowercaseNames):
         """A capitalized article or determiner inside a sentence starts the name it is written with ("the newspaper
         The Sacramento Bee", "a cover of Here You Come Again"), unless a period ends the word before it (a sentence
         the sentencizer missed: "in the U.S. It was") or it is a pronoun."""
-        return not starts[i] and words[i][:1].isupper() and lower[i] not in _PRONOUNS and i + 1 < len(words) \
-            and named[i + 1] and i + 1 not in blocked and lower[i + 1] not in _PRONOUNS \
-            and not (i > 0 and words[i - 1].endswith("."))
+        return not (starts[i] or not words[i][:1].isupper() or lower[i] in _PRONOUNS or i + 1 >= len(words)
+                    or not named[i + 1] or i + 1 in blocked or (i > 0 and words[i - 1].endswith(".")))
 
     def _name_end(self, words: list[str], lower: list[str], space: list[bool], named: list[bool], blocked: set[int],
                   glue: set[int], i: int) -> int:
@@ -216,7 +215,8 @@ class RuleExtractor(LowercaseNames):
                     and self._dash_joins(words, named, i, j):
                 j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237, Cambodia–Vietnam, Heian-kyō
             elif lower[j] in {"of", "for", "on"} and self._of_joins(words, lower, i, j):
-                article = lower[j + 1] == "the" if j + 1 < n else False
+                # "of the" inside a name follows one word: "Order of the Garter", not "Kansas City Chiefs of the NFL"
+                article = lower[j + 1] == "the" and j - i == 1 if j + 1 < n else False
                 if name_at(j + 1 + article) and lower[j + 1 + article] not in STOP_WORDS:
                     j += 1 + article  # University of Oxford, Journal of Psychotherapy, Order of the Rising Sun
                 else:
@@ -249,10 +249,11 @@ class RuleExtractor(LowercaseNames):
         if "." in word.strip("."):
             return True
         digits = word.rstrip(".")
-        if not digits.isdigit() or len(digits) > 2:
+        if not digits.isdigit() or len(digits) > 3 or names.YEAR.match(digits):
             return False
         after = words[j + 1:j + 3]
-        return not ((after[:1] and after[0].lower() in lex.CALENDAR)
+        return not ((after[:1] and (after[0].lower() in lex.CALENDAR or after[0].lower() in names.ABBREVIATIONS
+                                    or (after[0][:1].isupper() and not after[0].isupper()) or after[0][:1].isdigit()))
                     or (len(after) == 2 and after[0] in {",", "-", "–"} and after[1][:1].isupper()))
 
     @staticmethod
@@ -267,7 +268,7 @@ class RuleExtractor(LowercaseNames):
             return words[j] != "/" and right[:1].isalpha() and len(right) <= 4 and not lex.word_like(right)
         if words[j] == "/" and left[1:].islower() and right[1:].islower() and len(left) > 2 and len(right) > 2:
             return False  # Colombian/French, Hill/High: two words, not one compound
-        return not (names.demonym(left) and names.demonym(right))
+        return True
 
     @staticmethod
     def _of_joins(words: list[str], lower: list[str], i: int, j: int) -> bool:
@@ -283,7 +284,9 @@ class RuleExtractor(LowercaseNames):
               capitalized_elsewhere: set[str], i: int, j: int) -> list[tuple[int, int]]:
         """The names inside the run i:j: without the titles and offices before a person ("Vice Admiral X", "Georgia
         Governor X" -> Georgia, X), without a sentence's opening word that leads into the name ("Following X"),
-        and none for offices alone ("President", "Prime Minister") or a common abbreviation ("TV")."""
+        none for offices alone ("President", "Prime Minister") or a common abbreviation ("TV"), peoples joined by a
+        hyphen apart ("African-American"), and an ordinal or an event's year before it ("9th District", "2006 Winter
+        Olympics")."""
         if starts[i] and j - i >= 2 and names.opener(words[i]) and words[i] not in capitalized_elsewhere and named[i + 1]:
             i += 1
         k = i
@@ -301,6 +304,10 @@ class RuleExtractor(LowercaseNames):
                 return [span for start, end in before + [(m, j)] for span in self._trim(words, lower, named, starts, set(), start, end)]
         if all(names.is_office(w) or w in {"-", "–"} for w in words[i:j]) or (j - i == 1 and lower[i] in names.ABBREVIATIONS):
             return []
+        if j - i == 3 and words[i + 1] in {"-", "–"} and names.demonym(words[i]) and names.demonym(words[i + 2]):
+            return [(i, i + 1), (i + 2, j)]  # "African-American": two peoples; "Cambodian-Vietnamese War" is one name
+        if i > 0 and (names.ORDINAL.match(words[i - 1]) or (names.YEAR.match(words[i - 1]) and lower[j - 1] in names.EVENT_HEADS)):
+            i -= 1  # "the 9th District", "the 2006 Winter Olympics"
         return [(i, j)]
 
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:

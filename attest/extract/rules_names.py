@@ -29,9 +29,9 @@ OFFICES = lex.TITLES | lex.PERSON_ROLES | frozenset(
     "midshipman officer petty chief deputy assistant acting secretary attorney justice judge magistrate sheriff "
     "detective inspector constable duke duchess earl countess baron baroness marquis marquess viscount lord lady knight "
     "baronet elector regent tsar czar tsarina sultan shah emir caliph khan pharaoh doge archduke archduchess archbishop "
-    "cardinal patriarch metropolitan abbot abbess reverend rev father rabbi imam sheikh premier vice-president "
+    "cardinal patriarch metropolitan abbot abbess reverend rev father rabbi imam premier leader vice-president "
     "speaker spokesman spokeswoman spokesperson commissioner councillor councilman alderman delegate envoy consul "
-    "treasurer comptroller provost dean rector chairperson chairwoman guitarist drummer bassist singer vocalist "
+    "treasurer comptroller provost rector chairperson chairwoman guitarist drummer bassist singer vocalist "
     "pianist violinist composer conductor actor actress producer novelist poet painter sculptor journalist historian "
     "philosopher economist politician diplomat activist environmentalist lawyer businessman businesswoman "
     "entrepreneur goalkeeper striker defender midfielder pitcher quarterback boxer wrestler".split())
@@ -47,6 +47,13 @@ PLACE_HEADS = frozenset(
     "county province district valley park bridge airport station harbor harbour beach forest desert canyon peninsula "
     "sea ocean gulf strait city town village municipality region state kingdom republic empire castle palace "
     "cathedral church temple tower stadium arena falls creek coast cape point glacier range".split())
+# last words of events that their year opens ("2006 Winter Olympics", "2016–17 Ranji Trophy")
+EVENT_HEADS = frozenset(
+    "olympics games championship championships cup trophy draft election elections festival tournament season open "
+    "prix awards award contest series congress conference summit expo exhibition marathon derby bowl classic "
+    "census tour".split())
+YEAR = re.compile(r"^(1[0-9]|20)\d\d(?:[–-]\d\d(?:\d\d)?)?$")
+ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
 IRREGULAR_PLURALS = frozenset({"children", "women", "men", "people", "folk"})
 
 
@@ -85,7 +92,7 @@ def opener(word: str) -> bool:
     return False
 
 
-_DEMONYM = re.compile(r"^[A-Z][a-zà-ÿ]+(?:ian|ean|an|ese|ish|ic|i|ch|que)s?$")
+_DEMONYM = re.compile(r"^[A-Z][a-zà-ÿ]+(?:ian|ean|an|ese|ish)$")
 _COMBINING = re.compile(r"^[A-Z][a-z]+o$")  # Anglo-, Franco-, Sino-, Serbo-
 
 
@@ -114,8 +121,11 @@ def heading_spans(text: str) -> list[tuple[int, int]]:
         if not words or not (any(w[:1].isupper() for w in words[1:]) or (len(words) == 1 and not lex.is_common(title))):
             continue
         body = start + len(line) + 1
-        for m in re.finditer(r"(?<!\w)" + re.escape(title) + r"(?!\w)", text[body:]):
-            spans.append((body + m.start(), body + m.end()))
+        found = [(body + m.start(), body + m.end())
+                 for m in re.finditer(r"(?<!\w)" + re.escape(title) + r"(?!\w)", text[body:])]
+        if found:  # the heading itself names the same thing
+            own = start + line.index(title)
+            spans += [(own, own + len(title)), *found]
     return spans
 
 
@@ -139,7 +149,7 @@ def quoted_titles(words: list[str], space: list[bool], named: list[bool]) -> tup
             end -= 1
         inner = range(q + 1, end)
         content = [k for k in inner if words[k][:1].isalpha() and words[k].lower() not in STOP_WORDS]
-        title_case = end > q + 1 and named[q + 1] and all(named[k] for k in content) and \
+        title_case = end > q + 1 and named[q + 1] and named[end - 1] and all(named[k] for k in content) and \
             not any(words[k] in {";", "(", ")"} for k in inner)
         if title_case:
             nickname = end - (q + 1) <= 2 and q > 0 and named[q - 1] and r + 1 < n and named[r + 1] \
