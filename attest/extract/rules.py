@@ -50,6 +50,7 @@ from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
 from attest.extract.mentions import Mention
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
+from attest.extract.rules_lowercase import cue_before as lowercase_cue_before
 from attest.extract.refuse import inside, refused_sentences
 from attest.extract.sanitize import injection_kinds
 
@@ -165,6 +166,8 @@ class RuleExtractor(LowercaseNames):
                                  or words[j - 1] in names.QUOTES):
                 j -= 1
             for start, end in self._trim(words, lower, named, starts, capitalized_elsewhere, i, j):
+                if end == start + 1 and self._common_noun(doc, words, lower, named, start):
+                    continue
                 lone_initial = end == start + 1 and starts[start]
                 if lone_initial and not (_shape_strong(words[start]) or words[start] in capitalized_elsewhere
                                          or self._fuzzy_known(words[start]) or self._cue_after(doc, start, end)
@@ -174,6 +177,25 @@ class RuleExtractor(LowercaseNames):
                 spans.append((start, end))
             i = j
         return sorted(spans)
+
+    def _common_noun(self, doc: Doc, words: list[str], lower: list[str], named: list[bool], k: int) -> bool:
+        """A capitalized common word alone ("the Church", "the State", "Board") is a noun, not a name, unless the text
+        treats it as one: a people or language ("French"), a listed place, a name in a list with others ("Turtle and
+        JSON-LD"), a type cue after it ("Explosion, a company"), or a relation phrase just before or after it ("uses
+        the Transformer", "written in Rust")."""
+        word, n = words[k], len(words)
+        if not lex.is_common(lower[k]) or names.people_or_language(word) or word in lex.places() or _shape_strong(word):
+            return False
+        listed = (k + 2 < n and lower[k + 1] in {"and", "or", ","} and named[k + 2]) or \
+            (k >= 2 and lower[k - 1] in {"and", "or", ","} and named[k - 2])
+        if listed or self._cue_after(doc, k, k + 1) or self._verb_follows(doc, k + 1) \
+                or lowercase_cue_before(doc, k, doc.user_data["sentence_start"][k]):
+            return False
+        for back in range(max(0, k - 4), k):
+            gap = [w for w in words[back:k] if w.lower() not in {"the", "a", "an"}]
+            if gap and lex.norm_gap(gap)[0] in self.phrases:
+                return False
+        return True
 
     def _heading_tokens(self, doc: Doc) -> list[tuple[int, int]]:
         """Token spans of a heading's words written again in the text (rules_names.heading_spans)."""
@@ -284,7 +306,8 @@ class RuleExtractor(LowercaseNames):
               capitalized_elsewhere: set[str], i: int, j: int) -> list[tuple[int, int]]:
         """The names inside the run i:j: without the titles and offices before a person ("Vice Admiral X", "Georgia
         Governor X" -> Georgia, X), without a sentence's opening word that leads into the name ("Following X"),
-        none for offices alone ("President", "Prime Minister") or a common abbreviation ("TV"), peoples joined by a
+        none for offices alone ("President", "Prime Minister"), a common abbreviation ("TV") or a common word alone
+        (but for a people or a language: "French"), peoples joined by a
         hyphen apart ("African-American"), and an ordinal or an event's year before it ("9th District", "2006 Winter
         Olympics")."""
         if starts[i] and j - i >= 2 and names.opener(words[i]) and words[i] not in capitalized_elsewhere and named[i + 1]:

@@ -101,6 +101,15 @@ def demonym(word: str) -> bool:
     return bool(_DEMONYM.match(word) or _COMBINING.match(word)) and word.lower() not in STOP_WORDS
 
 
+_PEOPLES = frozenset("french dutch greek latin thai swiss welsh czech arab basque".split())
+
+
+def people_or_language(word: str) -> bool:
+    """A people, its language or their adjective, also in the plural ("French", "Germans", "Arabic")."""
+    w = word[:-1] if word.endswith("s") and len(word) > 4 else word
+    return bool(_DEMONYM.match(w)) or w.lower() in _PEOPLES or (w.endswith("ic") and w[:1].isupper())
+
+
 _END = frozenset(".!?:;")
 
 
