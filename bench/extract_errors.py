@@ -37,6 +37,7 @@ class ErrorTally:
         self.confusion: Counter = Counter()
         self.predicted_types: Counter = Counter()
         self.fp_types: Counter = Counter()
+        self.mistyped: dict[tuple[str, str], list[str]] = defaultdict(list)
 
     def add_doc(self, doc: GoldDoc, entities) -> None:
         named_names = {n for e in doc.entities if e.named for n in e.names}
@@ -46,7 +47,10 @@ class ErrorTally:
         for name, type_name in predicted.items():
             self.predicted_types[type_name] += 1
             if name in named_names:
-                self.confusion[(gold_type[name], gold_kind(type_name, self.terms))] += 1
+                kind = gold_kind(type_name, self.terms)
+                self.confusion[(gold_type[name], kind)] += 1
+                if kind != gold_type[name]:
+                    self.mistyped[(gold_type[name], kind)].append(f"{name} [{type_name}]")
                 continue
             self.fp_types[type_name] += 1
             kind, near = self._fp_kind(doc, name, named_names, literal_names)
@@ -109,4 +113,7 @@ class ErrorTally:
         right = sum(self.confusion[(k, k)] for k in kinds)
         total = sum(self.confusion.values())
         lines.append(f"  typed right: {right}/{total} = {right / total if total else 0:.3f}")
+        for (g, k), items in sorted(self.mistyped.items(), key=lambda kv: -len(kv[1])):
+            if examples:
+                lines.append(f"  gold {g}, typed {k} ({len(items)}): " + "; ".join(items[:examples]))
         return "\n".join(lines)

@@ -61,6 +61,7 @@ _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded
 
 _PRONOUNS = frozenset({"i", "he", "she", "it", "we", "they", "you", "his", "her", "its", "their", "him", "them", "us", "me",
                        "this", "these", "those", "that"})
+_PERSONAL = frozenset({"he", "she", "his", "her"})
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
@@ -152,6 +153,8 @@ class RuleExtractor(LowercaseNames):
             if not taken.intersection(range(*span)) and not any(s < span[1] and span[0] < e for s, e in fixed):
                 fixed.append(span)
         blocked = set(taken)
+        after_office: set[int] = set()  # first tokens of names an office was cut from: people ("Admiral X")
+        doc.user_data["after_office"] = after_office
         for start, end in fixed:
             spans.append((start, end))
             blocked.update(range(start, end))
@@ -165,7 +168,7 @@ class RuleExtractor(LowercaseNames):
             while j > i + 1 and (words[j - 1] in {"-", "/", "&", "–"} or lower[j - 1] in {"of", "for", "on", "the"}
                                  or words[j - 1] in names.QUOTES):
                 j -= 1
-            for start, end in self._trim(words, lower, named, starts, capitalized_elsewhere, i, j):
+            for start, end in self._trim(words, lower, named, starts, capitalized_elsewhere, i, j, after_office):
                 if end == start + 1 and self._common_noun(doc, words, lower, named, start):
                     continue
                 lone_initial = end == start + 1 and starts[start]
@@ -303,7 +306,7 @@ class RuleExtractor(LowercaseNames):
         return not all(names.is_office(w) for w in words[i:j] if w not in {"-", "–"})
 
     def _trim(self, words: list[str], lower: list[str], named: list[bool], starts: list[bool],
-              capitalized_elsewhere: set[str], i: int, j: int) -> list[tuple[int, int]]:
+              capitalized_elsewhere: set[str], i: int, j: int, after_office: set[int]) -> list[tuple[int, int]]:
         """The names inside the run i:j: without the titles and offices before a person ("Vice Admiral X", "Georgia
         Governor X" -> Georgia, X), without a sentence's opening word that leads into the name ("Following X"),
         none for offices alone ("President", "Prime Minister"), a common abbreviation ("TV") or a common word alone
@@ -323,8 +326,10 @@ class RuleExtractor(LowercaseNames):
             # only before a name: "General Motors", "Prince Edward Island" are names themselves
             if rest and named[m] and lower[m] not in STOP_WORDS and not (len(rest) == 1 and lex.is_common(rest[0])) \
                     and rest[-1].lower() not in lex.ORG_WORDS and rest[-1].lower() not in names.PLACE_HEADS:
+                after_office.add(m)
                 before = [(i, k)] if k > i and not all(names.is_office(w) for w in words[i:k]) else []
-                return [span for start, end in before + [(m, j)] for span in self._trim(words, lower, named, starts, set(), start, end)]
+                return [span for start, end in before + [(m, j)]
+                        for span in self._trim(words, lower, named, starts, set(), start, end, after_office)]
         if all(names.is_office(w) or w in {"-", "–"} for w in words[i:j]) or (j - i == 1 and lower[i] in names.ABBREVIATIONS):
             return []
         if j - i == 3 and words[i + 1] in {"-", "–"} and names.demonym(words[i]) and names.demonym(words[i + 2]):
@@ -400,7 +405,8 @@ class RuleExtractor(LowercaseNames):
         k = start - 1
         if (ent := doc.user_data["cue_end"].get(k)) is not None:
             return ent.label_[len(CUE):]
-        if k >= 0 and (doc[k].lower_ in lex.PERSON_ROLES or doc[k].lower_.rstrip(".") in lex.PERSON_TITLES):
+        if k >= 0 and (doc[k].lower_ in lex.PERSON_ROLES or doc[k].lower_.rstrip(".") in lex.PERSON_TITLES
+                       or start in doc.user_data.get("after_office", ())):
             return self._type("person")
         return None
 
@@ -418,12 +424,16 @@ class RuleExtractor(LowercaseNames):
             return t, 0.9
         if len(words) == 2 and words[1][0].isdigit() and (t := self._type(words[0])):
             return t, 0.85  # "Section 3", "Chapter 2": a class label numbered
+        if kind := self._head_type(words):
+            return kind
         if cue := self._cue_after(doc, start, end) or self._cue_before(doc, start):
             return cue, 0.85
         if doc[end:end + 2].text.lower() in {", who", "who"}:
             return self._type("person"), 0.85
         if kind := lex.places().get(text):
             return self._type(kind) or self._type("location"), 0.85
+        if kind := self._context_type(doc, start, end):
+            return kind
         if self._person_like(words) and words[0] in lex.first_names():
             return self._type("person"), 0.8
         if label := self._fuzzy_known(text):
@@ -433,6 +443,66 @@ class RuleExtractor(LowercaseNames):
         if _shape_strong(text):
             return self._type("technology"), 0.7
         return self._type("technology"), 0.6
+
+    def _head_type(self, words: list[str]) -> tuple[str | None, float] | None:
+        """The type a name's head word gives it: its last word, or the one before "of" ("Lake Geneva" is opened by its
+        head): places ("Hudson River", "Kent County"), organizations ("Labour Party", "Royal Navy"), events ("Korean
+        War", "Battle of Hastings")."""
+        lowered = [w.lower() for w in words]
+        head = lowered[lowered.index("of") - 1] if "of" in lowered[1:] else lowered[-1]
+        if len(words) > 1 and (label := names.PLACE_HEADS.get(head)) and words[lowered.index(head)][:1].isupper():
+            return self._type(label), 0.85
+        if len(words) > 1 and lowered[0] in names.PLACE_OPENERS:
+            return self._type("location"), 0.85
+        if len(words) > 1 and (label := names.ORG_HEADS.get(head)):
+            return self._type(label) or self._type("organization"), 0.85
+        if head in names.EVENT_TYPE_HEADS and len(words) > 1:
+            return self._type("event"), 0.8
+        return None
+
+    def _context_type(self, doc: Doc, start: int, end: int) -> tuple[str | None, float] | None:
+        """The type the words around a name give it: a quoted title is a work ("the song "Leave It to Joan""), years in
+        brackets after it a person ("Ada Lovelace (1815–1852)"), "born in X", "capital of X", "moved to X" a place,
+        and so is "X, <listed place>" ("Guri, Venezuela")."""
+        n = len(doc)
+        if start > 0 and end < n and doc[start - 1].text in names.QUOTES and doc[end].text in names.QUOTES:
+            return self._type("creative work"), 0.8
+        if end + 1 < n and doc[end].text == "(" and (doc[end + 1].text[:1].isdigit()
+                                                      or doc[end + 1].lower_ in {"born", "née", "c.", "died", "b."}):
+            if self._person_like([t.text for t in doc[start:end]]):
+                return self._type("person"), 0.85
+        before = [t.lower_ for t in doc[max(0, start - 3):start] if t.lower_ != "the"]
+        if len(before) >= 2 and before[-1] in {"in", "of", "near", "to", "at", "from"} and before[-2] in names.PLACE_CONTEXT:
+            return self._type("location"), 0.8
+        if end + 1 < n and doc[end].text == ",":
+            for stop in range(end + 2, min(end + 5, n + 1)):
+                if doc[end + 1:stop].text in lex.places():
+                    return self._type("location"), 0.8
+        return None
+
+    def _people_in_context(self, doc: Doc, mentions: list[Mention], sentences: list[Span]) -> None:
+        """Names the next sentences say are people: the name a sentence opens with, when the next opens with "He",
+        "She", "His" or "Her" ("Ann Lee is a chemist. She was born in ..."), and the document's first name when one of
+        the three after it does; then a name's surname written alone later ("Lee") is that person too."""
+        firsts: dict[int, Mention] = {}
+        for m in mentions:
+            sentence = doc[m.start].sent.start
+            if sentence not in firsts and m.start - sentence <= 1:
+                firsts[sentence] = m
+        opens = [doc[sent.start].lower_ for sent in sentences]
+        for k, sent in enumerate(sentences):
+            m = firsts.get(sent.start)
+            ahead = opens[k + 1:k + 4] if k == 0 else opens[k + 1:k + 2]
+            if m is None or m.known or m.confidence >= 0.8 or not any(w in _PERSONAL for w in ahead):
+                continue
+            words = [t.text for t in doc[m.start:m.end]]
+            if self._person_like(words) or (len(words) == 1 and not _shape_strong(words[0]) and words[0].isalpha()):
+                m.type, m.confidence = self._type("person"), 0.8
+        person = self._type("person")
+        surnames = {doc[m.end - 1].text for m in mentions if m.type == person and m.end - m.start >= 2}
+        for m in mentions:
+            if m.end - m.start == 1 and not m.known and m.confidence < 0.8 and m.text in surnames:
+                m.type, m.confidence = person, 0.8
 
     def _mentions(self, doc: Doc) -> list[Mention]:
         mentions: list[Mention] = []
@@ -452,6 +522,7 @@ class RuleExtractor(LowercaseNames):
             headline = doc.user_data["sentence_start"][start] in headlines
             type_name, confidence = self._type_mention(doc, start, end, headline)
             mentions.append(Mention(start, end, doc[start:end].text, type_name, confidence))
+        self._people_in_context(doc, mentions, sentences)
         for m in mentions:  # capitalized names too: a lower-case name never overlaps one
             taken.update(range(m.start, m.end))
         mentions.extend(Mention(*found) for found in self._lowercase(doc, taken))

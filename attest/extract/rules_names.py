@@ -41,12 +41,39 @@ OFFICES = lex.TITLES | lex.PERSON_ROLES | frozenset(
 # between two capitalized words ("Zell am See", "Ortega y Gasset"); the others only in a run ("Bruck an der Leitha")
 LONE_PARTICLES = frozenset("des della delle degli dei ibn bint am im zu zum zur og ter ten af av y e".split())
 INNER_PARTICLES = LONE_PARTICLES | frozenset("an las los lo el het aan".split())
-# last words that make a name a place ("Prince Edward Island", "Sandy Point"): no title is stripped from it
-PLACE_HEADS = frozenset(
-    "street avenue road lane boulevard drive square river lake mountain mountains mount hill hills island islands bay "
-    "county province district valley park bridge airport station harbor harbour beach forest desert canyon peninsula "
-    "sea ocean gulf strait city town village municipality region state kingdom republic empire castle palace "
-    "cathedral church temple tower stadium arena falls creek coast cape point glacier range".split())
+# last words that make a name a place ("Prince Edward Island", "Sandy Point"; no title is stripped from it), with the
+# ontology label of what they name
+PLACE_HEADS = {
+    **dict.fromkeys("street avenue road lane boulevard drive square river lake mountain mountains mount hill hills "
+                    "island islands bay valley park bridge airport station harbor harbour beach forest desert canyon "
+                    "peninsula sea ocean gulf strait castle palace cathedral temple tower stadium arena falls creek "
+                    "coast cape point glacier range".split(), "location"),
+    **dict.fromkeys("county province district region state municipality prefecture governorate oblast canton "
+                    "parish borough township".split(), "region"),
+    **dict.fromkeys("city town village".split(), "city"),
+    **dict.fromkeys("kingdom republic empire".split(), "country"),
+}
+# first words of place names ("Mount Everest", "Lake Geneva", "Fort Worth")
+PLACE_OPENERS = frozenset("mount mt. mt lake cape port fort isle gulf".split())
+# last words of organizations beyond rules_lexicon.ORG_WORDS, with the ontology label of what they name
+ORG_HEADS = {
+    **dict.fromkeys("party".split(), "political party"),
+    **dict.fromkeys("league club fc".split(), "sports club"),
+    **dict.fromkeys("records press airlines airways railway railways railroad bank studios pictures entertainment "
+                    "corp. inc. ltd. co.".split(), "company"),
+    **dict.fromkeys("times post herald gazette tribune chronicle journal magazine review".split(), "periodical"),
+    **dict.fromkeys("ministry department army navy corps regiment brigade orchestra choir ensemble parliament senate "
+                    "assembly congress court government bureau commission authority board federation union trust "
+                    "hospital museum library police church".split(), "organization"),
+}
+# last words of events ("Korean War", "Battle of Hastings", "1998 Winter Olympics")
+EVENT_TYPE_HEADS = frozenset("war wars battle olympics championship championships election elections festival "
+                             "tournament revolution rebellion uprising siege massacre crisis summit expo marathon".split())
+# words before "in"/"of"/"near"/"to" that say a place follows ("born in X", "capital of X", "moved to X")
+PLACE_CONTEXT = frozenset(
+    "born died located situated based headquartered capital city town village suburb province county district region "
+    "north south east west northeast northwest southeast southwest near outside moved relocated emigrated settled "
+    "raised grew lives lived resides resided".split())
 # last words of events that their year opens ("2006 Winter Olympics", "2016–17 Ranji Trophy")
 EVENT_HEADS = frozenset(
     "olympics games championship championships cup trophy draft election elections festival tournament season open "
