@@ -128,6 +128,8 @@ class RuleExtractor(LowercaseNames):
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
         self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
         self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
+        # nouns of encyclopedic prose ("X, an American singer", "X is a village"), read after the technical ones
+        self._prose_heads = {h: t for h, label in names.PROSE_HEADS.items() if (t := self._type(label))}
         self.relation_model = shipped_relation_model()
 
     # ------------------------------------------------------------------ setup
@@ -343,7 +345,7 @@ class RuleExtractor(LowercaseNames):
         by_start = doc.user_data["cue_start"]
         for start in range(k, k + reach + 1):
             ent = by_start.get(start)
-            if ent is not None and all(t.is_alpha or t.text == "-" or _name_like(t) for t in doc[k:start]):
+            if ent is not None and all(t.is_alpha or t.text == "-" or t.text.isdigit() or _name_like(t) for t in doc[k:start]):
                 return ent
         return None
 
@@ -353,7 +355,9 @@ class RuleExtractor(LowercaseNames):
             tok = doc[start]
             if tok.lower_ in self._heads:
                 return self._heads[tok.lower_]
-            if not (tok.is_alpha or tok.text == "-"):
+            if tok.lower_ in self._prose_heads and reach:
+                return self._prose_heads[tok.lower_]
+            if not (tok.is_alpha or tok.text == "-" or tok.text.isdigit()):
                 return None
         return None
 
@@ -367,7 +371,7 @@ class RuleExtractor(LowercaseNames):
         k += copula
         reach: tuple[int, int] | None  # where to look for a cue: first token, how many tokens on
         if (comma or copula) and k < len(doc) and doc[k].lower_ in {"a", "an", "the"}:
-            cue, reach = self._cue_at(doc, k + 1, 4), (k + 1, 4)
+            cue, reach = self._cue_at(doc, k + 1, 6), (k + 1, 6)
         elif not comma and not copula:
             # "the TransE model": a definite article before the name; "a Python library" names a library in Python
             definite = start > 0 and doc[start - 1].lower_ == "the"

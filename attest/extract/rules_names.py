@@ -69,6 +69,27 @@ ORG_HEADS = {
 # last words of events ("Korean War", "Battle of Hastings", "1998 Winter Olympics")
 EVENT_TYPE_HEADS = frozenset("war wars battle olympics championship championships election elections festival "
                              "tournament revolution rebellion uprising siege massacre crisis summit expo marathon".split())
+# nouns that say what a name is when they head its apposition or predicate ("X, an American singer", "X is a village
+# in ...", "X was a political party"), with the ontology label of what they name
+PROSE_HEADS = {
+    **dict.fromkeys((
+        "singer songwriter singer-songwriter rapper musician actor actress painter poet novelist writer playwright "
+        "footballer cricketer athlete sprinter swimmer cyclist skier jockey boxer wrestler golfer politician "
+        "statesman businessman businesswoman entrepreneur priest bishop monk nun theologian explorer missionary "
+        "architect engineer scientist physicist chemist biologist botanist zoologist geologist astronomer "
+        "mathematician economist philosopher historian lawyer jurist judge journalist broadcaster presenter comedian "
+        "director screenwriter cinematographer designer photographer sculptor composer conductor pianist guitarist "
+        "drummer bassist violinist cellist dancer model activist diplomat soldier officer pilot astronaut coach "
+        "manager king queen emperor empress prince princess nobleman noblewoman aristocrat ruler monarch general "
+        "admiral chief leader bandleader vocalist lyricist producer inventor physician surgeon nurse teacher "
+        "professor scholar linguist translator").split(), "person"),
+    **{head: label for head, label in PLACE_HEADS.items() if head not in {"state", "point", "range", "drive", "square"}},
+    **dict.fromkeys("suburb neighbourhood neighborhood hamlet commune settlement archipelago".split(), "location"),
+    **dict.fromkeys("party".split(), "political party"),
+    **dict.fromkeys("label airline bank".split(), "company"),
+    **dict.fromkeys("club team".split(), "sports club"),
+    **dict.fromkeys("ministry army navy regiment orchestra choir ensemble parliament agency".split(), "organization"),
+}
 # words before "in"/"of"/"near"/"to" that say a place follows ("born in X", "capital of X", "moved to X")
 PLACE_CONTEXT = frozenset(
     "born died located situated based headquartered capital city town village suburb province county district region "
