@@ -61,6 +61,9 @@ _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded
 
 _PRONOUNS = frozenset({"i", "he", "she", "it", "we", "they", "you", "his", "her", "its", "their", "him", "them", "us", "me",
                        "this", "these", "those", "that"})
+# words that end the noun phrase after "X is a ...": "a village in the north of the county" is a village
+_PHRASE_ENDS = frozenset({"in", "of", "at", "for", "from", "by", "with", "on", "to", "which", "that", "who",
+                          "whose", "where", "since", "near"})
 _PERSONAL = frozenset({"he", "she", "his", "her"})
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
@@ -345,7 +348,8 @@ class RuleExtractor(LowercaseNames):
         by_start = doc.user_data["cue_start"]
         for start in range(k, k + reach + 1):
             ent = by_start.get(start)
-            if ent is not None and all(t.is_alpha or t.text == "-" or t.text.isdigit() or _name_like(t) for t in doc[k:start]):
+            if ent is not None and all((t.is_alpha or t.text == "-" or t.text.isdigit() or _name_like(t))
+                                       and t.lower_ not in _PHRASE_ENDS for t in doc[k:start]):
                 return ent
         return None
 
@@ -357,7 +361,7 @@ class RuleExtractor(LowercaseNames):
                 return self._heads[tok.lower_]
             if tok.lower_ in self._prose_heads and reach:
                 return self._prose_heads[tok.lower_]
-            if not (tok.is_alpha or tok.text == "-" or tok.text.isdigit()):
+            if not (tok.is_alpha or tok.text == "-" or tok.text.isdigit()) or tok.lower_ in _PHRASE_ENDS:
                 return None
         return None
 
