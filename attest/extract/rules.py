@@ -210,8 +210,16 @@ class RuleExtractor(LowercaseNames):
         found = []
         for start, end in names.heading_spans(doc.text):
             span = doc.char_span(start, end)
-            if span is not None:
-                found.append((span.start, span.end))
+            if span is None:
+                continue
+            # a heading inside a longer name is not cut out of it ("DBpedia" in "The DBpedia Association coordinates")
+            after = doc[span.end] if span.end < len(doc) else None
+            before = doc[span.start - 1] if span.start > 0 else None
+            if (after is not None and span[-1].whitespace_ and _name_like(after) and not after.is_stop) or \
+                    (before is not None and _name_like(before) and not before.is_stop and "\n" not in before.text
+                     and not before.is_sent_start):
+                continue
+            found.append((span.start, span.end))
         return found
 
     @staticmethod
@@ -335,8 +343,9 @@ class RuleExtractor(LowercaseNames):
                 before = [(i, k)] if k > i and not all(names.is_office(w) for w in words[i:k]) else []
                 return [span for start, end in before + [(m, j)]
                         for span in self._trim(words, lower, named, starts, set(), start, end, after_office)]
-        if all(names.is_office(w) or w in {"-", "–"} for w in words[i:j]) or (j - i == 1 and lower[i] in names.ABBREVIATIONS):
-            return []
+        if all(names.is_office(w) or w in {"-", "–"} for w in words[i:j]) or \
+                (j - i == 1 and (lower[i] in names.ABBREVIATIONS or len(words[i].rstrip(".")) == 1)):
+            return []  # an office, a common abbreviation or a letter alone
         if j - i == 3 and words[i + 1] in {"-", "–"} and names.demonym(words[i]) and names.demonym(words[i + 2]):
             return [(i, i + 1), (i + 2, j)]  # "African-American": two peoples; "Cambodian-Vietnamese War" is one name
         if i > 0 and (names.ORDINAL.match(words[i - 1]) or (names.YEAR.match(words[i - 1]) and lower[j - 1] in names.EVENT_HEADS)):
