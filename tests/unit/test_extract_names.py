@@ -183,3 +183,14 @@ def test_a_chunk_of_prose_keeps_up_to_forty_names(terms, extractor):
     text = "The choir's members were " + ", ".join(people) + "."
     accepted = ExtractionValidator(terms).validate(extractor.extract(text)).accepted
     assert len(people) == 30 and {p for p in people} <= {e.name for e in accepted.entities}
+
+
+def test_a_heading_inside_a_longer_name_is_not_cut_out_of_it(extractor):
+    text = "Quillstone\n\nQuillstone is a graph store. The Quillstone Association coordinates its releases."
+    found = names(extractor, text)
+    assert "Quillstone Association" in found and "Association" not in found
+
+
+def test_a_letter_alone_is_no_name(extractor):
+    found = names(extractor, "Every item has an identifier that starts with Q, such as Q42 for Ruth Caddel.")
+    assert "Q" not in found and "Q42" in found
