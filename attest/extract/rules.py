@@ -273,9 +273,32 @@ class RuleExtractor(LowercaseNames):
                     break
             elif words[j] == "&" and name_at(j + 1) and j - i == 1 and not name_at(j + 2):
                 j += 1  # Mumford & Sons, AT&T; not two people of a pair ("Ann Lee & Bo Chen")
+            elif lower[j] == "and" and name_at(j + 1) and self._and_joins(words, lower, named, blocked, i, j):
+                j += 1  # Office of Management and Budget, Song and Dance Ensemble, French and Indian War
             else:
                 break
         return j
+
+    @staticmethod
+    def _and_joins(words: list[str], lower: list[str], named: list[bool], blocked: set[int], i: int, j: int) -> bool:
+        """ "and" inside a name, not between two: after "X of A" when a capitalized common word follows and ends the
+        name ("Office of Management and Budget"), or between a common word or a people and a name whose head says
+        what the whole is ("Song and Dance Ensemble", "Fish and Wildlife Service", "French and Indian War")."""
+        n = len(words)
+        after = j + 1
+        if lower[after] in STOP_WORDS:
+            return False
+        if "of" in lower[i:j] and lex.word_like(lower[after]) and \
+                not (after + 1 < n and named[after + 1] and after + 1 not in blocked):
+            return True
+        if not (lex.is_common(lower[j - 1]) or (j - i == 1 and names.people_or_language(words[i]))):
+            return False
+        k = after
+        while k < n and k - after < 3 and named[k] and k not in blocked and lower[k] not in STOP_WORDS:
+            k += 1
+        head = lower[k - 1]
+        return k > after and not (k < n and named[k]) and k - after >= 1 and (
+            head in lex.ORG_WORDS or head in names.ORG_HEADS or head in names.EVENT_TYPE_HEADS or head in names.PLACE_HEADS)
 
     @staticmethod
     def _number_joins(words: list[str], lower: list[str], space: list[bool], i: int, j: int) -> bool:

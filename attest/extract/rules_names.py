@@ -64,11 +64,12 @@ ORG_HEADS = {
     **dict.fromkeys("times post herald gazette tribune chronicle journal magazine review".split(), "periodical"),
     **dict.fromkeys("ministry department army navy corps regiment brigade orchestra choir ensemble parliament senate "
                     "assembly congress court government bureau commission authority board federation union trust "
-                    "hospital museum library police church".split(), "organization"),
+                    "hospital museum library police church service".split(), "organization"),
 }
 # last words of events ("Korean War", "Battle of Hastings", "1998 Winter Olympics")
 EVENT_TYPE_HEADS = frozenset("war wars battle olympics championship championships election elections festival "
-                             "tournament revolution rebellion uprising siege massacre crisis summit expo marathon".split())
+                             "tournament revolution rebellion uprising siege massacre crisis summit expo marathon "
+                             "expedition".split())
 # nouns that say what a name is when they head its apposition or predicate ("X, an American singer", "X is a village
 # in ...", "X was a political party"), with the ontology label of what they name
 PROSE_HEADS = {

@@ -194,3 +194,17 @@ def test_a_heading_inside_a_longer_name_is_not_cut_out_of_it(extractor):
 def test_a_letter_alone_is_no_name(extractor):
     found = names(extractor, "Every item has an identifier that starts with Q, such as Q42 for Ruth Caddel.")
     assert "Q" not in found and "Q42" in found
+
+
+@pytest.mark.parametrize("text, name", [
+    ("She joined the Office of Harbours and Shipping in 1960.", "Office of Harbours and Shipping"),
+    ("He sang with the Velmark Song and Dance Ensemble for years.", "Velmark Song and Dance Ensemble"),
+    ("The Coast and Marsh Service protects the dunes.", "Coast and Marsh Service"),
+])
+def test_and_inside_a_name_joins_it(extractor, text, name):
+    assert name in names(extractor, text)
+
+
+def test_and_between_two_names_keeps_them_apart(extractor):
+    found = names(extractor, "Ruth Caddel and Marten Hoyle founded Tarnwick Records.")
+    assert {"Ruth Caddel", "Marten Hoyle", "Tarnwick Records"} <= found
