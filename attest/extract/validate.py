@@ -2,7 +2,7 @@
 
 Interface (stable; used by the ingest pipeline after every extractor):
 
-    validator = ExtractionValidator(terms, threshold=0.6, max_entities=40, max_relations=30, max_name_chars=200)
+    validator = ExtractionValidator(terms, threshold=0.6, max_entities=20, max_relations=30, max_name_chars=200)
     result = validator.validate(extraction)     # -> ValidationResult
     result.accepted                             # Extraction: names whitespace-collapsed, types and predicates
                                                 #   normalized to ontology local names, relations pointing at
@@ -94,7 +94,7 @@ class ExtractionValidator:
         self,
         terms: OntologyTerms,
         threshold: float = 0.6,
-        max_entities: int = 40,
+        max_entities: int = 20,
         max_relations: int = 30,
         max_name_chars: int = 200,
         max_description_chars: int = 1000,
