@@ -504,19 +504,21 @@ class RuleExtractor(LowercaseNames):
         """The type the words around a name give it: a quoted title is a work ("the song "Leave It to Joan""), years in
         brackets after it a person ("Ada Lovelace (1815–1852)"), "born in X", "capital of X", "moved to X" a place,
         and so is "X, <listed place>" ("Guri, Venezuela")."""
-        n = len(doc)
-        if start > 0 and end < n and doc[start - 1].text in names.QUOTES and doc[end].text in names.QUOTES:
+        words = doc.user_data["words"]  # plain strings: indexing a Doc builds a Token each time
+        n = len(words)
+        if start > 0 and end < n and words[start - 1] in names.QUOTES and words[end] in names.QUOTES:
             return self._type("creative work"), 0.8
-        if end + 1 < n and doc[end].text == "(" and (doc[end + 1].text[:1].isdigit()
-                                                      or doc[end + 1].lower_ in {"born", "née", "c.", "died", "b."}):
-            if self._person_like([t.text for t in doc[start:end]]):
+        if end + 1 < n and words[end] == "(" and (words[end + 1][:1].isdigit()
+                                                   or words[end + 1].lower() in {"born", "née", "c.", "died", "b."}):
+            if self._person_like(words[start:end]):
                 return self._type("person"), 0.85
-        before = [t.lower_ for t in doc[max(0, start - 3):start] if t.lower_ != "the"]
+        before = [w.lower() for w in words[max(0, start - 3):start] if w.lower() != "the"]
         if len(before) >= 2 and before[-1] in {"in", "of", "near", "to", "at", "from"} and before[-2] in names.PLACE_CONTEXT:
             return self._type("location"), 0.8
-        if end + 1 < n and doc[end].text == ",":
+        if end + 1 < n and words[end] == ",":
+            places = lex.places()
             for stop in range(end + 2, min(end + 5, n + 1)):
-                if doc[end + 1:stop].text in lex.places():
+                if doc[end + 1:stop].text in places:
                     return self._type("location"), 0.8
         return None
 
@@ -525,8 +527,9 @@ class RuleExtractor(LowercaseNames):
         "She", "His" or "Her" ("Ann Lee is a chemist. She was born in ..."), and the document's first name when one of
         the three after it does; then a name's surname written alone later ("Lee") is that person too."""
         firsts: dict[int, Mention] = {}
+        sentence_start = doc.user_data["sentence_start"]
         for m in mentions:
-            sentence = doc[m.start].sent.start
+            sentence = sentence_start[m.start]
             if sentence not in firsts and m.start - sentence <= 1:
                 firsts[sentence] = m
         opens = [doc[sent.start].lower_ for sent in sentences]

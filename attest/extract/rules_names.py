@@ -174,13 +174,19 @@ def heading_spans(text: str) -> list[tuple[int, int]]:
         pos += len(line) + 1
         if not title or title[-1] in _END or len(title.split()) > 12 or not title[0].isupper():
             continue
-        title = re.sub(r"\s*\([^()]*\)$", "", title).strip()
+        if title.endswith(")"):
+            title = re.sub(r"\s*\([^()]*\)$", "", title).strip()
         words = title.split()
         if not words or not (any(w[:1].isupper() for w in words[1:]) or (len(words) == 1 and not lex.is_common(title))):
             continue
         body = start + len(line) + 1
-        found = [(body + m.start(), body + m.end())
-                 for m in re.finditer(r"(?<!\w)" + re.escape(title) + r"(?!\w)", text[body:])]
+        found = []
+        at = text.find(title, body)
+        while at >= 0:
+            end = at + len(title)
+            if not (text[at - 1:at].isalnum() or text[end:end + 1].isalnum() or text[end:end + 1] == "_"):
+                found.append((at, end))
+            at = text.find(title, end)
         if found:  # the heading itself names the same thing
             own = start + line.index(title)
             spans += [(own, own + len(title)), *found]
