@@ -464,16 +464,16 @@ class RuleExtractor(LowercaseNames):
             return t, 0.9
         if len(words) == 2 and words[1][0].isdigit() and (t := self._type(words[0])):
             return t, 0.85  # "Section 3", "Chapter 2": a class label numbered
-        if kind := self._head_type(words):
-            return kind
+        if headed := self._head_type(words):
+            return headed
         if cue := self._cue_after(doc, start, end) or self._cue_before(doc, start):
             return cue, 0.85
         if doc[end:end + 2].text.lower() in {", who", "who"}:
             return self._type("person"), 0.85
         if kind := lex.places().get(text):
             return self._type(kind) or self._type("location"), 0.85
-        if kind := self._context_type(doc, start, end):
-            return kind
+        if around := self._context_type(doc, start, end):
+            return around
         if self._person_like(words) and words[0] in lex.first_names():
             return self._type("person"), 0.8
         if label := self._fuzzy_known(text):
@@ -534,13 +534,13 @@ class RuleExtractor(LowercaseNames):
                 firsts[sentence] = m
         opens = [doc[sent.start].lower_ for sent in sentences]
         for k, sent in enumerate(sentences):
-            m = firsts.get(sent.start)
+            first = firsts.get(sent.start)
             ahead = opens[k + 1:k + 4] if k == 0 else opens[k + 1:k + 2]
-            if m is None or m.known or m.confidence >= 0.8 or not any(w in _PERSONAL for w in ahead):
+            if first is None or first.known or first.confidence >= 0.8 or not any(w in _PERSONAL for w in ahead):
                 continue
-            words = [t.text for t in doc[m.start:m.end]]
+            words = [t.text for t in doc[first.start:first.end]]
             if self._person_like(words) or (len(words) == 1 and not _shape_strong(words[0]) and words[0].isalpha()):
-                m.type, m.confidence = self._type("person"), 0.8
+                first.type, first.confidence = self._type("person"), 0.8
         person = self._type("person")
         surnames = {doc[m.end - 1].text for m in mentions if m.type == person and m.end - m.start >= 2}
         for m in mentions:
