@@ -297,7 +297,7 @@ class RuleExtractor(LowercaseNames):
         while k < n and k - after < 3 and named[k] and k not in blocked and lower[k] not in STOP_WORDS:
             k += 1
         head = lower[k - 1]
-        return k > after and not (k < n and named[k]) and k - after >= 1 and (
+        return k > after and not (k < n and (named[k] or lower[k] == "of")) and (
             head in lex.ORG_WORDS or head in names.ORG_HEADS or head in names.EVENT_TYPE_HEADS or head in names.PLACE_HEADS)
 
     @staticmethod

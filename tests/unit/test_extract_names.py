@@ -195,3 +195,8 @@ def test_and_inside_a_name_joins_it(extractor, text, name):
 def test_and_between_two_names_keeps_them_apart(extractor):
     found = names(extractor, "Ruth Caddel and Marten Hoyle founded Tarnwick Records.")
     assert {"Ruth Caddel", "Marten Hoyle", "Tarnwick Records"} <= found
+
+
+def test_and_between_two_organizations_with_connectors_keeps_them_apart(extractor):
+    found = names(extractor, "She taught at the Marrow Institute of Technology and Velmark University of Applied Arts.")
+    assert {"Marrow Institute of Technology", "Velmark University of Applied Arts"} <= found
