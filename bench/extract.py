@@ -1,6 +1,6 @@
 """Benchmark: offline extraction on human-annotated Wikipedia prose (Re-DocRED dev), scored against its gold.
 
-    python bench/extract.py [--docs 500] [--cv 5 [--folds N]] [--write]
+    python bench/extract.py [--docs 500] [--cv 5 [--folds N]] [--write] [--errors N]
 
 Each document goes in as a user would send it: titled Markdown ("# Title" then the prose), through the ingest
 pipeline's own cleaning and chunking, the offline rule extractor and the extraction validator (what the graph would
@@ -32,6 +32,7 @@ from attest.extract.ontology_terms import load_terms  # noqa: E402
 from attest.extract.validate import ExtractionValidator  # noqa: E402
 from attest.ingest.chunk import chunk_text, clean  # noqa: E402
 from docred import GoldDoc, folds, load_docs  # noqa: E402
+from extract_errors import ErrorTally  # noqa: E402
 from train_relations import wikidata_map  # noqa: E402
 
 ONTOLOGY = REPO / "ontology"
@@ -147,12 +148,15 @@ def main() -> None:
                         help="with --cv: the pair precision the thresholds aim at on the inner held-out fifth "
                              "(default: bench/train_relations.py's PAIR_PRECISION)")
     parser.add_argument("--write", action="store_true", help="put the figures into bench/RESULTS.md")
+    parser.add_argument("--errors", type=int, default=-1, metavar="N",
+                        help="also list the entity errors by kind, with up to N examples each (bench/extract_errors.py)")
     args = parser.parse_args()
     docs = load_docs()[: args.docs]
     terms = load_terms(ONTOLOGY)
     validator = ExtractionValidator(terms)
     wd = wikidata_map(ONTOLOGY, terms)
     tally = Tally()
+    errors = ErrorTally(terms) if args.errors >= 0 else None
     seconds = 0.0
     if args.cv:
         from train_relations import PAIR_PRECISION, collect, train_model
@@ -168,13 +172,19 @@ def main() -> None:
             seconds += s
             for doc, (entities, relations) in zip(test, results):
                 tally.add_doc(doc, entities, relations, wd)
+                if errors is not None:
+                    errors.add_doc(doc, entities)
             print(f"fold {k + 1}/{args.cv} scored", file=sys.stderr)
     else:
         results, seconds = run_extraction(docs, make_extractor(terms), validator)
         for doc, (entities, relations) in zip(docs, results):
             tally.add_doc(doc, entities, relations, wd)
+            if errors is not None:
+                errors.add_doc(doc, entities)
     text = tally.report(len(docs) / seconds if seconds else None)
     print(text)
+    if errors is not None:
+        print(errors.report(args.errors))
     if args.write:
         from common import write_section
 

@@ -14,11 +14,14 @@ How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRu
     common English ("etcd") beside a cue: "uses X", "stored in X", "written in X", "X, a key-value store".
   * Sentences refused as injection attempts (attest.extract.refuse) give no mentions and no relations; they are
     listed in Extraction.refused.
-  * New names: runs of capitalized / camel-case / acronym tokens (with versions like "SPARQL 1.1",
-    hyphen and slash joins, "of" inside organization names); a lone sentence-initial word only when it
-    looks like a name (inner capitals, digits) or is capitalized elsewhere in the text.
+  * New names (rules_spans.NameSpans, with the prose conventions of rules_names): runs of capitalized /
+    camel-case / acronym tokens with the connectors written inside names (versions like "SPARQL 1.1", hyphen,
+    slash and en-dash joins, "of", particles, possessives of common nouns), headings written again in the text,
+    Title Case in quotes; without titles and offices, sentence openers, an office or a common word alone; a lone
+    sentence-initial word only when it looks like a name (inner capitals, digits) or is capitalized elsewhere.
   * Types, strongest evidence first: known label (0.95), organization word inside the name (0.9),
-    type cue beside the name or "X is a <cue>" (0.85), place list (0.85), person name shape (0.8),
+    head word of the name ("Hudson River", "Labour Party": 0.85), type cue beside the name or "X is a <cue>" (0.85),
+    place list (0.85), context (quoted title, "born in X", "(1815-1852)", 0.8-0.85), person name shape (0.8),
     near match of a known label by rapidfuzz (0.8), the domain/range of a relation it takes part in
     (0.75), technology shape (0.7), plain capitalized word (0.6).
   * Relations: the words between two mentions in a sentence, filler removed ("is also part of the" ->
@@ -46,9 +49,11 @@ from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
+from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
 from attest.extract.mentions import Mention
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
+from attest.extract.rules_spans import NameSpans, name_like, shape_strong
 from attest.extract.refuse import inside, refused_sentences
 from attest.extract.sanitize import injection_kinds
 
@@ -57,6 +62,10 @@ FUZZY_CUTOFF = 88.0
 _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded once per process
 
 
+# words that end the noun phrase after "X is a ...": "a village in the north of the county" is a village
+_PHRASE_ENDS = frozenset({"in", "of", "at", "for", "from", "by", "with", "on", "to", "which", "that", "who",
+                          "whose", "where", "since", "near"})
+_PERSONAL = frozenset({"he", "she", "his", "her"})
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
@@ -71,22 +80,7 @@ def shipped_relation_model() -> RelationModel | None:
     return _SHIPPED[0]
 
 
-def _name_like(token) -> bool:
-    return _is_name_word(token.text)
-
-
-def _is_name_word(text: str) -> bool:
-    if not text or not (text[0].isalpha() or text[0].isdigit()):
-        return False
-    return text[0].isupper() or any(c.isupper() for c in text[1:])
-
-
-def _shape_strong(text: str) -> bool:
-    """Looks like a product or acronym, not capitalized common words: a word with inner capitals or digits."""
-    return any(any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word) for word in text.split())
-
-
-class RuleExtractor(LowercaseNames):
+class RuleExtractor(NameSpans, LowercaseNames):
     """Extractor that needs no network and no trained model."""
 
     name = "rules:spacy"
@@ -123,6 +117,8 @@ class RuleExtractor(LowercaseNames):
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
         self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
         self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
+        # nouns of encyclopedic prose ("X, an American singer", "X is a village"), read after the technical ones
+        self._prose_heads = {h: t for h, label in names.PROSE_HEADS.items() if (t := self._type(label))}
         self.relation_model = shipped_relation_model()
 
     # ------------------------------------------------------------------ setup
@@ -130,69 +126,13 @@ class RuleExtractor(LowercaseNames):
         return self.terms.normalize_type(label)
 
     # ------------------------------------------------------------------ entities
-    def _candidate_spans(self, doc: Doc, taken: set[int]) -> list[tuple[int, int]]:
-        # plain lists: indexing a Doc creates a Token object each time
-        words = [t.text for t in doc]
-        lower = [w.lower() for w in words]
-        space = [bool(t.whitespace_) for t in doc]
-        doc.user_data["words"], doc.user_data["space"] = words, space  # read again by _lowercase
-        starts = _line_or_sentence_starts(doc)
-        named = [_is_name_word(w) for w in words]
-        n = len(words)
-        capitalized_elsewhere = {words[k] for k in range(n) if named[k] and not starts[k]}
-        spans: list[tuple[int, int]] = []
-        i = 0
-        while i < n:
-            if i in taken or not named[i] or lower[i] in STOP_WORDS or lower[i] in lex.CALENDAR:
-                i += 1
-                continue
-            j = i + 1
-            while j < n and j not in taken:
-                if named[j] and lower[j] not in lex.CALENDAR:
-                    j += 1
-                elif words[j][0].isdigit() and words[j].replace(".", "").isalnum() and space[j - 1]:
-                    j += 1  # versions: SPARQL 1.1, OWL 2, Python 3
-                elif words[j] in {"-", "/"} and not space[j - 1] and not space[j] and j + 1 < n \
-                        and (named[j + 1] or words[j + 1][0].isdigit()):
-                    j += 2  # JSON-LD, RDF/XML, Berners-Lee, FB15k-237
-                elif lower[j] in {"of", "for"} and j + 1 < n and named[j + 1] and j + 1 not in taken \
-                        and lower[j + 1] not in STOP_WORDS and (any(lower[k] in lex.ORG_WORDS for k in range(i, j))
-                                                               or (lower[j] == "of" and self._of_joins(words, lower, i, j))):
-                    j += 1  # University of Oxford, Institute for Applied Informatics, Journal of Psychotherapy
-                elif lower[j] in lex.NAME_PARTICLES and j + 1 < n and words[j + 1][:1].isupper():
-                    j += 1  # Guido van Rossum
-                elif words[j] == "&" and j + 1 < n and named[j + 1] and j + 1 not in taken:
-                    j += 1  # Mumford & Sons, AT&T
-                else:
-                    break
-            while j > i + 1 and (words[j - 1] in {"-", "/", "&"} or lower[j - 1] in {"of", "for"}):
-                j -= 1
-            while j - i >= 2 and lower[i].rstrip(".") in lex.TITLES and named[i + 1] and lower[i + 1] not in STOP_WORDS:
-                i += 1  # "Prime Minister Sheikh Hasina", "Dr. Jane Roe": the title says what the name is, not who
-            lone_initial = j == i + 1 and starts[i]
-            if lone_initial and not (_shape_strong(words[i]) or words[i] in capitalized_elsewhere
-                                     or self._fuzzy_known(words[i]) or self._cue_after(doc, i, j)
-                                     or " ".join(lower[j:j + 2]) in {", which", ", who"} or self._verb_follows(doc, j)
-                                     or (j + 1 < n and lower[j] in {"and", "or"} and named[j + 1])):
-                i = j
-                continue
-            spans.append((i, j))
-            i = j
-        return spans
-
-    @staticmethod
-    def _of_joins(words: list[str], lower: list[str], i: int, j: int) -> bool:
-        """ "X of Y" is one name ("Journal of Psychotherapy Integration", "Franz Joseph I of Austria") unless X is
-        a role or title alone ("Mayor of Calgary")."""
-        left = lower[i:j]
-        return not (len(left) == 1 and (left[0] in lex.PERSON_ROLES or left[0].rstrip(".") in lex.PERSON_TITLES))
-
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
         """A lower-case type cue (ontology class label) starting within `reach` tokens of k, only words between."""
         by_start = doc.user_data["cue_start"]
         for start in range(k, k + reach + 1):
             ent = by_start.get(start)
-            if ent is not None and all(t.is_alpha or t.text == "-" or _name_like(t) for t in doc[k:start]):
+            if ent is not None and all((t.is_alpha or t.text == "-" or t.text.isdigit() or name_like(t))
+                                       and t.lower_ not in _PHRASE_ENDS for t in doc[k:start]):
                 return ent
         return None
 
@@ -202,7 +142,9 @@ class RuleExtractor(LowercaseNames):
             tok = doc[start]
             if tok.lower_ in self._heads:
                 return self._heads[tok.lower_]
-            if not (tok.is_alpha or tok.text == "-"):
+            if tok.lower_ in self._prose_heads and reach:
+                return self._prose_heads[tok.lower_]
+            if not (tok.is_alpha or tok.text == "-" or tok.text.isdigit()) or tok.lower_ in _PHRASE_ENDS:
                 return None
         return None
 
@@ -216,7 +158,7 @@ class RuleExtractor(LowercaseNames):
         k += copula
         reach: tuple[int, int] | None  # where to look for a cue: first token, how many tokens on
         if (comma or copula) and k < len(doc) and doc[k].lower_ in {"a", "an", "the"}:
-            cue, reach = self._cue_at(doc, k + 1, 4), (k + 1, 4)
+            cue, reach = self._cue_at(doc, k + 1, 6), (k + 1, 6)
         elif not comma and not copula:
             # "the TransE model": a definite article before the name; "a Python library" names a library in Python
             definite = start > 0 and doc[start - 1].lower_ == "the"
@@ -254,13 +196,14 @@ class RuleExtractor(LowercaseNames):
         k = start - 1
         if (ent := doc.user_data["cue_end"].get(k)) is not None:
             return ent.label_[len(CUE):]
-        if k >= 0 and (doc[k].lower_ in lex.PERSON_ROLES or doc[k].lower_.rstrip(".") in lex.PERSON_TITLES):
+        if k >= 0 and (doc[k].lower_ in lex.PERSON_ROLES or doc[k].lower_.rstrip(".") in lex.PERSON_TITLES
+                       or start in doc.user_data.get("after_office", ())):
             return self._type("person")
         return None
 
     def _person_like(self, words: list[str]) -> bool:
         parts = [w for w in words if w != "-" and w.lower() not in lex.NAME_PARTICLES]
-        return 2 <= len(parts) <= 4 and all(w[:1].isupper() and w.replace("'", "").isalpha() and not _shape_strong(w) for w in parts)
+        return 2 <= len(parts) <= 4 and all(w[:1].isupper() and w.replace("'", "").isalpha() and not shape_strong(w) for w in parts)
 
     def _type_mention(self, doc: Doc, start: int, end: int, headline: bool) -> tuple[str | None, float]:
         span = doc[start:end]
@@ -272,21 +215,88 @@ class RuleExtractor(LowercaseNames):
             return t, 0.9
         if len(words) == 2 and words[1][0].isdigit() and (t := self._type(words[0])):
             return t, 0.85  # "Section 3", "Chapter 2": a class label numbered
+        if headed := self._head_type(words):
+            return headed
         if cue := self._cue_after(doc, start, end) or self._cue_before(doc, start):
             return cue, 0.85
         if doc[end:end + 2].text.lower() in {", who", "who"}:
             return self._type("person"), 0.85
         if kind := lex.places().get(text):
             return self._type(kind) or self._type("location"), 0.85
+        if around := self._context_type(doc, start, end):
+            return around
         if self._person_like(words) and words[0] in lex.first_names():
             return self._type("person"), 0.8
         if label := self._fuzzy_known(text):
             return self.known[label], 0.8
         if headline:
             return self._type("technology"), 0.5  # Title Case Sentence: capitals say nothing
-        if _shape_strong(text):
+        if shape_strong(text):
             return self._type("technology"), 0.7
         return self._type("technology"), 0.6
+
+    def _head_type(self, words: list[str]) -> tuple[str | None, float] | None:
+        """The type a name's head word gives it: its last word, or the one before "of" ("Lake Geneva" is opened by its
+        head): places ("Hudson River", "Kent County"), organizations ("Labour Party", "Royal Navy"), events ("Korean
+        War", "Battle of Hastings")."""
+        lowered = [w.lower() for w in words]
+        head = lowered[lowered.index("of") - 1] if "of" in lowered[1:] else lowered[-1]
+        if len(words) > 1 and (label := names.PLACE_HEADS.get(head)) and words[lowered.index(head)][:1].isupper():
+            return self._type(label), 0.85
+        if len(words) > 1 and lowered[0] in names.PLACE_OPENERS:
+            return self._type("location"), 0.85
+        if len(words) > 1 and (label := names.ORG_HEADS.get(head)):
+            return self._type(label) or self._type("organization"), 0.85
+        if head in names.EVENT_TYPE_HEADS and len(words) > 1:
+            return self._type("event"), 0.8
+        return None
+
+    def _context_type(self, doc: Doc, start: int, end: int) -> tuple[str | None, float] | None:
+        """The type the words around a name give it: a quoted title is a work ("the song "Leave It to Joan""), years in
+        brackets after it a person ("Ada Lovelace (1815–1852)"), "born in X", "capital of X", "moved to X" a place,
+        and so is "X, <listed place>" ("Guri, Venezuela")."""
+        words = doc.user_data["words"]  # plain strings: indexing a Doc builds a Token each time
+        n = len(words)
+        if start > 0 and end < n and words[start - 1] in names.QUOTES and words[end] in names.QUOTES:
+            return self._type("creative work"), 0.8
+        if end + 1 < n and words[end] == "(" and (words[end + 1][:1].isdigit()
+                                                   or words[end + 1].lower() in {"born", "née", "c.", "died", "b."}):
+            if self._person_like(words[start:end]):
+                return self._type("person"), 0.85
+        before = [w.lower() for w in words[max(0, start - 3):start] if w.lower() != "the"]
+        if len(before) >= 2 and before[-1] in {"in", "of", "near", "to", "at", "from"} and before[-2] in names.PLACE_CONTEXT:
+            return self._type("location"), 0.8
+        if end + 1 < n and words[end] == ",":
+            places = lex.places()
+            for stop in range(end + 2, min(end + 5, n + 1)):
+                if doc[end + 1:stop].text in places:
+                    return self._type("location"), 0.8
+        return None
+
+    def _people_in_context(self, doc: Doc, mentions: list[Mention], sentences: list[Span]) -> None:
+        """Names the next sentences say are people: the name a sentence opens with, when the next opens with "He",
+        "She", "His" or "Her" ("Ann Lee is a chemist. She was born in ..."), and the document's first name when one of
+        the three after it does; then a name's surname written alone later ("Lee") is that person too."""
+        firsts: dict[int, Mention] = {}
+        sentence_start = doc.user_data["sentence_start"]
+        for m in mentions:
+            sentence = sentence_start[m.start]
+            if sentence not in firsts and m.start - sentence <= 1:
+                firsts[sentence] = m
+        opens = [doc[sent.start].lower_ for sent in sentences]
+        for k, sent in enumerate(sentences):
+            first = firsts.get(sent.start)
+            ahead = opens[k + 1:k + 4] if k == 0 else opens[k + 1:k + 2]
+            if first is None or first.known or first.confidence >= 0.8 or not any(w in _PERSONAL for w in ahead):
+                continue
+            words = [t.text for t in doc[first.start:first.end]]
+            if self._person_like(words) or (len(words) == 1 and not shape_strong(words[0]) and words[0].isalpha()):
+                first.type, first.confidence = self._type("person"), 0.8
+        person = self._type("person")
+        surnames = {doc[m.end - 1].text for m in mentions if m.type == person and m.end - m.start >= 2}
+        for m in mentions:
+            if m.end - m.start == 1 and not m.known and m.confidence < 0.8 and m.text in surnames:
+                m.type, m.confidence = person, 0.8
 
     def _mentions(self, doc: Doc) -> list[Mention]:
         mentions: list[Mention] = []
@@ -306,6 +316,7 @@ class RuleExtractor(LowercaseNames):
             headline = doc.user_data["sentence_start"][start] in headlines
             type_name, confidence = self._type_mention(doc, start, end, headline)
             mentions.append(Mention(start, end, doc[start:end].text, type_name, confidence))
+        self._people_in_context(doc, mentions, sentences)
         for m in mentions:  # capitalized names too: a lower-case name never overlaps one
             taken.update(range(m.start, m.end))
         mentions.extend(Mention(*found) for found in self._lowercase(doc, taken))
@@ -650,22 +661,6 @@ def _spans_refused(refused: list[RefusedSentence], a: Mention, b: Mention) -> Re
     """The refused sentence lying between (or under) two mentions, if any."""
     low, high = min(a.start_char, b.start_char), max(a.end_char, b.end_char)
     return next((r for r in refused if r.start < high and low < r.end), None)
-
-
-def _line_or_sentence_starts(doc: Doc) -> list[bool]:
-    """Whether each token is the first word of a sentence or a line ("## Bilinear models", "- Oxigraph uses")."""
-    starts: list[bool] = []
-    fresh = True
-    for tok in doc:
-        if tok.is_sent_start or "\n" in tok.text:
-            fresh = True
-        word = any(c.isalnum() for c in tok.text)
-        starts.append(fresh and word)
-        if word:
-            fresh = False
-        if "\n" in tok.whitespace_:
-            fresh = True
-    return starts
 
 
 def _is_headline(sent: Span) -> bool:

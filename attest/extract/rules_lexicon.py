@@ -89,6 +89,9 @@ def is_common(word: str) -> bool:
         w.endswith(suffix) and w[:-len(suffix)] + tail in common for suffix, tail in (("s", ""), ("es", ""), ("ies", "y")))
 
 
+ORDINALS = frozenset("first second third fifth eighth ninth twelfth".split())
+NUMBER_WORDS = frozenset("four six seven ten eleven thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty "
+                         "thirty forty fifty sixty seventy eighty ninety hundred thousand million".split())
 DERIVED = ("tion", "tions", "sion", "sions", "ment", "ments", "ness", "ity", "ities", "ance", "ence", "ism", "isms", "ous",
            "ive", "ives", "ical", "ally", "izes", "ized", "ises", "ised", "izing", "ising", "ing", "ings", "able")
 
@@ -103,8 +106,10 @@ def word_like(word: str) -> bool:
         return False
     if len(w) < 3 or is_common(w):
         return True
+    if w in ORDINALS or (w.endswith("th") and w[:-2] in NUMBER_WORDS) or (w.endswith("ieth") and w[:-4] + "y" in NUMBER_WORDS):
+        return True  # sixth, eleventh, twentieth
     stems = {w[:-2], w[:-1]} if w.endswith("ed") else {w[:-3], w[:-3] + "e"} if w.endswith("ing") else \
-        {w[:-2]} if w.endswith("ly") else set()
+        {w[:-2]} if w.endswith("ly") else {w[:-3], w[:-2]} if w.endswith("est") else set()  # largest, oldest
     stems |= {s[:-1] for s in stems if len(s) > 2 and s[-1] == s[-2]}  # stopped -> stop
     return bool(stems & common_words()) or (len(w) >= 7 and w.endswith(DERIVED))
 
