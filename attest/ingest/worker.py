@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar, cast
+from typing import Any, Callable, Generic, Sequence, TypeVar, cast
 
 from pyoxigraph import RdfFormat, parse, serialize
 
@@ -62,6 +62,17 @@ class StageWorker:
                 return fallback()
         raise AttestError("the ingest worker process died twice on this document; nothing of it was stored")
 
+    def submit(self, function: Callable[..., T], *args) -> WorkerCall[T]:
+        """`function(*args)` started in the worker now, answered later (stages of coming documents overlap with
+        this process's work); a call the worker died on is run again by `call` when its result is asked for."""
+        try:
+            future = self._pool.submit(function, *args)
+        except BrokenProcessPool:  # it died since the last call: its calls in flight run again when asked for
+            log.warning("the ingest worker process died; starting a new one")
+            self._restart()
+            future = self._pool.submit(function, *args)
+        return WorkerCall(self, future, function, args)
+
     def _restart(self) -> None:
         self.close()
         self._pool, self._answered = self._start(), False
@@ -78,6 +89,20 @@ class StageWorker:
         for process in processes:
             process.terminate()
             process.join(5)
+
+
+class WorkerCall(Generic[T]):
+    """A call running in the worker (StageWorker.submit)."""
+
+    def __init__(self, worker: StageWorker, future: Future, function: Callable[..., T], args: tuple) -> None:
+        self.worker, self.future, self.function, self.args = worker, future, function, args
+
+    def result(self) -> T:
+        try:
+            return cast(T, self.future.result())
+        except BrokenProcessPool:
+            log.warning("the ingest worker process died under a call; running it again in a new one")
+            return self.worker.call(self.function, *self.args)
 
 
 class OffloadedExtractor:
