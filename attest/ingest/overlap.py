@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import RdfFormat, parse, serialize
+from pyoxigraph import RdfFormat, serialize
 
 from attest.errors import DocumentRejected, ExtractionError, PayloadTooLarge, UnsupportedFormat
-from attest.extract.models import Extraction
 from attest.ingest import worker as stage
 from attest.ingest.chunk import Chunk, CleanText
 from attest.ingest.load import LoadedDocument, load_path
@@ -22,6 +21,7 @@ from attest.ingest.shacl_gate import GateResult
 
 log = logging.getLogger("attest.ingest")
 NQUADS = RdfFormat.N_QUADS
+AHEAD_BYTES = 16 << 20  # text of the coming documents held at once, however many `ahead` allows
 
 
 @dataclass
@@ -36,6 +36,10 @@ class _Coming:
     extraction: stage.WorkerCall | None = None
     refused: DocumentReport | None = None
 
+    @property
+    def size(self) -> int:
+        return len(self.loaded.text) if self.loaded is not None else 0
+
 
 @dataclass
 class _Gating:
@@ -43,13 +47,14 @@ class _Gating:
     call: stage.WorkerCall
 
 
-def ingest_files(pipeline: IngestPipeline, files: Iterable[tuple[Path, str]], *, ahead: int = 4,
+def ingest_files(pipeline: IngestPipeline, files: Iterable[tuple[Path, str]], *, ahead: int = 64,
                  worker: stage.StageWorker | None = None) -> Iterator[DocumentReport]:
     """Ingest the files in order, one report each, as `pipeline.ingest_path` one after another would (the same
     graph, the same reports, the same batches). With `ahead` > 0 and a rule extractor, a worker process extracts
-    the chunks of up to `ahead` coming documents and gates up to `ahead` mapped ones while this process resolves,
-    maps and commits: the two cores work on different documents, and memory holds at most 2 × `ahead` documents
-    in flight. `worker`: one started by the caller (`start_worker`), left running; else one is started and closed."""
+    the chunks of up to `ahead` coming documents (and at most AHEAD_BYTES of their text) and gates up to `ahead`
+    mapped ones while this process resolves, maps and commits: the two cores work on different documents, and
+    memory holds a bounded number of documents in flight whatever the number of files. The lookahead is long so
+    that the worker keeps working while this process writes a bulk batch and reasons over it (seconds). `worker`: one started by the caller (`start_worker`), left running; else one is started and closed."""
     own = worker is None and ahead > 0
     if own:
         worker = start_worker(pipeline)
@@ -89,7 +94,7 @@ def _overlapped(pipeline: IngestPipeline, worker: stage.StageWorker, files: Iter
     seen: set[str] = set()
 
     def fill() -> None:
-        while len(coming) < ahead:
+        while len(coming) < ahead and (not coming or sum(c.size for c in coming) < AHEAD_BYTES):
             item = next(files, None)
             if item is None:
                 return
@@ -122,7 +127,7 @@ def _overlapped(pipeline: IngestPipeline, worker: stage.StageWorker, files: Iter
             yield from drain()
             yield step
             continue
-        gating.append(_Gating(step, worker.submit(stage._run_gate, serialize(step.quads, format=NQUADS))))
+        gating.append(_Gating(step, worker.submit(stage._gate_mask, serialize(step.quads, format=NQUADS))))
         while len(gating) > 1 and (len(gating) > ahead or gating[0].call.future.done()):
             yield _commit(pipeline, gating.popleft())
     yield from drain()
@@ -141,12 +146,13 @@ def _load(pipeline: IngestPipeline, worker: stage.StageWorker, path: Path, sourc
                    worker.submit(stage._extract, texts) if texts else None)
 
 
-def _extractions(texts: list[str], found: list[tuple[bool, Any]]) -> dict[str, Extraction | ExtractionError]:
-    return {text: Extraction.model_validate(value) if ok else ExtractionError(value)
-            for text, (ok, value) in zip(texts, found)}
+def _extractions(texts: list[str], found: list[tuple[bool, Any]]) -> dict[str, dict | ExtractionError]:
+    """By chunk text: the extraction's fields as the worker dumped them (stored as they are), or its error."""
+    return {text: value if ok else ExtractionError(value) for text, (ok, value) in zip(texts, found, strict=True)}
 
 
 def _commit(pipeline: IngestPipeline, gating: _Gating) -> DocumentReport:
     with pipeline.clock.measure("shacl", gating.mapped.report.timings):  # this process waits on the worker
-        kept, findings = gating.call.result()
-    return pipeline.finish(gating.mapped, GateResult(list(parse(kept, format=NQUADS)), findings))
+        mask, findings = gating.call.result()
+        kept = [q for q, keep in zip(gating.mapped.quads, mask, strict=True) if keep]
+    return pipeline.finish(gating.mapped, GateResult(kept, findings))

@@ -159,12 +159,13 @@ class IngestPipeline:
 
     def prepare(self, doc: LoadedDocument, *, load_s: float = 0.0, extra_quads: Sequence[Quad] = (),
                 replace_other_extraction: bool = False,
-                extracted: Mapping[str, Extraction | ExtractionError] | None = None,
+                extracted: Mapping[str, Extraction | dict | ExtractionError] | None = None,
                 chunked: tuple[CleanText, list[Chunk]] | None = None) -> DocumentReport | Mapped:
         """A document up to the SHACL gate (chunked, extracted, validated, resolved, mapped), or its final report
         when nothing is left to do (unchanged) or its extraction failed (that failure is committed).
         `extracted`: extractions of chunk texts made ahead of time by the same extractor (a worker process, while
-        earlier documents were committed); a chunk whose text is not in it is extracted now. `chunked`: the
+        earlier documents were committed; as objects or as the fields they dump to); a chunk whose text is not in
+        it is extracted now. `chunked`: the
         document's text cleaned and chunked already (`chunk_document`)."""
         doc_id = document_id(doc.source)
         chash = content_hash(doc.text)
@@ -271,7 +272,7 @@ class IngestPipeline:
 
     def _map(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
              cleaned: CleanText | None = None, chunks: list[Chunk] | None = None, extra_quads: Sequence[Quad] = (),
-             extracted: Mapping[str, Extraction | ExtractionError] | None = None) -> DocumentReport | Mapped:
+             extracted: Mapping[str, Extraction | dict | ExtractionError] | None = None) -> DocumentReport | Mapped:
         started = now()
         report = DocumentReport(status.source, outcome, status.id, timings=timings, chunks=len(status.chunks))
         # extract: chunks without a stored extraction go to the extractor (unless extracted ahead)
@@ -288,7 +289,8 @@ class IngestPipeline:
                     report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
                 else:
                     c.state, c.message, c.extractor = "done", "", self.extractor_name
-                    c.cache = json.dumps({"raw": result.model_dump(mode="json"), "spans": {}})
+                    raw = result if isinstance(result, dict) else result.model_dump(mode="json")
+                    c.cache = json.dumps({"raw": raw, "spans": {}})
         status.extractor = report.extractor = "+".join(sorted({c.extractor for c in status.chunks if c.extractor})) \
             or self.extractor_name
         if report.failed_chunks:

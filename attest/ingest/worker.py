@@ -174,6 +174,16 @@ def _extract(texts: list[str], extractor=None) -> list[tuple[bool, Any]]:
     return out
 
 
+def _gate_mask(nquads: bytes) -> tuple[list[bool], list]:
+    """The gate over a document's quads: for each quad, in order, whether it is kept; and the findings (the caller
+    holds the quads already: nothing is parsed back)."""
+    assert _gate is not None  # in the worker, _initialize built it
+    quads = list(parse(nquads, format=NQUADS))
+    result = _gate.gate(quads)
+    kept = set(result.kept)
+    return [q in kept for q in quads], result.findings
+
+
 def _run_gate(nquads: bytes, gate=None) -> tuple[bytes, list]:
     chosen = gate or _gate
     assert chosen is not None  # in the worker, _initialize built it
