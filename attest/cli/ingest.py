@@ -60,8 +60,9 @@ def ingest(
                 typer.echo(f"committed {n} document(s)", err=True)
 
         # new documents are committed in batches by the bulk loader, each batch all or nothing; a worker process
-        # extracts and gates coming documents meanwhile (settings.ingest_overlap)
-        with session.pipeline.batched(settings.ingest_batch_quads, committed), \
+        # extracts and gates coming documents meanwhile, and a full batch is written in a thread while the next
+        # documents go on (settings.ingest_overlap)
+        with session.pipeline.batched(settings.ingest_batch_quads, committed, background=settings.ingest_overlap > 0), \
                 tqdm(total=len(files), unit="doc", desc="ingest", disable=quiet) as bar:
             for report in ingest_files(session.pipeline, files, ahead=settings.ingest_overlap):
                 bar.update()

@@ -38,6 +38,13 @@ class CommitBatch:
     def full(self) -> bool:
         return self._size >= self.max_quads
 
+    def detach(self) -> CommitBatch:
+        """The pending documents as a batch of their own (to be written elsewhere); this one starts empty."""
+        other = CommitBatch(self.store, self.iris, self.max_quads, self.clock)
+        other._graphs, other._quarantine, other._size = self._graphs, self._quarantine, self._size
+        self._graphs, self._quarantine, self._size = {}, [], 0
+        return other
+
     def add(self, doc_id: str, *, document: list[Quad], status: list[Quad], quarantine: list[Quad]) -> None:
         self._graphs[doc_id] = [*document, *status]
         self._quarantine.extend(quarantine)

@@ -6,6 +6,7 @@ import hashlib
 import json
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -99,6 +100,8 @@ class IngestPipeline:
         self.reasoner = reasoner
         self._index: EntityIndex | None = None
         self._batch: CommitBatch | None = None
+        self._flusher: ThreadPoolExecutor | None = None  # writes full batches while the next documents go on
+        self._flushing: tuple[CommitBatch, Future] | None = None  # the batch being written there
         self._on_commit: Callable[[int], None] | None = None
         self._lock = threading.RLock()  # one document is committed at a time (read-modify-write of shared graphs)
         self.clock = StageClock()  # wall and CPU per stage over the pipeline's life (profiles, bench/)
@@ -112,21 +115,32 @@ class IngestPipeline:
     # entry points --------------------------------------------------------------------
 
     @contextmanager
-    def batched(self, max_quads: int, on_commit: Callable[[int], None] | None = None) -> Iterator[None]:
+    def batched(self, max_quads: int, on_commit: Callable[[int], None] | None = None, *,
+                background: bool = False) -> Iterator[None]:
         """Inside the block, new documents are committed together by the bulk loader every `max_quads` quads
         and at the end (for `attest ingest` of many files): a crash loses the pending batch whole, never half.
-        `on_commit` hears how many documents each batch made permanent; max_quads 0 turns batching off."""
+        `on_commit` hears how many documents each batch made permanent; max_quads 0 turns batching off.
+        `background`: a full batch is written (and reasoned over) in a thread while the next documents are prepared
+        and committed into the next batch; batches are still written one at a time, in order, each all or nothing,
+        and anything that reads what a batch writes (the same document again, a commit outside the batch, the
+        block's end) waits for it first. A failed write surfaces at the next commit or at the block's end."""
         if max_quads <= 0:
             yield
             return
         with self._lock:
             self._batch = CommitBatch(self.store, self.iris, max_quads, self.clock)
             self._on_commit = on_commit
+            if background:
+                self._flusher = ThreadPoolExecutor(1, thread_name_prefix="ingest-batch")
             try:
                 yield
             finally:
-                self._settle()
-                self._batch = self._on_commit = None
+                try:
+                    self._settle()
+                finally:
+                    if self._flusher is not None:
+                        self._flusher.shutdown(wait=True)
+                    self._batch = self._on_commit = self._flusher = self._flushing = None
 
     def ingest_path(self, path: Path, source: str | None = None) -> DocumentReport:
         source = source or path.name
@@ -172,7 +186,8 @@ class IngestPipeline:
         timings = dict.fromkeys(STAGES, 0.0)
         timings["load"] = load_s
         with self._lock:
-            if self._batch is not None and doc_id in self._batch:
+            if self._batch is not None and (doc_id in self._batch or
+                                            (self._flushing is not None and doc_id in self._flushing[0])):
                 self._settle()  # the same document twice in one batch: the second run must see the first
             prior = self.registry.get(doc_id)
             if prior is not None and prior.state == "done" and prior.content_hash == chash and \
@@ -387,8 +402,9 @@ class IngestPipeline:
         if self._batch is not None and fresh:
             self._batch.add(doc_id, document=document or [], status=status, quarantine=quarantine)
             if self._batch.full:
-                self._settle()
+                self._settle(background=True)
             return
+        self._await_batch()  # a commit of its own reads the shared graphs the batch writes
         if document is not None:
             self._reasoner_ready()
         facts = commit(self.store, self.iris, doc_id, document=document, status=status, quarantine=quarantine,
@@ -397,17 +413,34 @@ class IngestPipeline:
             with self.clock.measure("reasoner"):
                 self._reason(self.iris.document_graph(doc_id), facts)
 
-    def _settle(self) -> None:
-        """Write the pending batch, if any, and reason over what it added."""
-        if self._batch is not None:
-            if self._batch.pending:
-                self._reasoner_ready()
-            graphs = self._batch.flush()
-            if graphs and self._on_commit is not None:
-                self._on_commit(len(graphs))
-            if graphs and self.reasoner is not None:
-                with self.clock.measure("reasoner"):
-                    self.reasoner.refresh(graphs)
+    def _settle(self, *, background: bool = False) -> None:
+        """Write the pending batch, if any, and reason over what it added (after the batch being written, if any);
+        `background` (inside `batched(background=True)`): in the batch thread, returning at once."""
+        self._await_batch()
+        if self._batch is None or not self._batch.pending:
+            return
+        self._reasoner_ready()
+        if background and self._flusher is not None:
+            batch = self._batch.detach()
+            self._flushing = (batch, self._flusher.submit(self._write_batch, batch))
+            return
+        self._write_batch(self._batch)
+
+    def _await_batch(self) -> None:
+        """Wait for the batch being written in the batch thread; its error, if any, is raised here (once)."""
+        if self._flushing is not None:
+            _, future = self._flushing
+            self._flushing = None
+            with self.clock.measure("batch wait"):
+                future.result()
+
+    def _write_batch(self, batch: CommitBatch) -> None:
+        graphs = batch.flush()
+        if graphs and self._on_commit is not None:
+            self._on_commit(len(graphs))
+        if graphs and self.reasoner is not None:
+            with self.clock.measure("reasoner"):
+                self.reasoner.refresh(graphs)
 
     def _extract(self, texts: list[str]) -> list[Extraction | ExtractionError]:
         if not texts:

@@ -72,7 +72,7 @@ def run(settings, data_dir: Path, files, ahead: int, kill_worker_after: int | No
         worker = start_worker(pipeline) if ahead else None
         reports, batches = [], []
         try:
-            with pipeline.batched(settings.ingest_batch_quads, batches.append):
+            with pipeline.batched(settings.ingest_batch_quads, batches.append, background=ahead > 0):
                 for report in ingest_files(pipeline, files, ahead=ahead, worker=worker):
                     reports.append(report)
                     if kill_worker_after is not None and len(reports) == kill_worker_after:
