@@ -34,6 +34,7 @@ class _Coming:
     chunked: tuple[CleanText, list[Chunk]] | None = None
     texts: list[str] = field(default_factory=list)  # the chunks' distinct texts, in the order sent for extraction
     extraction: stage.WorkerCall | None = None
+    extracted: list[tuple[bool, Any]] | None = None  # extracted here instead (the worker was behind)
     refused: DocumentReport | None = None
 
     @property
@@ -113,8 +114,7 @@ def _overlapped(pipeline: IngestPipeline, worker: stage.StageWorker, files: Iter
             yield doc.refused
             continue
         assert doc.loaded is not None
-        with pipeline.clock.measure("extract wait"):
-            found = doc.extraction.result() if doc.extraction is not None else []
+        found = _extracted(pipeline, doc, coming)
         doc_id = document_id(doc.source)
         if doc_id in seen or not all(ok for ok, _ in found):
             # the same document again must see the first one committed; a failed extraction is committed by
@@ -144,6 +144,27 @@ def _load(pipeline: IngestPipeline, worker: stage.StageWorker, path: Path, sourc
     texts = list(dict.fromkeys(c.text for c in chunked[1]))
     return _Coming(source, loaded, spent["load"], chunked, texts,
                    worker.submit(stage._extract, texts) if texts else None)
+
+
+def _extracted(pipeline: IngestPipeline, doc: _Coming, coming: deque[_Coming]) -> list[tuple[bool, Any]]:
+    """The extraction of the document's chunks. While the worker is still on it (it is behind: long documents),
+    this process takes the last coming document the worker has not started back and extracts it itself, with the
+    same extractor and known labels: both cores extract, and every document is extracted once."""
+    if doc.extracted is not None:
+        return doc.extracted
+    if doc.extraction is None:
+        return []
+    while not doc.extraction.future.done():
+        spare = next((c for c in reversed([doc, *coming]) if c.extraction is not None and c.extracted is None
+                      and c.extraction.future.cancel()), None)
+        if spare is None:
+            break
+        with pipeline.clock.measure("extract"):
+            spare.extracted = stage._extract(spare.texts, pipeline.extractor)
+        if spare is doc:
+            return spare.extracted
+    with pipeline.clock.measure("extract wait"):
+        return doc.extraction.result()
 
 
 def _extractions(texts: list[str], found: list[tuple[bool, Any]]) -> dict[str, dict | ExtractionError]:
