@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -151,6 +153,7 @@ def offload(pipeline) -> StageWorker:
 def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str, str]], nice: int,
                 modules_off: list[str]) -> None:
     global _extractor, _gate
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
     from attest.extract.ontology_terms import load_terms
     from attest.extract.rules import RuleExtractor
     from attest.ingest.shacl_gate import ShaclGate
@@ -159,6 +162,14 @@ def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str
         os.nice(nice)  # the whole process: the kernel gives the server's request threads the cores first
     _extractor = RuleExtractor(load_terms(Path(ontology_dir), modules_off), known_labels)
     _gate = ShaclGate.from_dirs(Path(shapes_dir), Path(ontology_dir), modules_off)
+
+
+def _exit_with_parent(parent: int, every_s: float = 1.0) -> None:
+    """End this worker when the process that started it is gone (killed with -9: nothing told the worker, and its
+    own end of the call queue's pipe keeps it waiting for calls forever)."""
+    while os.getppid() == parent:
+        time.sleep(every_s)
+    os._exit(0)
 
 
 def _extract(texts: list[str], extractor=None) -> list[tuple[bool, Any]]:

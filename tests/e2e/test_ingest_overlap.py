@@ -7,6 +7,9 @@ import os
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -112,3 +115,42 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_graph_is_the_same(settings,
     one_by_one = run(settings, tmp_path / "sequential", files, ahead=0)
     overlapped = run(settings, tmp_path / "overlapped", files, ahead=3, kill_worker_after=2)
     assert overlapped[0] == one_by_one[0] and overlapped[2] == one_by_one[2]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads child processes from /proc (Linux)")
+def test_the_worker_ends_when_the_command_is_killed(tmp_path):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for i in range(400):
+        (folder / f"doc-{i:03d}.txt").write_text(f"{PROSE[i % 4]} Document {i} was written in Vienna.", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "attest.cli", "--data-dir", str(tmp_path / "data"), "ingest",
+                             "--offline", str(folder)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # a line per document without a terminal: the worker has extracted some
+        if line.startswith("new "):
+            break
+    workers = [int(pid) for task in Path(f"/proc/{proc.pid}/task").iterdir()
+               for pid in (task / "children").read_text().split()
+               if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert len(workers) == 1, "the command runs one worker process"
+    worker = workers[0]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stderr.close()
+    deadline = time.monotonic() + 30
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    alive = _alive(worker)
+    if alive:
+        os.kill(worker, signal.SIGKILL)
+    assert not alive, "the worker outlived the command that started it"
