@@ -13,7 +13,8 @@ heading) and the folder is ingested as a user would: `attest ingest --offline FO
   paragraph's title and text indexed, the question's words OR-ed);
 - answer hit: the gold answer (case, punctuation and diacritics folded) is in the first answer /answer names
   (its first `answers` entry, or else the first sentence of its text), as whole words ("no" is not in "nothing");
-- /context p50 / p95 (ms) and ingest documents/s.
+- /context and /answer (extractive) p50 / p95 (ms), ingest documents/s, and on a question naming the most
+  mentioned entity /context and the named query `neighbours` about it (slowest of 5).
 Without questions (2wiki) the latency is measured on queries made of each of 100 seeded paragraphs' first
 sentence.
 Targets (issue 23): R@2 and R@5 >= 10 points above BM25; answer hit >= 40%; /context p95 < 100 ms.
@@ -128,7 +129,7 @@ def documents(sources: list[dict], stems: dict[str, str]) -> list[str]:
 def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_misses: int) -> dict:
     bm25 = Bm25(corpus)
     rows = {"attest2": 0.0, "attest5": 0.0, "bm2": 0.0, "bm5": 0.0, "hits": 0}
-    latencies = []
+    latencies, answer_latencies = [], []
     for q in questions:
         gold = {title for title, _ in q["supporting_facts"]}
         t = time.perf_counter()
@@ -137,8 +138,10 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
         response.raise_for_status()
         got = documents(response.json()["sources"], stems)
         base = bm25.search(q["question"], 5)
+        t = time.perf_counter()
         answered = client.post("/answer", json={"question": q["question"], "limit": 20, "max_hops": 2,
                                                "mode": "extractive"})
+        answer_latencies.append((time.perf_counter() - t) * 1000)
         answered.raise_for_status()
         first = first_answer(answered.json())
         hit = bool(fold(q["answer"])) and f" {fold(q['answer'])} " in f" {fold(first)} "  # whole words
@@ -153,32 +156,45 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
                   f"  answered {first[:160]!r}")
     n = len(questions)
     return {"n": n, **{k: v / n for k, v in rows.items()}, "p50": statistics.median(latencies),
-            "p95": pct(latencies, 0.95)}
+            "p95": pct(latencies, 0.95), "answer_p50": statistics.median(answer_latencies),
+            "answer_p95": pct(answer_latencies, 0.95)}
 
 
-def hub_latency(client: httpx.Client, work: Path) -> tuple[str, int, float]:
-    """/context on a question naming the entity mentioned in the most chunks: (its label, chunks, slowest of 5 ms)."""
+def hub_latency(client: httpx.Client, work: Path) -> tuple[str, int, float, float]:
+    """/context on a question naming the entity mentioned in the most chunks, and the named query `neighbours` about it:
+    (its label, chunks, slowest of 5 ms, slowest of 5 ms)."""
     db = sqlite3.connect(work / "data" / "fulltext.sqlite")
     entity, chunks = db.execute("SELECT entity, count(*) FROM mentions GROUP BY entity ORDER BY 2 DESC LIMIT 1").fetchone()
     label = db.execute("SELECT label FROM labels WHERE entity = ? AND label != '' LIMIT 1", (entity,)).fetchone()[0]
     db.close()
-    times = []
+    times, neighbours = [], []
     for _ in range(5):
         t = time.perf_counter()
         client.post("/context", json={"query": f"What is known about {label}?", "limit": 20, "max_hops": 2}).raise_for_status()
         times.append((time.perf_counter() - t) * 1000)
-    return label, chunks, max(times)
+    for _ in range(5):  # the named query about it (its first page)
+        t = time.perf_counter()
+        client.get("/queries/neighbours", params={"entity": entity.rsplit("/", 1)[-1]}).raise_for_status()
+        neighbours.append((time.perf_counter() - t) * 1000)
+    return label, chunks, max(times), max(neighbours)
 
 
 def latency_only(client: httpx.Client, corpus, seed: int) -> dict:
     sample = random.Random(seed).sample(corpus, min(100, len(corpus)))
-    latencies = []
+    latencies, answer_latencies = [], []
     for title, text in sample:
         question = re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0][:300]
         t = time.perf_counter()
         client.post("/context", json={"query": question, "limit": 20, "max_hops": 2}).raise_for_status()
         latencies.append((time.perf_counter() - t) * 1000)
-    return {"n": len(sample), "p50": statistics.median(latencies), "p95": pct(latencies, 0.95)}
+    for title, text in sample:  # then /answer (extractive) on the same queries, after their lookups are remembered
+        question = re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0][:300]
+        t = time.perf_counter()
+        client.post("/answer", json={"question": question, "limit": 20, "max_hops": 2, "mode": "extractive"}
+                    ).raise_for_status()
+        answer_latencies.append((time.perf_counter() - t) * 1000)
+    return {"n": len(sample), "p50": statistics.median(latencies), "p95": pct(latencies, 0.95),
+            "answer_p50": statistics.median(answer_latencies), "answer_p95": pct(answer_latencies, 0.95)}
 
 
 def main() -> None:
@@ -205,14 +221,16 @@ def main() -> None:
                       f"| Attest `/context` sources | {100 * r['attest2']:.1f} | {100 * r['attest5']:.1f} |",
                       f"| plain BM25 (FTS5), same paragraphs | {100 * r['bm2']:.1f} | {100 * r['bm5']:.1f} |", "",
                       (f"{r['n']} questions; extractive answer hit (first answer names the gold): {100 * r['hits']:.0f}%; "
-                       f"/context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")]
+                       f"/context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms; /answer p50 {r['answer_p50']:.1f} ms, "
+                       f"p95 {r['answer_p95']:.1f} ms")]
         else:
             r = latency_only(client, corpus, args.seed)
             lines.append(f"/context on {r['n']} queries (each a seeded paragraph's first sentence): "
-                         f"p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms")
-        label, chunks, slowest = hub_latency(client, work)
+                         f"p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms; /answer (extractive) on the same queries "
+                         f"after them: p50 {r['answer_p50']:.1f} ms, p95 {r['answer_p95']:.1f} ms")
+        label, chunks, slowest, neighbours = hub_latency(client, work)
         lines.append(f"a question naming the most mentioned entity ({label!r}, in {chunks} chunks): /context at most "
-                     f"{slowest:.1f} ms over 5 runs")
+                     f"{slowest:.1f} ms over 5 runs; the named query `neighbours` about it at most {neighbours:.1f} ms")
     text = "\n".join(lines)
     print(text)
     if args.record:

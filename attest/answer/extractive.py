@@ -1,31 +1,43 @@
 """Extractive answers from passages: the best candidate of the kind the question asks for, not named in the question,
-stated by a cited passage sentence; when none is, the answer says so."""
+stated by a cited passage sentence; a choice between two named options from comparable statements of both; when
+nothing supports an answer, the answer says so."""
 
 from __future__ import annotations
 
-from attest.answer.asks import Asks, asks
+from attest.answer.asks import NEAR_STEM, Asks, asks
+from attest.answer.choices import compose_choice
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
-from attest.answer.evidence import Candidate, Sentence, candidates, fold, is_date
+from attest.answer.evidence import YEAR, Candidate, Sentence, candidates, entity_labels, fold, passage_topics
+from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
 from attest.extract.ontology_terms import OntologyTerms
 from attest.store.fulltext import FullText
 from attest.vocab import ONT
 
-VALUE_KINDS = frozenset({"date", "number"})
-OTHER_KIND = 0.5  # a value where an entity is asked for, or the reverse, when nothing else is found ("what ...")
+NOTHING_SAID = Described(set(), set(), set(), False, 0)
+ITSELF = 0.5  # a candidate that is what its own passage is about: the question asks something said of it, rarely it
+BRIDGED = 1.25  # a sentence of a passage reached through a bridge entity (the second hop of a two-hop question)
+ALIGNED = 2.0  # the sentence writes the question's word beside the candidate ("founded by" X)
+NEAR_WORDS = 3  # ... within this many words
+JUDGEMENT = ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
+             "values the documents state, and does not judge.")
 
 
 def compose_answer(question: str, context: ContextResponse, index: FullText | None, lookup: GraphLookup,
                    terms: OntologyTerms | None, skip: frozenset[str]) -> tuple[str, list[AnswerItem]]:
     """The answer of the facts (a retrieved path ending at something of the kind asked for, not named in the
     question) or of the passages (the best such candidate in a sentence that shares words with the question),
-    whichever scores higher; else what the graph says of the question's entities, or that nothing supports one."""
+    whichever scores higher; a choice between two named options from the passages about both; else that nothing
+    supports one (or, without passages, what the graph says of the question's entities)."""
     want = asks(question, terms)
+    if want.options:
+        if index is not None and context.sources:
+            return compose_choice(question, want, context, index, lookup, skip)
+        return JUDGEMENT, []
     if want.kind == "yesno":
-        return ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
-                "values the documents state, and does not judge."), []
+        return JUDGEMENT, []
     named = {e for link in context.links for e in link.entities}
     asked = f" {fold(question)} "
     ends = {lookup.ids.iri(p.end) for p in context.paths if p.end}
@@ -33,13 +45,19 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
 
     def keep(path: ContextPath) -> bool:
         if path.end is None:
-            return _fit(want, Candidate(path.value or "", None, None, 0.0), [], terms) > 0 and \
+            value = path.value or ""
+            kind = "date" if want.kind == "date" else "number" if want.kind == "number" else "value"
+            return fit(want, Candidate(value, None, None, 0.0, kind), [], NOTHING_SAID, terms) == 1.0 and \
                 not _named(path.label, asked)
         iri = lookup.ids.iri(path.end)
         info = details.get(iri) if iri else None
         if path.end in named or (info and _named(info.label, asked)):
             return False
-        return _fit(want, Candidate(path.label, iri, None, 0.0), _local_types(info), terms) > 0
+        types = _local_types(info)
+        if terms is not None and not any(t in terms.types for t in types):
+            return want.kind not in ("date", "number")  # typed by no ontology class (a graph of its own): not ruled out
+        # a path's end answers only when it is of the kind asked for (a passage sentence may say what it is)
+        return fit(want, Candidate(path.label, iri, None, 0.0), types, NOTHING_SAID, terms) == 1.0
 
     text, answers = compose_extractive(context, keep, describe=False)
     if index is not None and context.sources:
@@ -51,51 +69,105 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
     if answers:
         return text, answers
     if index is not None and context.sources:
-        what = "an answer" if want.kind == "any" else f"a {want.word}"
+        what = "an answer" if want.kind == "any" and not want.noun else f"a {want.word}"
         return f"None of the retrieved facts or passages names {what} that answers the question.", []
     return compose_extractive(context, keep)
 
 
 def compose_from_passages(question: str, want: Asks, context: ContextResponse, index: FullText, lookup: GraphLookup,
                           terms: OntologyTerms | None, skip: frozenset[str]) -> tuple[str, list[AnswerItem]] | None:
-    """The best candidate of the kind asked for in the fused passages, quoting its sentence; None when there is none."""
-    found, _ = candidates(index, context.sources, question, skip)
+    """The best candidate of the kind asked for in the fused passages, quoting its sentence; None when there is none.
+    A candidate scores its sentence's score (the passage's fused score times the share of the question's words the
+    sentence holds) times how well it fits the kind asked for, less when it is what its own passage is about, more
+    in a passage reached through a bridge entity."""
+    found, sentences = candidates(index, context.sources, question, skip)
     named = {e for link in context.links for e in link.entities}
-    details = lookup.details({c.iri for c in found if c.iri})
+    labels = entity_labels(index, context.sources)
     asked = f" {fold(question)} "
-    best: dict[str, tuple[float, Candidate, Sentence]] = {}
+    question_words = set(fold(question).split())
+    bridged = {s.chunk for s in context.sources[1:] if s.bridges}
+    cited = _chunk_entities(sentences)
+    topics = passage_topics(index, context.sources)
+    said: dict[str, Described] = {}
+    best: dict[str, tuple[float, Candidate, str]] = {}
     for c in found:
-        if c.sentence is None:  # never: candidates() reads them from sentences
+        s = c.sentence
+        if s is None:  # never: candidates() reads them from sentences
             continue
-        label = details[c.iri].label if c.iri and c.iri in details else c.text
+        entity = c.iri or _entity_at(found, c)
+        label = labels[c.iri][0] if c.iri and c.iri in labels and labels[c.iri][0] else c.text
         if c.iri and lookup.ids.of(c.iri) in named:
             continue
-        if any(_named(x, asked) for x in {c.text, label}):
+        if any(_named(x, asked) or _all_named(x, question_words) for x in {c.text, label}):
             continue
-        fit = _fit(want, c, _local_types(details.get(c.iri)) if c.iri else [], terms)
-        if not fit:
+        if c.kind == "date" and (year := YEAR.search(c.text)) and year.group(0) in question_words:
+            continue  # a date in the year the question names is what it asks from, not what it asks
+        cite = entity or (s.entities[0] if s.entities else cited.get(s.chunk))
+        if cite is None:
+            continue  # nothing to cite it by
+        if c.text not in said:
+            said[c.text] = describe(c.text, sentences)
+        f = fit(want, c, labels[entity][1] if entity in labels else [], said[c.text], terms,
+                lambda text: _named(text, asked) or _all_named(text, question_words))
+        if not f:
             continue
-        key = c.iri or f"value:{fold(c.text)}"
-        score = c.score * fit
+        score = c.score * f
+        if fold(s.title.split(" (")[0]) == fold(c.text) or entity and entity in topics.get(s.chunk, ()):
+            score *= ITSELF
+        if s.chunk in bridged:
+            score *= BRIDGED
+        if _beside(want, c):
+            score *= ALIGNED
+        key = fold(c.text)
         if key not in best or score > best[key][0]:
-            best[key] = (score, c, c.sentence)
+            best[key] = (score, c, cite)
     if not best:
         return None
-    ranked = sorted(best.values(), key=lambda x: (-x[0], x[2].passage, x[2].start))
-    score, top, s = ranked[0]
+    # among equals the fuller name ("Columbus, Ohio" before "Columbus"), then the first said
+    score, top, cite = sorted(best.values(), key=lambda x: (-x[0], -len(x[1].text), _order(x[1])))[0]
+    s = top.sentence
+    assert s is not None
     where = f"{s.document or 'document'}, characters {s.start}-{s.end}"
     quote = _clean(s.text).replace('"', "'")
-    if top.iri:
-        ident = lookup.ids.of(top.iri)  # None only for an IRI without a citable id (str() writes it as before)
-        label = details[top.iri].label if top.iri in details else top.text
-        text = f"{_clean(label)} {entity_marker(str(ident))}: \"{quote}\" ({where})."
-        item = AnswerItem(id=ident, label=label, score=round(score, 4))
-    else:
-        subject = _sentence_entity(found, s)
-        cite = f" {entity_marker(str(lookup.ids.of(subject)))}" if subject else ""
-        text = f"{_clean(top.text)}: \"{quote}\" ({where}){cite}."
-        item = AnswerItem(label=top.text, value=top.text, score=round(score, 4))
+    ident = lookup.ids.of(cite)  # None only for an IRI without a citable id (str() writes it as before)
+    value = top.kind in ("date", "number")
+    text = f"{_clean(top.text)} {entity_marker(str(ident))}: \"{quote}\" ({where})."
+    answer_id = ident if top.iri and top.iri == cite else None
+    item = AnswerItem(id=answer_id, label=top.text, value=top.text if value else None, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
+
+
+def _beside(want: Asks, c: Candidate) -> bool:
+    """Whether the sentence writes the question's word beside the candidate as the question writes it beside what it
+    asks ("founded by who" / "founded by Betty Cohen", "formed in what year" / "formed in 1993")."""
+    s = c.sentence
+    if not want.near or s is None:
+        return False
+    window = fold(s.text[:c.at]).split()[-NEAR_WORDS:] + fold(s.text[c.at + len(c.text):]).split()[:NEAR_WORDS]
+    stems = {w[:NEAR_STEM] for w in window}
+    return any(w in stems for w in want.near)
+
+
+def _order(c: Candidate) -> tuple[int, int]:
+    s = c.sentence
+    return (s.passage, s.start + c.at) if s else (0, 0)
+
+
+def _entity_at(found: list[Candidate], c: Candidate) -> str | None:
+    """The entity a mention names inside the candidate's words in its sentence (a name the extractor also found)."""
+    for m in found:
+        if m.iri and m.sentence is c.sentence and c.at <= m.at < c.at + len(c.text) and m.text in c.text:
+            return m.iri
+    return None
+
+
+def _chunk_entities(sentences: list[Sentence]) -> dict[str, str]:
+    """Chunk -> the first entity it mentions (what a sentence naming none speaks of: its passage's subject)."""
+    out: dict[str, str] = {}
+    for s in sentences:
+        if s.entities and s.chunk not in out:
+            out[s.chunk] = s.entities[0]
+    return out
 
 
 def _named(text: str, asked: str) -> bool:
@@ -105,32 +177,13 @@ def _named(text: str, asked: str) -> bool:
     return bool(folded) and f" {folded} " in asked
 
 
+def _all_named(text: str, words: set[str]) -> bool:
+    """Whether every word of a name of two or more words is in the question ("Kerry Saxby-Junna" and
+    "Saxby-Junna, Kerry")."""
+    folded = fold(text).split()
+    return len(folded) > 1 and all(w in words for w in folded)
+
+
 def _local_types(info: EntityInfo | None) -> list[str]:
     """The entity's classes in the ontology's namespace, by local name."""
     return [t[len(ONT):] for t in info.types if t.startswith(ONT)] if info else []
-
-
-def _fit(want: Asks, c: Candidate, types: list[str], terms: OntologyTerms | None) -> float:
-    """1 when the candidate is of the kind asked for, less when the question's kind is open, else 0."""
-    if want.kind in VALUE_KINDS:
-        if c.iri:
-            return 0.0
-        return 1.0 if (want.kind == "date") == is_date(c.text) else 0.0
-    if want.kind == "any":
-        if want.noun and c.sentence is not None:  # "which band": a sentence that calls it a band fits best
-            said = f" {fold(c.sentence.text)} "
-            return (1.0 if c.iri else OTHER_KIND) * (1.0 if f" {want.noun} " in said or f" {want.noun}s " in said
-                                                     else OTHER_KIND)
-        return 1.0 if c.iri else OTHER_KIND
-    if not c.iri or want.cls is None:
-        return 0.0
-    known = [t for t in types if terms is not None and t in terms.types]
-    # typed by no ontology class (a graph loaded under its own vocabulary): it cannot be ruled out
-    if not known or terms is None:
-        return 1.0
-    return 1.0 if any(terms.is_subtype(t, want.cls) for t in known) else 0.0
-
-
-def _sentence_entity(found: list[Candidate], sentence: Sentence) -> str | None:
-    """The first entity the sentence mentions (what the value is said of), else None."""
-    return next((c.iri for c in found if c.iri and c.sentence is sentence), None)

@@ -9,6 +9,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from attest.answer import lexicon
 from attest.answer.lookup import LabelIndex
+from attest.answer.near_miss import best_labels, by_length
 from attest.answer.words import FOLD, WORD, normalize
 
 LABEL_CUTOFF = 80.0  # token_sort_ratio at or above which a written label counts as naming an entity
@@ -68,6 +69,9 @@ class LabelMatcher:
         self.longest = index.phrases["longest"]
         self.vocabulary = index.phrases["vocabulary"]
         self.related = index.phrases["related"]
+        if index.by_length is None:
+            index.by_length = by_length(self.normalized)
+        self.by_length = index.by_length
 
     def best(self, written: str) -> tuple[str, float] | None:
         """(IRI, similarity 0-100) of the label closest to `written`, or None under the cutoff."""
@@ -137,7 +141,7 @@ class LabelMatcher:
         """Spans of the words no exact match took that look like names (a capital past the first word, a digit)
         and come within LINK_CUTOFF of a label."""
         used = {k for i, j, _, _ in taken for k in range(i, j)}
-        out: list[Span] = []
+        grams: list[tuple[int, int, str]] = []
         for i in range(len(words)):
             for n in range(1, MAX_NGRAM + 1):
                 if i + n > len(words) or any(k in used for k in range(i, i + n)):
@@ -146,13 +150,13 @@ class LabelMatcher:
                 if not any((w[0].isupper() and k + i > 0) or any(c.isdigit() for c in w) for k, w in enumerate(original)):
                     continue
                 gram = " ".join(words[i:i + n])
-                if len(gram) <= SHORT_LABEL:
-                    continue
-                hits = process.extract(gram, self.normalized, scorer=fuzz.ratio, score_cutoff=LINK_CUTOFF, limit=5)
-                if hits:
-                    best = max(score for _, score, _ in hits)
-                    iris = list(dict.fromkeys(self.index.iris[k] for _, score, k in hits if score == best))
-                    out.append((i, i + n, iris, float(best)))
+                if len(gram) > SHORT_LABEL:
+                    grams.append((i, n, gram))
+        out: list[Span] = []
+        for (i, n, _), hit in zip(grams, best_labels([g for _, _, g in grams], self.by_length, LINK_CUTOFF)):
+            if hit is not None:
+                best, indices = hit
+                out.append((i, i + n, list(dict.fromkeys(self.index.iris[k] for k in indices)), best))
         return out
 
 

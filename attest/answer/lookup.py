@@ -6,7 +6,7 @@ import hashlib
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Iterable, Iterator, TypedDict, TypeVar
 
 from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 
@@ -19,6 +19,9 @@ from attest.store.results import solutions
 from attest.ingest import summary
 from attest.store import GraphStore
 from attest.vocab import ATT, DCT, ONT, OWL, PREFIXES, RDF, RDFS, SCHEMA, SH, SKOS, XSD, Iris
+
+if TYPE_CHECKING:
+    from attest.answer.near_miss import ByLength
 
 
 Triple = tuple[str, str, str]  # subject IRI, predicate IRI, object IRI or N-Triples literal ("…"^^<…>)
@@ -114,6 +117,7 @@ class LabelIndex:
     ranks: dict[tuple[str, str], int] = field(default_factory=dict)  # (IRI, label) -> best predicate's rank
     normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
     phrases: Phrases | None = None  # likewise: the matcher's phrase table
+    by_length: "ByLength | None" = None  # likewise: the normalized labels sorted by length, for near misses
 
     def __contains__(self, iri: str) -> bool:
         return iri in self.preferred
@@ -381,6 +385,22 @@ class GraphLookup:
             quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted) + bound)
         return self._statuses(quads)
 
+    def facts_along(self, nodes: list[str], predicates: Iterable[str], limit: int = HUB_ROWS) -> dict[Triple, FactStatus]:
+        """The facts in or out of ordinary nodes along the given predicates, at most `limit` per node (counted over all
+        of them; those leaving the nodes first): hub_facts' result for nodes that are not hubs, read by one index
+        range per node instead of one per node and predicate (not remembered: the predicates vary by question)."""
+        wanted = q.IriList(tuple(NamedNode(p) for p in sorted(set(predicates) - self._not_facts)))  # those are dropped
+        if not nodes or not wanted.nodes:
+            return {}
+        entities = _nodes(nodes)
+        bound = int(limit) * len(nodes)
+        rows = list(solutions(self.store.query(q.with_values(q.FACTS_ALONG_OUT, entities=entities, wanted=wanted)
+                                               + str(bound), **self.dataset)))
+        if len(rows) < bound:
+            rows += solutions(self.store.query(q.with_values(q.FACTS_ALONG_IN, entities=entities, wanted=wanted)
+                                               + str(bound - len(rows)), **self.dataset))
+        return self._statuses(self._facts_of(rows))
+
     def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:
         """Facts and attributes out of the given subjects (resolving hashed relation ids)."""
         found = self.memo.many("from", iris, self._read_from)
@@ -395,7 +415,10 @@ class GraphLookup:
 
     def _fact_quads(self, query: str) -> Iterable[Quad]:
         """The rows of a fact query that are facts: in a fact graph, between nodes, with a predicate that says something."""
-        for row in solutions(self.store.query(query, **self.dataset)):
+        return self._facts_of(solutions(self.store.query(query, **self.dataset)))
+
+    def _facts_of(self, rows: Iterable[QuerySolution]) -> Iterator[Quad]:
+        for row in rows:
             g, s, p, o = row["g"], row["s"].value, row["p"].value, row["o"]
             g = g.value if g is not None else ""
             if p in self._not_facts or self.counts(g) is None or not self.is_node(s):

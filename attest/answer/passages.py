@@ -141,12 +141,15 @@ class PassageRanker:
 
     def _topic_chunks(self, entities: list[str]) -> dict[str, list[str]]:
         """Entity -> the chunks of the documents about it, at most TOPIC_CHUNKS each."""
-        out: dict[str, list[str]] = {}
-        for e in entities:
-            rows = self.index.read("SELECT chunk FROM topics WHERE entity = ? ORDER BY chunk LIMIT ?", (e, TOPIC_CHUNKS))
-            if rows:
-                out[e] = [r[0] for r in rows]
-        return out
+        found: dict[str, list[str]] = {}
+        for batch in _batches(entities):  # one read for all: a query per entity was 200 round trips
+            marks = ",".join("?" * len(batch))
+            for entity, chunk in self.index.read(
+                    "SELECT entity, chunk FROM (SELECT entity, chunk, row_number() OVER (PARTITION BY entity ORDER BY chunk) "
+                    f"AS n FROM topics WHERE entity IN ({marks})) WHERE n <= ? ORDER BY entity, chunk",
+                    (*batch, TOPIC_CHUNKS)):
+                found.setdefault(entity, []).append(chunk)
+        return {e: found[e] for e in entities if e in found}
 
     def _read(self, chunks: list[str]) -> list[Hit]:
         """Text and place of chunks found through the graph, through the rows of their documents."""

@@ -134,7 +134,7 @@ class PathSearch:
         if wanted:  # a bounded read; a hub gets a small share of its own, so it cannot fill the others' bound
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
             hubs = {n for n in nodes if self._degrees.get(n, 0) > BIG_NODE}
-            found = self.lookup.hub_facts(sorted(nodes - hubs), wanted)
+            found = self.lookup.facts_along(sorted(nodes - hubs), wanted)
             found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
         else:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))

@@ -27,6 +27,7 @@ FUNCTION_WORDS = frozenset("""a an the of in on at by to for from with into onto
 is are was were be been being am do does did has have had having this that these those it its they them their there
 here what which who whom whose when where why how me my we our you your he she his her i not no also just only very
 more most some any all each every other such can could would should will shall may might must""".split())
+MAX_SCORED = 4096  # question words whose match is remembered per property and direction
 SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "ors", "er", "or", "ies", "es", "ed", "en", "s", "e", "y")
 
 
@@ -75,6 +76,9 @@ class PredicateWords:
 
     stems: dict[str, float]
     related: dict[str, float]
+    # question word -> (how well it matches these words by spelling, through WordNet): kept with the PropertyText across
+    # requests (most questions share words with earlier ones), at most MAX_SCORED words
+    scored: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def question_terms(question: str, skip: list[tuple[int, int]]) -> list[Term]:
@@ -142,24 +146,39 @@ def relevance(terms: list[Term], words: PredicateWords, lexical: frozenset[int] 
     terms that may match through WordNet (None: all)."""
     best, matched = 0.0, set()
     for i, term in enumerate(terms):
-        may = term.related and words.related and (lexical is None or i in lexical)
-        score = lexicon.similarity(term.related, words.related) * LEXICAL if may else 0.0
-        if score < LEXICAL_MIN:
-            score = 0.0
-        for word, weight in words.stems.items():
-            if word == term.stem:
-                s = 1.0
-            elif min(len(word), len(term.stem)) >= MIN_STEM and (word.startswith(term.stem) or term.stem.startswith(word)):
-                s = PREFIX_MATCH
-            elif len(word) >= 5 and fuzz.ratio(word, term.stem) >= FUZZY_CUTOFF:
-                s = FUZZY_MATCH
-            else:
-                continue
-            score = max(score, s * weight)
+        spelled, related = _term_match(term, words)
+        score = max(spelled, related if lexical is None or i in lexical else 0.0)
         if score > 0:
             matched.add(i)
             best = max(best, score)
     return best, frozenset(matched)
+
+
+def _term_match(term: Term, words: PredicateWords) -> tuple[float, float]:
+    """(the best match of a question word to the property's words by spelling, through WordNet), 0 where none;
+    remembered on `words` by the word, which its stem and related words are read from."""
+    known = words.scored.get(term.word) if term.word else None
+    if known is not None:
+        return known
+    related = lexicon.similarity(term.related, words.related) * LEXICAL if term.related and words.related else 0.0
+    if related < LEXICAL_MIN:
+        related = 0.0
+    spelled = 0.0
+    for word, weight in words.stems.items():
+        if word == term.stem:
+            s = 1.0
+        elif min(len(word), len(term.stem)) >= MIN_STEM and (word.startswith(term.stem) or term.stem.startswith(word)):
+            s = PREFIX_MATCH
+        elif len(word) >= 5 and fuzz.ratio(word, term.stem) >= FUZZY_CUTOFF:
+            s = FUZZY_MATCH
+        else:
+            continue
+        spelled = max(spelled, s * weight)
+    if term.word:
+        if len(words.scored) >= MAX_SCORED:
+            words.scored.clear()
+        words.scored[term.word] = (spelled, related)
+    return spelled, related
 
 
 WH_WORDS = frozenset({"which", "what", "who", "whom", "whose", "when", "where"})

@@ -394,10 +394,11 @@ class IngestPipeline:
                                                    f"({report.entities} entities, {report.relations} relations)")
             report.warnings = future_dates([*gated.kept, *mapped.extra_quads])
             status.report = {k: getattr(report, k) for k in STORED_REPORT}
-            self._commit(status.id, document=[*gated.kept, *mapped.extra_quads], status=self.registry.quads(status),
+            self._commit(status.id, document=[*gated.kept, *mapped.extra_quads], status=self.registry.quads(status, gated.kept),
                          quarantine=quarantine, fresh=mapped.fresh)
         report.status = "done"
         return report
+
     def _commit(self, doc_id: str, *, document: list | None, status: list, quarantine: list, fresh: bool) -> None:
         if self._batch is not None and fresh:
             self._batch.add(doc_id, document=document or [], status=status, quarantine=quarantine)

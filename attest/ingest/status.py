@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import uuid
+import zlib
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from collections.abc import Iterable, Sequence
 from typing import Any, ContextManager, cast
 
 from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions
@@ -18,6 +21,8 @@ from attest.store import GraphStore, fulltext
 from attest.vocab import ATT, Iris
 
 DOC_STATES = ("pending", "done", "failed")
+# att:extraction's datatype: the JSON, zlib-deflated, in base64 (a third of its size); a plain string is read too
+DEFLATED_JSON = NamedNode(ATT + "deflatedJSON")
 CHUNK_STATES = ("pending", "done", "failed", "quarantined")
 
 DOCUMENT_LIST = f"""
@@ -41,6 +46,28 @@ STATUS_COUNTS = f"""
 PREFIX att: <{ATT}>
 SELECT ?status (COUNT(?d) AS ?n) WHERE {{ GRAPH ?g {{ ?d a att:DocumentStatus ; att:status ?status }} }} GROUP BY ?status
 """
+
+
+CHUNK_FIELDS = {att(name).value: i for i, name in enumerate(("index", "charStart", "charEnd", "text"))}
+
+
+def _chunks_stated(quads: Iterable[Quad]) -> dict[str, tuple[str, str, str, str]]:
+    """Chunk IRI -> (index, start, end, text) for each chunk node the quads describe with all four."""
+    fields: dict[str, list[str | None]] = {}
+    for q in quads:
+        i = CHUNK_FIELDS.get(q.predicate.value)
+        if i is not None and isinstance(q.object, Literal):
+            fields.setdefault(cast(NamedNode, q.subject).value, [None] * 4)[i] = q.object.value
+    return {s: (f[0], f[1], f[2], f[3]) for s, f in fields.items()
+            if f[0] is not None and f[1] is not None and f[2] is not None and f[3] is not None}
+
+
+def deflated(text: str) -> Literal:
+    return Literal(base64.b64encode(zlib.compress(text.encode(), 9)).decode("ascii"), datatype=DEFLATED_JSON)
+
+
+def inflated(value: Literal) -> str:
+    return zlib.decompress(base64.b64decode(value.value)).decode()
 
 
 def now() -> datetime:
@@ -99,7 +126,9 @@ class StatusRegistry:
         self.store = store
         self.iris = iris
 
-    def quads(self, status: DocStatus) -> list[Quad]:
+    def quads(self, status: DocStatus, document: Sequence[Quad] | None = None) -> list[Quad]:
+        """The status graph; `document`, the document graph written in the same commit: a chunk whose index, offsets
+        and text it states (`att:index`, `att:charStart`, `att:charEnd`, `att:text`) is not described twice."""
         g = NamedNode(self.iris.status_graph(status.id))
         d = NamedNode(self.iris.document(status.id))
         status.updated = status.updated or now().isoformat()
@@ -117,23 +146,19 @@ class StatusRegistry:
             out.append(Quad(d, att("statusMessage"), Literal(status.message), g))
         if status.extractor:
             out.append(Quad(d, att("extractor"), Literal(status.extractor), g))
+        stated = _chunks_stated(document or ())
         for c in status.chunks:
             n = NamedNode(self.iris.chunk(c.id))
-            out += [
-                Quad(n, A, att("ChunkStatus"), g),
-                Quad(n, att("chunkOf"), d, g),
-                Quad(n, att("chunkIndex"), integer(c.index), g),
-                Quad(n, att("chunkStart"), integer(c.start), g),
-                Quad(n, att("chunkEnd"), integer(c.end), g),
-                Quad(n, att("chunkText"), Literal(c.text), g),
-                Quad(n, att("status"), Literal(c.state), g),
-            ]
+            out += [Quad(n, A, att("ChunkStatus"), g), Quad(n, att("chunkOf"), d, g), Quad(n, att("status"), Literal(c.state), g)]
+            if stated.get(n.value) != (str(c.index), str(c.start), str(c.end), c.text):
+                out += [Quad(n, att("chunkIndex"), integer(c.index), g), Quad(n, att("chunkStart"), integer(c.start), g),
+                        Quad(n, att("chunkEnd"), integer(c.end), g), Quad(n, att("chunkText"), Literal(c.text), g)]
             if c.message:
                 out.append(Quad(n, att("statusMessage"), Literal(c.message), g))
-            if c.extractor:
+            if c.extractor and (c.extractor != status.extractor or c.cache is None):
                 out.append(Quad(n, att("extractor"), Literal(c.extractor), g))
             if c.cache is not None:
-                out.append(Quad(n, att("extraction"), Literal(c.cache), g))
+                out.append(Quad(n, att("extraction"), deflated(c.cache), g))
         return out
 
     def get(self, doc_id: str) -> DocStatus | None:
@@ -141,8 +166,9 @@ class StatusRegistry:
         doc_iri = self.iris.document(doc_id)
         props: dict[str, dict[str, str]] = {}
         for q in self.store.quads(graph):  # IRIs and literals only: the registry writes no triple terms
-            subject, value = cast(NamedNode, q.subject).value, cast(NamedNode | Literal, q.object).value
-            props.setdefault(subject, {})[q.predicate.value[len(ATT):] if q.predicate.value.startswith(ATT) else q.predicate.value] = value
+            subject, value = cast(NamedNode, q.subject).value, cast(NamedNode | Literal, q.object)
+            text = inflated(value) if isinstance(value, Literal) and value.datatype == DEFLATED_JSON else value.value
+            props.setdefault(subject, {})[q.predicate.value[len(ATT):] if q.predicate.value.startswith(ATT) else q.predicate.value] = text
         d = props.pop(doc_iri, None)
         if d is None:
             return None
@@ -150,12 +176,20 @@ class StatusRegistry:
                            d["status"], d.get("statusMessage", ""), d.get("extractor", ""), d.get("updated", ""),
                            json.loads(d.get("report", "{}")))
         prefix = self.iris.chunk("")
+        stated = self._document_chunks(doc_id) if any("chunkText" not in c for c in props.values()) else {}
         for iri, c in props.items():
+            if "chunkText" not in c:  # described by the document graph (see quads); gone only if edited by hand
+                c.update(zip(("chunkIndex", "chunkStart", "chunkEnd", "chunkText"), stated.get(iri, ("0", "0", "0", ""))))
+            extractor = c.get("extractor", status.extractor if "extraction" in c else "")
             status.chunks.append(ChunkStatus(iri[len(prefix):], int(c["chunkIndex"]), int(c["chunkStart"]),
-                                             int(c["chunkEnd"]), c["chunkText"], c["status"], c.get("statusMessage", ""), c.get("extractor", ""),
-                                             c.get("extraction")))
+                                             int(c["chunkEnd"]), c["chunkText"], c["status"],
+                                             c.get("statusMessage", ""), extractor, c.get("extraction")))
         status.chunks.sort(key=lambda c: c.index)
         return status
+
+    def _document_chunks(self, doc_id: str) -> dict[str, tuple[str, str, str, str]]:
+        """Chunk IRI -> (index, start, end, text) as the document graph states them."""
+        return _chunks_stated(self.store.quads(self.iris.document_graph(doc_id)))
 
     def list(self, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
         """A page of the documents' summaries, sorted by source (all of them without a limit)."""

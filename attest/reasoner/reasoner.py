@@ -16,9 +16,9 @@ from attest import metrics
 from attest.ingest import summary, validity
 from attest.reasoner.engine import Delta, Engine, gc_paused
 from attest.reasoner.explain import Explainer
-from attest.reasoner.records import RecordWriter, violation_iri
+from attest.reasoner.records import RecordWriter, is_thing_type, needed_premises, violation_iri
 from attest.reasoner.stamp import ClosureStamp
-from attest.reasoner.terms import Encoded, Term, TermDict
+from attest.reasoner.terms import THING, TYPE, Encoded, Term, TermDict
 from attest.store.base import GraphStore
 from attest.store.parallel import Loaders
 from attest.store.rdfio import quad_data
@@ -71,6 +71,8 @@ class Reasoner:
         self.engine: Engine | None = None
         self._graphs: dict[str, set[Encoded]] = {}
         self._violations_written: set[tuple] = set()
+        self._needed: set[Encoded] | None = None  # owl:Thing types written as premises (_writer)
+        self._asserted_things: set[Encoded] | None = None  # asserted (x rdf:type owl:Thing), for inferred_count
         self.stamp: ClosureStamp | None = None  # of the asserted triples the engine holds
         self.first: ReasoningReport | None = None  # this reasoner's first (full) run
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
@@ -205,6 +207,9 @@ class Reasoner:
                 stamp.remove(t)
         new = {t for t in added if t not in e.support}
         touched = retracted.touched | e.add(added).touched
+        if self._asserted_things is not None:
+            self._asserted_things.difference_update(t for t in removed if t not in e.support)
+            self._asserted_things.update(t for t in added if is_thing_type(t) and t in e.support)
         for t in new:
             stamp.add(t)
         reasoned = time.perf_counter()
@@ -225,7 +230,15 @@ class Reasoner:
         return gained, {t for t, there in now.items() if not there and t in held}
 
     def inferred_count(self) -> int:
-        return 0 if self.engine is None else self.engine.inferred_count()
+        """The inferred triples the inferred graph holds (the closure less its unwritten owl:Thing types)."""
+        e = self.engine
+        if e is None:
+            return 0
+        if self._asserted_things is None:
+            self._asserted_things = {t for t in e.support if is_thing_type(t)}
+        typed = len(e.index.op.get(TYPE, {}).get(THING, ()))  # asserted or inferred
+        needed = sum(1 for q in self._writer().needed() if q in e.why)
+        return e.inferred_count() - (typed - len(self._asserted_things)) + needed
 
     def explain(self, s, p, o, max_depth: int | None = None) -> dict:
         return self.explainer.explain(s, p, o, max_depth or self.max_depth)
@@ -247,6 +260,7 @@ class Reasoner:
         for t in set().union(*self._graphs.values()):
             stamp.add(t)
         self.engine = e = Engine(terms)
+        self._needed = self._asserted_things = None
         e.on_level = self.progress
         # in id order (≈ the store's subject order): the indexes then grow with better locality than in set order
         e.materialize(sorted(t for triples in self._graphs.values() for t in triples))
@@ -287,10 +301,29 @@ class Reasoner:
         rows = cast(QuerySolutions, self.store.query(STORED_STAMP, substitutions=subs))
         return [row["v"] for row in rows]
 
+    def _writer(self) -> RecordWriter:
+        """A record writer that shares the owl:Thing types written as premises (RecordWriter.needed), found by one
+        pass over the closure after a full run and kept up to date by each incremental write."""
+        e = self.engine
+        assert e is not None  # called once the closure exists
+        if self._needed is None:
+            self._needed = needed_premises(e)
+        return RecordWriter(e, self.iris, self._needed)
+
+    def _newly_needed(self, touched: set[Encoded]) -> set[Encoded]:
+        """owl:Thing types that the touched derivations name as premises and no written record did until now: they
+        are written with the touched triples (and stay written while they hold)."""
+        assert self.engine is not None  # called once the closure exists
+        known = self._writer().needed()
+        new = needed_premises(self.engine, touched) - known
+        known |= new
+        return new
+
     def _write_all(self) -> None:
         e = self.engine
         assert e is not None and self.stamp is not None  # set together
-        writer = RecordWriter(e, self.iris)
+        self._needed = None  # found again over the whole closure: a full write keeps only what is needed now
+        writer = self._writer()
         raw = self.store.raw
         violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
         if raw is None:
@@ -322,7 +355,8 @@ class Reasoner:
         if raw is None:
             self._update_changes(touched)
             return
-        writer = RecordWriter(e, self.iris)
+        touched = touched | self._newly_needed(touched)
+        writer = self._writer()
         mark = self.stamp.quad(self.iris)
         for q in list(raw.quads_for_pattern(mark.subject, mark.predicate, None, mark.graph_name)):
             raw.remove(q)  # until the new stamp goes in last, a crash leaves these records unstamped
@@ -353,7 +387,8 @@ class Reasoner:
         SPARQL update, so the records change all at once for every reader."""
         e = self.engine
         assert e is not None and self.stamp is not None  # set together
-        writer = RecordWriter(e, self.iris)
+        touched = touched | self._newly_needed(touched)
+        writer = self._writer()
         mark = self.stamp.quad(self.iris)
         der = mark.graph_name
         triples = [writer.triple(t) for t in touched]
@@ -381,10 +416,10 @@ class Reasoner:
         e = self.engine
         assert e is not None and self.stamp is not None  # set together
         now = time.perf_counter()
-        inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0)
+        writer = self._writer()
+        inferred_now = sum(1 for t in touched if e.depth.get(t, 0) > 0 and writer.written(t))
         metrics.reasoning_seconds.observe(now - start)
         metrics.inferred_triples.inc(inferred_now)
-        writer = RecordWriter(e, self.iris)
         return ReasoningReport(
             mode=mode, asserted=len(e.support), inferred=self.inferred_count(),
             added=inferred_now, changed_graphs=graphs,

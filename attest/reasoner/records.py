@@ -10,7 +10,10 @@ Vocabulary (att: = https://w3id.org/attest/vocab#), one record per inferred trip
     <{base}violation/{key}> a att:Violation ; att:rule "cax-dw" ; att:premise <<( ... )>> , ... .
 
 A derivation is not typed: its att:derives triple already says what it is, and a type would add one
-quad in seven to the largest write of a full run. {key} is a hash of the triple (or of rule + premises), so a
+quad in seven to the largest write of a full run. `x rdf:type owl:Thing` (scm-cls makes every class a subclass of
+owl:Thing, so cax-sco types every individual) is kept in the closure but neither written to the inferred graph nor
+given a record, unless a derivation or violation names it as a premise: it says nothing, and was one inferred triple
+(and one record) per entity. {key} is a hash of the triple (or of rule + premises), so a
 record is found and replaced without a query.
 Example: SELECT ?rule ?depth WHERE { GRAPH ?g { ?d att:derives <<( ex:a ex:p ex:b )>> ; att:rule ?rule ;
 att:depth ?depth } }.
@@ -24,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from pyoxigraph import Literal, NamedNode, Quad, Triple
 
 from attest.reasoner.engine import Engine, Premises
-from attest.reasoner.terms import Encoded
+from attest.reasoner.terms import THING, TYPE, Encoded
 from attest.vocab import ATT, RDF, XSD, Iris
 
 VIOLATION = NamedNode(ATT + "Violation")
@@ -34,6 +37,21 @@ DEPTH = NamedNode(ATT + "depth")
 PREMISE = NamedNode(ATT + "premise")
 A = NamedNode(RDF + "type")
 _XSD_INTEGER = NamedNode(XSD + "integer")
+
+
+def is_thing_type(t: Encoded) -> bool:
+    """(x rdf:type owl:Thing): not written unless needed as a premise (module docstring)."""
+    return t[2] == THING and t[1] == TYPE
+
+
+def needed_premises(engine: Engine, triples: Iterable[Encoded] | None = None) -> set[Encoded]:
+    """The inferred owl:Thing types that the derivations of `triples` (of every inferred triple when None), written
+    or not, and the violations name as premises: written, so that every written record's premises are stored."""
+    why = engine.why
+    derivations = why.values() if triples is None else (why[t] for t in triples if t in why)
+    found = {q for _, premises in derivations for q in premises if q[2] == THING and q[1] == TYPE}
+    found.update(q for _, premises in engine.violations for q in premises if is_thing_type(q))
+    return {q for q in found if q in why}
 
 
 def triple_dict(t: Triple) -> dict[str, str]:
@@ -60,13 +78,25 @@ def violation_iri(iris: Iris, rule: str, premises: Iterable[Triple]) -> NamedNod
 class RecordWriter:
     """Turns engine state into quads of the inferred and derivations graphs (terms decoded once, cached)."""
 
-    def __init__(self, engine: Engine, iris: Iris) -> None:
+    def __init__(self, engine: Engine, iris: Iris, needed: set[Encoded] | None = None) -> None:
         self.engine, self.iris = engine, iris
         self.inferred = NamedNode(iris.inferred_graph)
         self.derivations = NamedNode(iris.derivations_graph)
         self._triples: dict[Encoded, Triple] = {}
         self._depths: dict[int, Literal] = {}
         self._rules: dict[str, Literal] = {}
+        self._needed = needed  # see needed(); the Reasoner keeps it across incremental writes
+
+    def needed(self) -> set[Encoded]:
+        """The unwritten kind of triple (x rdf:type owl:Thing) that derivations or violations name as a premise (an
+        ontology that says something about owl:Thing): those are written after all."""
+        if self._needed is None:
+            self._needed = needed_premises(self.engine)
+        return self._needed
+
+    def written(self, t: Encoded) -> bool:
+        """Whether inferred triple t goes into the inferred graph with a record (see the module docstring)."""
+        return not is_thing_type(t) or t in self.needed()
 
     def triple(self, t: Encoded) -> Triple:
         tr = self._triples.get(t)
@@ -78,7 +108,7 @@ class RecordWriter:
         """The inferred triple and its derivation record, or nothing when t is asserted or unknown."""
         e = self.engine
         d = e.depth.get(t)
-        if not d:
+        if not d or not self.written(t):
             return
         rule, premises = e.why[t]
         tr = self.triple(t)
@@ -119,7 +149,7 @@ class RecordWriter:
         with_blanks: list[str] = []
         for t in triples:
             d = depth.get(t)
-            if not d:
+            if not d or not self.written(t):
                 continue
             rule, premises = why[t]
             lines = plain

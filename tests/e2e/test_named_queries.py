@@ -268,6 +268,31 @@ def test_neighbours_lists_asserted_and_inferred_links_but_not_chunks(seeded):
     assert {r["neighbourLabel"] for r in rows if r["neighbour"] == E + "w3c"} == {"W3C"}
 
 
+def test_neighbours_of_a_hub_read_a_thousand_links_each_way(client):
+    from attest.ingest import summary
+
+    people = "\n".join(f"e:person{i} rdfs:label \"Person {i}\" ; ont:citizenOf e:hub ." for i in range(1100))
+    resources = client.app.state.resources
+    resources.store.load(f"""@prefix ont: <https://w3id.org/attest/ontology#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix e: <https://w3id.org/attest/entity/> .
+<https://w3id.org/attest/graph/document/hub> {{
+  e:hub rdfs:label "Hub" ; ont:locatedIn e:place .
+  e:place rdfs:label "Place" .
+  e:unnamed ont:citizenOf e:hub .
+  {people}
+}}""", RdfFormat.TRIG)
+    summary.rebuild(resources.store, resources.iris)
+    rows = _rows(_get(client, "neighbours", entity="hub", limit="10000"))
+    # at most 1,000 of the 1,101 links into it are read (an unlabelled one among them then left out), and the one
+    # leaving it: 1,000 rows (the query's LIMIT), those into it first
+    assert len(rows) == 1000 and len({r["neighbour"] for r in rows}) == 1000
+    assert all(r["direction"] == "in" and r["neighbourLabel"].startswith("Person ") for r in rows[:-1])
+    out = _rows(_get(client, "neighbours", entity="place"))
+    assert [(r["direction"], r["neighbour"]) for r in out] == [("in", E + "hub")]
+    assert E + "unnamed" not in {r["neighbour"] for r in rows}  # a neighbour without a label is not an entity
+
+
 def test_documents_mentioning_counts_chunks_per_document(seeded):
     rows = _rows(_get(seeded, "documents-mentioning", entity="https://w3id.org/attest/entity/sparql"))
     assert [(r["document"].rsplit("/", 1)[1], r["mentions"]) for r in rows] == [("primer", "2"), ("endpoints", "1")]

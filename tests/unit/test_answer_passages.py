@@ -117,6 +117,25 @@ def test_a_hub_entity_is_read_within_bounds(tmp_path):
     index.close()
 
 
+def test_the_passages_of_many_entities_are_read_at_once_each_within_its_bound(tmp_path):
+    """One read for every followed entity gives what one bounded read per entity gave; reads by chunk use an index."""
+    index = FullText(tmp_path / "fulltext.sqlite")
+    for i in range(60):  # entity k is what every k-th document is about: 60, 30, 20 ... documents
+        text = f"Doc {i}\n\nText {i}."
+        about = [MentionRow(f"{C}c{i:02d}", f"{E}e{k}", 0, 3) for k in range(1, 7) if i % k == 0]
+        index.replace(f"d{i}", f"sha256:{i}", [Chunk(f"{C}c{i:02d}", text, 0, len(text))], [], about)
+    entities = [f"{E}e{k}" for k in (6, 1, 9, 2, 5)]  # e9 is what no document is about
+    one_by_one = {e: [r[0] for r in index.read("SELECT chunk FROM topics WHERE entity = ? ORDER BY chunk LIMIT ?",
+                                               (e, TOPIC_CHUNKS))] for e in entities}
+    read = PassageRanker(index)._topic_chunks(entities)
+    assert read == {e: chunks for e, chunks in one_by_one.items() if chunks} and list(read) == [e for e in entities if e != E + "e9"]
+    assert len(read[E + "e1"]) == TOPIC_CHUNKS and len(read[E + "e6"]) == 10
+    plan = " ".join(str(r) for r in index.read("EXPLAIN QUERY PLAN SELECT chunk, entity FROM topics WHERE chunk IN (?, ?)",
+                                               ("a", "b")))
+    assert "topics_by_chunk" in plan
+    index.close()
+
+
 def test_a_document_is_about_the_entities_it_names_first_and_forgets_them_when_deleted(tmp_path):
     index = _index(tmp_path)
     topics = index.read("SELECT document, chunk, entity FROM topics ORDER BY document, entity")

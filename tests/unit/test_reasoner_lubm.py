@@ -50,7 +50,8 @@ def lubm1_store(tmp_path_factory):
 
 def test_lubm1_queries_return_the_reference_counts(lubm1_store):
     store, iris, _, report, data = lubm1_store
-    assert report.consistent and report.inferred > 60_000
+    # 67k triples in the closure; 17k of them `x rdf:type owl:Thing`, which are not written (docs/reference/reasoner.md)
+    assert report.consistent and report.inferred > 45_000
     expected = reference_counts(data)
     got = {i: len(list(store.query((data / "queries" / f"q{i}.rq").read_text()))) for i in range(1, 15)}
     assert got == expected

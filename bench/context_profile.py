@@ -1,0 +1,200 @@
+"""Profile: where /context's and /answer's time goes, stage by stage, in process over an ingested store.
+
+    python bench/context_profile.py --data-dir DIR [--set 2wiki|hotpotqa] [--queries 100] [--answer] [--cold]
+    python bench/context_profile.py --data-dir DIR --dump FILE    # also write every response's `sources` as JSON
+
+DIR is a `bench/docqa.py --data-dir` folder (its `<set>/attest.yaml` names the store; no server may hold it). The
+queries are docqa.py's: the 2wiki set's 100 seeded paragraphs' first sentences, the HotpotQA questions. Each runs once
+through AnswerService.context (or .answer with --answer, extractive), as a served instance runs them: lookups are
+remembered across requests until a write (`--cold` forgets them before each request, as a write would). Every stage's
+own time (its callees' stages left out) is measured as wall clock and as the thread's CPU time; "other" is the rest of
+the request. Serialization is the response's JSON dump (what FastAPI's response model does besides validation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import random
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import pct  # noqa: E402
+
+# (stage, module, class, method): each wrapped method's own time goes to its stage
+STAGES = [
+    ("label index", "attest.answer.lookup", "GraphLookup", "label_index"),
+    ("linking", "attest.answer.linking", "LabelMatcher", "__init__"),
+    ("linking", "attest.answer.linking", "LabelMatcher", "link"),
+    ("linking: near misses", "attest.answer.linking", "LabelMatcher", "_near_misses"),
+    ("linking", "attest.answer.linking", "LabelMatcher", "mentions"),
+    ("path search", "attest.answer.paths", "PathSearch", "__init__"),
+    ("path search", "attest.answer.paths", "PathSearch", "search"),
+    ("path search: predicate relevance", "attest.answer.paths", None, "relevance"),
+    ("fact reads: degrees", "attest.answer.lookup", "GraphLookup", "degrees"),
+    ("fact reads: touching", "attest.answer.lookup", "GraphLookup", "facts_touching"),
+    ("fact reads: hubs", "attest.answer.lookup", "GraphLookup", "hub_facts"),
+    ("fact reads: along predicates", "attest.answer.lookup", "GraphLookup", "facts_along"),
+    ("property texts", "attest.answer.lookup", "GraphLookup", "property_texts"),
+    ("property texts", "attest.answer.lookup", "GraphLookup", "properties_in_use"),
+    ("valid time", "attest.answer.lookup", "GraphLookup", "validity"),
+    ("entity details", "attest.answer.lookup", "GraphLookup", "details"),
+    ("support counts", "attest.answer.lookup", "GraphLookup", "documents"),
+    ("derivation depths", "attest.answer.retrieve", "Retriever", "_depths"),
+    ("full-text search", "attest.store.fulltext", "FullText", "search"),
+    ("passage ranking", "attest.answer.passages", "PassageRanker", "rank"),
+    ("context text", "attest.answer.retrieve", "Retriever", "_text"),
+    ("answer: compose", "attest.answer.service", None, "compose_answer"),
+    ("answer: verify", "attest.answer.verify", "Verifier", "verify"),
+    ("answer: sparql", "attest.answer.service", "AnswerService", "answer_sparql"),
+]
+
+
+class Clock:
+    """Exclusive wall and CPU time per stage for the current request (a stage's callees in stages are subtracted)."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)
+        self.stack: list[list[float]] = []  # per open stage: [wall spent in child stages, cpu spent in child stages]
+
+    def wrap(self, stage: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self.stack.append([0.0, 0.0])
+            w0, c0 = time.perf_counter(), time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                w, c = time.perf_counter() - w0, time.thread_time() - c0
+                child_w, child_c = self.stack.pop()
+                self.wall[stage] += w - child_w
+                self.cpu[stage] += c - child_c
+                if self.stack:
+                    self.stack[-1][0] += w
+                    self.stack[-1][1] += c
+        return timed
+
+    def reset(self) -> None:
+        self.wall.clear()
+        self.cpu.clear()
+
+
+def instrument(clock: Clock) -> None:
+    import importlib
+
+    for stage, module_name, cls_name, method in STAGES:
+        module = importlib.import_module(module_name)
+        owner = getattr(module, cls_name) if cls_name else module
+        if hasattr(owner, method):  # an older checkout may lack a stage
+            setattr(owner, method, clock.wrap(stage, getattr(owner, method)))
+
+
+def queries(name: str, n: int, seed: int) -> list[str]:
+    """docqa.py's queries for a set: the 2wiki seeded paragraphs' first sentences, the HotpotQA questions."""
+    from docqa import DOCQA, load_corpus
+
+    if name == "hotpotqa":
+        return [q["question"] for q in json.loads((DOCQA / "hotpotqa.json").read_text(encoding="utf-8"))[:n]]
+    sample = random.Random(seed).sample(load_corpus(name), min(n, 100))
+    return [re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0][:300] for _, text in sample]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", required=True, type=Path, help="a bench/docqa.py --data-dir folder")
+    parser.add_argument("--set", default="2wiki", choices=["hotpotqa", "2wiki"])
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--answer", action="store_true", help="profile /answer (extractive) instead of /context")
+    parser.add_argument("--cold", action="store_true", help="forget every remembered lookup before each request")
+    parser.add_argument("--slowest", type=int, default=0, help="also show the N slowest requests' largest stages")
+    parser.add_argument("--dump", type=Path, help="write each query's `sources` (and, beside, its paths) as JSON")
+    args = parser.parse_args()
+
+    from attest.answer.inference import reasoner_inference
+    from attest.answer.memo import forget
+    from attest.answer.retrieve import ContextQuery
+    from attest.answer.service import AnswerService
+    from attest.settings import load_settings
+    from attest.store import open_store
+    from attest.vocab import Iris
+
+    config = args.data_dir / args.set / "attest.yaml"
+    if not config.exists():
+        sys.exit(f"{config} not found: ingest first with python bench/docqa.py --set {args.set} --data-dir {args.data_dir}")
+    settings = load_settings(config, ontology_dir=REPO / "ontology", shapes_dir=REPO / "shapes",
+                             queries_dir=REPO / "queries", llm_base_url="http://127.0.0.1:9/v1")
+    store = open_store(settings, read_only=True)
+    iris = Iris(settings.base_iri)
+    clock = Clock()
+    instrument(clock)
+    service = AnswerService(store, iris, settings, reasoner_inference(store, iris, settings), owner=store)
+    service.context(ContextQuery(query="warm up", limit=20))  # builds the label index, as docqa.py's warm-up does
+    walls: dict[str, list[float]] = defaultdict(list)
+    cpus: dict[str, list[float]] = defaultdict(list)
+    totals, total_cpu, dumped, paths = [], [], [], []
+    requests: list[tuple[float, str, dict[str, float]]] = []
+    for text in queries(args.set, args.queries, args.seed):
+        if args.cold:
+            forget(store)
+        clock.reset()
+        w0, c0 = time.perf_counter(), time.thread_time()
+        if args.answer:
+            response: Any = service.answer(text, mode="extractive", max_hops=2, limit=20)
+        else:
+            response = service.context(ContextQuery(query=text, limit=20, max_hops=2))
+        s0, sc0 = time.perf_counter(), time.thread_time()
+        response.model_dump_json()
+        clock.wall["serialization"] += time.perf_counter() - s0
+        clock.cpu["serialization"] += time.thread_time() - sc0
+        wall, cpu = time.perf_counter() - w0, time.thread_time() - c0
+        totals.append(wall * 1000)
+        total_cpu.append(cpu * 1000)
+        clock.wall["other"] += wall - sum(clock.wall.values())
+        clock.cpu["other"] += cpu - sum(clock.cpu.values())
+        requests.append((cpu * 1000, text, {k: v * 1000 for k, v in clock.cpu.items()}))
+        for stage in set(clock.wall) | {s for s, *_ in STAGES}:
+            walls[stage].append(clock.wall.get(stage, 0.0) * 1000)
+            cpus[stage].append(clock.cpu.get(stage, 0.0) * 1000)
+        if args.dump is not None and not args.answer:
+            dumped.append({"query": text, "sources": [s.model_dump(mode="json") for s in response.sources]})
+            paths.append({"query": text, "paths": [p.model_dump(mode="json") for p in response.paths],
+                          "entities": [e.id for e in response.entities]})
+    store.close()
+    if args.dump is not None:
+        args.dump.write_text(json.dumps(dumped, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        args.dump.with_suffix(".paths.json").write_text(json.dumps(paths, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+    route = "/answer (extractive)" if args.answer else "/context"
+    print(f"{route} in process, {len(totals)} queries of {args.set}{', nothing remembered' if args.cold else ''}")
+    print(f"whole request: wall p50 {statistics.median(totals):.1f} / p95 {pct(totals, 0.95):.1f} / mean "
+          f"{statistics.mean(totals):.1f} ms; CPU p50 {statistics.median(total_cpu):.1f} / p95 {pct(total_cpu, 0.95):.1f} "
+          f"/ mean {statistics.mean(total_cpu):.1f} ms")
+    print()
+    print("| stage (own time) | wall p50 | wall p95 | wall mean | CPU mean | share of wall |")
+    print("|---|---:|---:|---:|---:|---:|")
+    whole = sum(totals)
+    for stage in sorted(walls, key=lambda s: -sum(walls[s])):
+        if not any(walls[stage]):
+            continue
+        w = walls[stage]
+        print(f"| {stage} | {statistics.median(w):.1f} | {pct(w, 0.95):.1f} | {statistics.mean(w):.1f} | "
+              f"{statistics.mean(cpus[stage]):.1f} | {100 * sum(w) / whole:.0f}% |")
+    for cpu, text, stages in sorted(requests, key=lambda r: -r[0])[:args.slowest]:
+        largest = sorted(stages.items(), key=lambda kv: -kv[1])[:4]
+        print(f"- CPU {cpu:.1f} ms: {text[:70]!r}: " + ", ".join(f"{k} {v:.1f}" for k, v in largest))
+
+
+if __name__ == "__main__":
+    main()
