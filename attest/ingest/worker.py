@@ -7,7 +7,7 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Generic, Sequence, TypeVar, cast
@@ -98,13 +98,19 @@ class WorkerCall(Generic[T]):
 
     def __init__(self, worker: StageWorker, future: Future, function: Callable[..., T], args: tuple) -> None:
         self.worker, self.future, self.function, self.args = worker, future, function, args
+        self.pool = worker._pool
 
     def result(self) -> T:
-        try:
-            return cast(T, self.future.result())
-        except BrokenProcessPool:
-            log.warning("the ingest worker process died under a call; running it again in a new one")
-            return self.worker.call(self.function, *self.args)
+        while True:
+            try:
+                return cast(T, self.future.result(timeout=0.5))
+            except TimeoutError:
+                if self.worker._pool is not self.pool:  # replaced: its calls in flight may never be answered
+                    break
+            except (BrokenProcessPool, CancelledError):
+                break
+        log.warning("the ingest worker process died under a call; running it again in a new one")
+        return self.worker.call(self.function, *self.args)
 
 
 class OffloadedExtractor:
