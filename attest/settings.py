@@ -99,6 +99,9 @@ class Settings(BaseSettings):
                                 "request of the server needs; false: in the server's ingest thread")
     ingest_batch_quads: int = Field(50_000, ge=0, description="`attest ingest` writes new documents with the bulk "
                                     "loader in batches of about this many quads, each all or nothing; 0: one transaction per document")
+    ingest_overlap: int = Field(64, ge=0, description="`attest ingest` with the offline rule extractor: a worker process "
+                                "extracts and SHACL-gates up to this many coming documents while the command commits "
+                                "earlier ones (both cores busy; the same graph as one after another); 0: all in one process")
     max_trace_depth: int = Field(5, ge=1, description="Depth bound of inference traces")
 
     # answers

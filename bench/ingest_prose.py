@@ -1,12 +1,14 @@
 """Benchmark: `attest ingest --offline` of real Wikipedia paragraphs (2WikiMultihopQA corpus), documents/s.
 
-    python bench/ingest_prose.py [--docs 6119] [--repo CHECKOUT]
+    python bench/ingest_prose.py [--docs 6119] [--repo CHECKOUT] [--generated]
 
 Each paragraph is written as one Markdown file, its title as the heading (as the docqa README says), into a
 temporary folder; then `attest ingest --offline FOLDER` runs on a fresh store with the default settings (batched
 bulk commits, the SHACL gate, OWL 2 RL reasoning after ingest) and the whole command is timed. The machine's load
 average is printed before and after: the wall-clock figure is only comparable at a similar load; the command's CPU
-time (user + system, all its threads) gives documents per CPU second, which the load does not change as much.
+time (user + system, all its threads and its worker process) gives documents per CPU second, which the load does
+not change as much. `--generated`: bench/ingest.py's generated technical documents (6 paragraphs, seed 42, as
+bench/scale.py writes them) instead of the paragraphs.
 """
 
 from __future__ import annotations
@@ -29,16 +31,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=6119)
     parser.add_argument("--repo", type=Path, default=REPO, help="the checkout whose attest runs (to compare branches)")
+    parser.add_argument("--generated", action="store_true", help="generated technical documents, not the paragraphs")
     args = parser.parse_args()
-    if not CORPUS.exists():
-        raise SystemExit(f"{CORPUS} is missing (see ../shared/data/docqa/README.md)")
-    paragraphs = json.loads(CORPUS.read_text(encoding="utf-8"))[: args.docs]
     with tempfile.TemporaryDirectory(prefix="attest-prose-") as tmp:
         work = Path(tmp)
         corpus = work / "corpus"
-        corpus.mkdir()
-        for i, p in enumerate(paragraphs):
-            (corpus / f"{i:05d}.md").write_text(f"# {p['title']}\n\n{p['text']}\n", encoding="utf-8")
+        if args.generated:
+            sys.path.insert(0, str(REPO / "bench"))
+            from scale import generate  # bench/scale.py's corpus: its own imports are bench/'s modules
+
+            generate(corpus, args.docs, 6)
+            paragraphs = list(range(args.docs))
+        else:
+            if not CORPUS.exists():
+                raise SystemExit(f"{CORPUS} is missing (see ../shared/data/docqa/README.md)")
+            paragraphs = json.loads(CORPUS.read_text(encoding="utf-8"))[: args.docs]
+            corpus.mkdir()
+            for i, p in enumerate(paragraphs):
+                (corpus / f"{i:05d}.md").write_text(f"# {p['title']}\n\n{p['text']}\n", encoding="utf-8")
         config = work / "attest.yaml"
         config.write_text(f"data_dir: {work / 'data'}\n", encoding="utf-8")
         print(f"load average before: {os.getloadavg()[0]:.1f}")

@@ -33,7 +33,8 @@ def ingest(
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="Retry the failed chunks of failed documents")] = False,
 ) -> None:
     """Ingest documents: chunk, extract, validate, resolve, map to RDF, SHACL-gate, commit one graph per document."""
-    from attest.ingest.session import open_session  # the pipeline's extractors and SHACL: imported when used
+    from attest.ingest.overlap import ingest_files  # the pipeline's extractors and SHACL: imported when used
+    from attest.ingest.session import open_session
     from attest.ontology import load_ontology
 
     if not paths and not retry_failed:
@@ -58,11 +59,13 @@ def ingest(
             if quiet:
                 typer.echo(f"committed {n} document(s)", err=True)
 
-        # new documents are committed in batches by the bulk loader, each batch all or nothing
-        with session.pipeline.batched(settings.ingest_batch_quads, committed), \
-                tqdm(files, unit="doc", desc="ingest", disable=quiet) as bar:
-            for path, source in bar:
-                report = session.pipeline.ingest_path(path, source)
+        # new documents are committed in batches by the bulk loader, each batch all or nothing; a worker process
+        # extracts and gates coming documents meanwhile, and a full batch is written in a thread while the next
+        # documents go on (settings.ingest_overlap)
+        with session.pipeline.batched(settings.ingest_batch_quads, committed, background=settings.ingest_overlap > 0), \
+                tqdm(total=len(files), unit="doc", desc="ingest", disable=quiet) as bar:
+            for report in ingest_files(session.pipeline, files, ahead=settings.ingest_overlap):
+                bar.update()
                 reports.append(report)
                 if bar.disable:  # no progress bar (not a terminal): one line per document instead
                     typer.echo(f"{report.outcome} {report.source}", err=True)

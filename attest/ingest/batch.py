@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyoxigraph import Quad
 
 from attest.ingest import validity
+from attest.ingest.stages import StageClock
 from attest.ingest.summary import summary_quads
 from attest.store import GraphStore, fulltext
 from attest.store.rdfio import quad_data
@@ -19,8 +20,9 @@ class CommitBatch:
     finishing update (INSERT DATA), in the transaction that makes the batch permanent.
     """
 
-    def __init__(self, store: GraphStore, iris: Iris, max_quads: int) -> None:
+    def __init__(self, store: GraphStore, iris: Iris, max_quads: int, clock: StageClock | None = None) -> None:
         self.store, self.iris, self.max_quads = store, iris, max_quads
+        self.clock = clock or StageClock()
         self._graphs: dict[str, list[Quad]] = {}  # doc id -> quads of its document and status graphs
         self._quarantine: list[Quad] = []
         self._size = 0
@@ -36,6 +38,13 @@ class CommitBatch:
     def full(self) -> bool:
         return self._size >= self.max_quads
 
+    def detach(self) -> CommitBatch:
+        """The pending documents as a batch of their own (to be written elsewhere); this one starts empty."""
+        other = CommitBatch(self.store, self.iris, self.max_quads, self.clock)
+        other._graphs, other._quarantine, other._size = self._graphs, self._quarantine, self._size
+        self._graphs, self._quarantine, self._size = {}, [], 0
+        return other
+
     def add(self, doc_id: str, *, document: list[Quad], status: list[Quad], quarantine: list[Quad]) -> None:
         self._graphs[doc_id] = [*document, *status]
         self._quarantine.extend(quarantine)
@@ -49,14 +58,17 @@ class CommitBatch:
         guarded = [self.iris.document_graph(d) for d in doc_ids] + [self.iris.status_graph(d) for d in doc_ids]
         quads = [q for qs in self._graphs.values() for q in qs]
         # the quarantine records and the documents' share of the fact summary become permanent with the batch
-        permanent = [*self._quarantine, *dict.fromkeys(summary_quads(self.iris, quads))]  # documents restate facts
+        with self.clock.measure("batch.summary"):
+            permanent = [*self._quarantine, *dict.fromkeys(summary_quads(self.iris, quads))]  # documents restate facts
         # and the valid time of the facts they state (every graph of the batch is new: nothing is stored in it yet)
-        timed = validity.change(self.store, self.iris, {self.iris.document_graph(d): qs for d, qs in self._graphs.items()})
+        with self.clock.measure("batch.validity"):
+            timed = validity.change(self.store, self.iris,
+                                    {self.iris.document_graph(d): qs for d, qs in self._graphs.items()})
         finish = " ;\n".join([*([quad_data("INSERT DATA", permanent)] if permanent else []), *timed.operations]) or None
         graphs = self._graphs
         self._graphs, self._quarantine, self._size = {}, [], 0
-        with self.store.bulk_write_guard(guarded, finish=finish):
+        with self.clock.measure("batch.bulk_load"), self.store.bulk_write_guard(guarded, finish=finish):
             self.store.bulk_add(quads)
-        for doc_id, doc_quads in graphs.items():  # the full-text index follows (repaired from the store on open)
-            fulltext.on_commit(self.store, self.iris, doc_id, doc_quads, doc_quads)
+        with self.clock.measure("batch.fulltext"):  # the full-text index follows (repaired from the store on open)
+            fulltext.on_commit_many(self.store, self.iris, {doc_id: (qs, qs) for doc_id, qs in graphs.items()})
         return guarded[: len(doc_ids)]

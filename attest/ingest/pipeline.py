@@ -6,7 +6,8 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,7 +25,8 @@ from attest.ingest.chunk import Chunk, CleanText, chunk_text, clean, content_has
 from attest.ingest.load import LoadedDocument, empty_after_cleaning, load_bytes, load_path
 from attest.ingest.rdf_map import ChunkExtraction, DocumentInfo, ExtractionRun, Mention, map_document
 from attest.ingest.resolve import EntityIndex, slugify
-from attest.ingest.shacl_gate import ShaclGate, quarantine_quads
+from attest.ingest.shacl_gate import GateResult, ShaclGate, quarantine_quads
+from attest.ingest.stages import StageClock
 from attest.ingest.status import ChunkStatus, DocStatus, StatusRegistry, commit, now
 from attest.ingest.validity import future_dates
 from attest.settings import Settings
@@ -32,6 +34,8 @@ from attest.store import GraphStore
 from attest.vocab import ATT, ONT, Iris, is_valid_id
 
 STAGES = ("load", "chunk", "extract", "validate", "resolve", "map", "shacl", "write")
+# what a bulk ingest's batch write costs, once per batch (StageClock names; bench/ingest_profile.py reports them)
+BATCH_STAGES = ("batch.summary", "batch.validity", "batch.bulk_load", "batch.fulltext", "reasoner")
 STORED_REPORT = ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "warnings", "extractor")
 
 
@@ -65,6 +69,21 @@ class DocumentReport:
         return asdict(self)
 
 
+@dataclass
+class Mapped:
+    """A document up to the SHACL gate: its mapped quads and what committing them needs (IngestPipeline.prepare)."""
+
+    status: DocStatus
+    report: DocumentReport
+    quads: list[Quad]
+    fresh: bool
+    extra_quads: Sequence[Quad] = ()
+
+    @property
+    def doc_id(self) -> str:
+        return self.status.id
+
+
 class IngestPipeline:
     """Owns the engines of one ingest session (terms, validator, SHACL gate, entity index, extractor)."""
 
@@ -81,8 +100,11 @@ class IngestPipeline:
         self.reasoner = reasoner
         self._index: EntityIndex | None = None
         self._batch: CommitBatch | None = None
+        self._flusher: ThreadPoolExecutor | None = None  # writes full batches while the next documents go on
+        self._flushing: tuple[CommitBatch, Future] | None = None  # the batch being written there
         self._on_commit: Callable[[int], None] | None = None
         self._lock = threading.RLock()  # one document is committed at a time (read-modify-write of shared graphs)
+        self.clock = StageClock()  # wall and CPU per stage over the pipeline's life (profiles, bench/)
 
     @property
     def index(self) -> EntityIndex:
@@ -93,28 +115,40 @@ class IngestPipeline:
     # entry points --------------------------------------------------------------------
 
     @contextmanager
-    def batched(self, max_quads: int, on_commit: Callable[[int], None] | None = None) -> Iterator[None]:
+    def batched(self, max_quads: int, on_commit: Callable[[int], None] | None = None, *,
+                background: bool = False) -> Iterator[None]:
         """Inside the block, new documents are committed together by the bulk loader every `max_quads` quads
         and at the end (for `attest ingest` of many files): a crash loses the pending batch whole, never half.
-        `on_commit` hears how many documents each batch made permanent; max_quads 0 turns batching off."""
+        `on_commit` hears how many documents each batch made permanent; max_quads 0 turns batching off.
+        `background`: a full batch is written (and reasoned over) in a thread while the next documents are prepared
+        and committed into the next batch; batches are still written one at a time, in order, each all or nothing,
+        and anything that reads what a batch writes (the same document again, a commit outside the batch, the
+        block's end) waits for it first. A failed write surfaces at the next commit or at the block's end."""
         if max_quads <= 0:
             yield
             return
         with self._lock:
-            self._batch = CommitBatch(self.store, self.iris, max_quads)
+            self._batch = CommitBatch(self.store, self.iris, max_quads, self.clock)
             self._on_commit = on_commit
+            if background:
+                self._flusher = ThreadPoolExecutor(1, thread_name_prefix="ingest-batch")
             try:
                 yield
             finally:
-                self._settle()
-                self._batch = self._on_commit = None
+                try:
+                    self._settle()
+                finally:
+                    if self._flusher is not None:
+                        self._flusher.shutdown(wait=True)
+                    self._batch = self._on_commit = self._flusher = self._flushing = None
 
     def ingest_path(self, path: Path, source: str | None = None) -> DocumentReport:
         source = source or path.name
-        start = time.perf_counter()
+        spent: dict[str, float] = {}
         try:
-            loaded = load_path(path, source=source, max_bytes=self.settings.max_file_bytes)
-            return self.ingest(loaded, load_s=time.perf_counter() - start)
+            with self.clock.measure("load", spent):
+                loaded = load_path(path, source=source, max_bytes=self.settings.max_file_bytes)
+            return self.ingest(loaded, load_s=spent["load"])
         except (DocumentRejected, PayloadTooLarge, UnsupportedFormat) as exc:  # refused: nothing stored for it
             return DocumentReport(source, "rejected", message=exc.message)
 
@@ -132,31 +166,63 @@ class IngestPipeline:
         graph in the same transaction, after the SHACL gate; a rebuild from stored chunks does not keep them.
         `replace_other_extraction`: the same text stored from another extractor is not 'unchanged' but extracted
         again by this pipeline's extractor (the chat proxy's LLM enrichment of a turn first stored by the rules)."""
+        with self._lock:
+            step = self.prepare(doc, load_s=load_s, extra_quads=extra_quads,
+                                replace_other_extraction=replace_other_extraction)
+            return step if isinstance(step, DocumentReport) else self.finish(step, self.gate_quads(step))
+
+    def prepare(self, doc: LoadedDocument, *, load_s: float = 0.0, extra_quads: Sequence[Quad] = (),
+                replace_other_extraction: bool = False,
+                extracted: Mapping[str, Extraction | dict | ExtractionError] | None = None,
+                chunked: tuple[CleanText, list[Chunk]] | None = None) -> DocumentReport | Mapped:
+        """A document up to the SHACL gate (chunked, extracted, validated, resolved, mapped), or its final report
+        when nothing is left to do (unchanged) or its extraction failed (that failure is committed).
+        `extracted`: extractions of chunk texts made ahead of time by the same extractor (a worker process, while
+        earlier documents were committed; as objects or as the fields they dump to); a chunk whose text is not in
+        it is extracted now. `chunked`: the
+        document's text cleaned and chunked already (`chunk_document`)."""
         doc_id = document_id(doc.source)
         chash = content_hash(doc.text)
         timings = dict.fromkeys(STAGES, 0.0)
         timings["load"] = load_s
         with self._lock:
-            if self._batch is not None and doc_id in self._batch:
+            if self._batch is not None and (doc_id in self._batch or
+                                            (self._flushing is not None and doc_id in self._flushing[0])):
                 self._settle()  # the same document twice in one batch: the second run must see the first
             prior = self.registry.get(doc_id)
             if prior is not None and prior.state == "done" and prior.content_hash == chash and \
                     not (replace_other_extraction and prior.extractor != self.extractor_name):
                 return DocumentReport(doc.source, "unchanged", doc_id, "done", chunks=len(prior.chunks),
                                       extractor=prior.extractor, timings=timings)
-            t = time.perf_counter()
-            cleaned = clean(doc.text, markdown=doc.media_type == "text/markdown")
-            chunks = chunk_text(doc_id, cleaned)
+            cleaned, chunks = chunked or self.chunk_document(doc, timings)
             if not chunks:  # loading refuses such text; a LoadedDocument made elsewhere may still hold it
                 raise empty_after_cleaning(doc.source)
-            timings["chunk"] = time.perf_counter() - t
             cached = {c.id: c for c in prior.chunks} if prior else {}
             status = DocStatus(doc_id, doc.source, doc.media_type, chash, len(doc.text), extractor=self.extractor_name,
                                chunks=[self._pending(ch, cached.get(ch.id)) for ch in chunks])
             has_graph = self.store.has_graph(self.iris.document_graph(doc_id))
             outcome = "changed" if prior is not None and has_graph else "new"
-            report = self._process(status, outcome, timings, cleaned=cleaned, chunks=chunks,
-                                   fresh=prior is None and not has_graph, extra_quads=extra_quads)
+            step = self._map(status, outcome, timings, cleaned=cleaned, chunks=chunks,
+                             fresh=prior is None and not has_graph, extra_quads=extra_quads, extracted=extracted)
+            if isinstance(step, DocumentReport):
+                metrics.ingests.labels(step.outcome).inc()
+            return step
+
+    def chunk_document(self, doc: LoadedDocument, timings: dict[str, float] | None = None) -> tuple[CleanText, list[Chunk]]:
+        """The document's text cleaned, and its chunks."""
+        with self.clock.measure("chunk", timings):
+            cleaned = clean(doc.text, markdown=doc.media_type == "text/markdown")
+            return cleaned, chunk_text(document_id(doc.source), cleaned)
+
+    def gate_quads(self, mapped: Mapped) -> GateResult:
+        """The SHACL gate over a prepared document's quads (the pipeline's gate: here or in its worker)."""
+        with self.clock.measure("shacl", mapped.report.timings):
+            return self.gate.gate(mapped.quads)
+
+    def finish(self, mapped: Mapped, gated: GateResult) -> DocumentReport:
+        """Commit a prepared document with its gate's result: the report of what was stored."""
+        with self._lock:
+            report = self._store_gated(mapped, gated)
             metrics.ingests.labels(report.outcome).inc()
             return report
 
@@ -177,7 +243,8 @@ class IngestPipeline:
             if status is None:
                 raise NotFound(f"no document with id '{doc_id}'", id=doc_id)
             status.state, status.message = "pending", ""
-            return self._process(status, outcome, dict.fromkeys(STAGES, 0.0))
+            step = self._map(status, outcome, dict.fromkeys(STAGES, 0.0))
+            return step if isinstance(step, DocumentReport) else self._store_gated(step, self.gate_quads(step))
 
     def delete(self, doc_id: str) -> bool:
         """Drop the document's graph, its status and its quarantined items in one transaction."""
@@ -218,23 +285,27 @@ class IngestPipeline:
         return ChunkStatus(chunk.id, chunk.index, chunk.start, chunk.end, chunk.text,
                            extractor=extractor, cache=cache)
 
-    def _process(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
-                 cleaned: CleanText | None = None, chunks: list[Chunk] | None = None,
-                 extra_quads: Sequence[Quad] = ()) -> DocumentReport:
+    def _map(self, status: DocStatus, outcome: str, timings: dict[str, float], *, fresh: bool = False,
+             cleaned: CleanText | None = None, chunks: list[Chunk] | None = None, extra_quads: Sequence[Quad] = (),
+             extracted: Mapping[str, Extraction | dict | ExtractionError] | None = None) -> DocumentReport | Mapped:
         started = now()
         report = DocumentReport(status.source, outcome, status.id, timings=timings, chunks=len(status.chunks))
-        # extract: chunks without a stored extraction go to the extractor
-        t = time.perf_counter()
-        todo = [c for c in status.chunks if c.cache is None]
-        for c, result in zip(todo, self._extract([c.text for c in todo])):
-            if isinstance(result, ExtractionError):
-                metrics.extraction_failures.labels(self.extractor_name or "none").inc()
-                c.state, c.message, c.cache = "failed", result.message, None
-                report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
-            else:
-                c.state, c.message, c.extractor = "done", "", self.extractor_name
-                c.cache = json.dumps({"raw": result.model_dump(mode="json"), "spans": {}})
-        timings["extract"] = time.perf_counter() - t
+        # extract: chunks without a stored extraction go to the extractor (unless extracted ahead)
+        with self.clock.measure("extract", timings):
+            todo = [c for c in status.chunks if c.cache is None]
+            ahead = extracted or {}
+            missing = [c.text for c in todo if c.text not in ahead]
+            now_extracted = dict(zip(missing, self._extract(missing)))
+            for c in todo:
+                result = ahead[c.text] if c.text in ahead else now_extracted[c.text]
+                if isinstance(result, ExtractionError):
+                    metrics.extraction_failures.labels(self.extractor_name or "none").inc()
+                    c.state, c.message, c.cache = "failed", result.message, None
+                    report.failed_chunks.append({"chunk": c.id, "index": c.index, "message": result.message})
+                else:
+                    c.state, c.message, c.extractor = "done", "", self.extractor_name
+                    raw = result if isinstance(result, dict) else result.model_dump(mode="json")
+                    c.cache = json.dumps({"raw": raw, "spans": {}})
         status.extractor = report.extractor = "+".join(sorted({c.extractor for c in status.chunks if c.extractor})) \
             or self.extractor_name
         if report.failed_chunks:
@@ -243,21 +314,33 @@ class IngestPipeline:
                              f"{report.failed_chunks[0]['message']}"
             status.report = {"failed_chunks": report.failed_chunks}
             status.updated = now().isoformat()
-            self._commit(status.id, document=None, status=self.registry.quads(status), quarantine=[], fresh=fresh)
+            with self.clock.measure("write", timings):
+                self._commit(status.id, document=None, status=self.registry.quads(status), quarantine=[], fresh=fresh)
             report.outcome, report.status, report.message = "failed", "failed", status.message
             return report
 
         # validate + resolve
-        t = time.perf_counter()
-        validated = []
-        for c in status.chunks:
-            assert c.cache is not None  # every chunk holds its extraction once none failed
-            cache = json.loads(c.cache)
-            checked = self.validator.validate(Extraction.model_validate(cache["raw"]))
-            report.rejected_items.extend({"chunk": c.id, **r.to_dict()} for r in checked.rejected)
-            validated.append((c, cache, checked.accepted))
-        timings["validate"] = time.perf_counter() - t
-        t = time.perf_counter()
+        with self.clock.measure("validate", timings):
+            validated = []
+            for c in status.chunks:
+                assert c.cache is not None  # every chunk holds its extraction once none failed
+                cache = json.loads(c.cache)
+                checked = self.validator.validate(Extraction.model_validate(cache["raw"]))
+                report.rejected_items.extend({"chunk": c.id, **r.to_dict()} for r in checked.rejected)
+                validated.append((c, cache, checked.accepted))
+        with self.clock.measure("resolve", timings):
+            extractions = self._resolve(status, validated, cleaned, chunks)
+
+        # map to RDF with provenance
+        with self.clock.measure("map", timings):
+            info = DocumentInfo(status.id, status.source, status.media_type, status.content_hash, status.length)
+            model = report.extractor.split("llm:", 1)[1].split("+")[0] if "llm:" in report.extractor else None
+            run = ExtractionRun(report.extractor, model, started, now())
+            quads = map_document(self.iris, info, run, extractions)
+        return Mapped(status, report, quads, fresh, extra_quads)
+
+    def _resolve(self, status: DocStatus, validated: list, cleaned: CleanText | None,
+                 chunks: list[Chunk] | None) -> list[ChunkExtraction]:
         chunk_nodes = {c.id: Chunk(c.id, c.index, c.text, c.start, c.end, content_hash(c.text), 0) for c in status.chunks}
         clean_starts = {ch.id: ch.clean_start for ch in chunks} if chunks else {}
         extractions = []
@@ -284,20 +367,10 @@ class IngestPipeline:
             cache["spans"] = spans
             c.cache = json.dumps(cache)
             extractions.append(ce)
-        timings["resolve"] = time.perf_counter() - t
+        return extractions
 
-        # map to RDF with provenance
-        t = time.perf_counter()
-        info = DocumentInfo(status.id, status.source, status.media_type, status.content_hash, status.length)
-        model = report.extractor.split("llm:", 1)[1].split("+")[0] if "llm:" in report.extractor else None
-        run = ExtractionRun(report.extractor, model, started, now())
-        quads = map_document(self.iris, info, run, extractions)
-        timings["map"] = time.perf_counter() - t
-
-        # SHACL gate
-        t = time.perf_counter()
-        gated = self.gate.gate(quads)
-        timings["shacl"] = time.perf_counter() - t
+    def _store_gated(self, mapped: Mapped, gated: GateResult) -> DocumentReport:
+        status, report, timings = mapped.status, mapped.report, mapped.report.timings
         doc_iri = self.iris.document(status.id)
         quarantine = quarantine_quads(self.iris.base, status.id, doc_iri, gated.findings, self.iris.quarantine_graph) \
             if gated.findings else []
@@ -307,23 +380,22 @@ class IngestPipeline:
             c.state = "quarantined" if c.id in hit_chunks else "done"
 
         # commit: document graph + status + quarantine in one transaction
-        t = time.perf_counter()
-        report.triples = len(gated.kept)
-        report.entities = len({q.subject for q in gated.kept
-                               if q.predicate.value == ATT + "confidence" and isinstance(q.subject, NamedNode)
-                               and q.subject.value.startswith(self.iris.entity_prefix)})
-        report.relations = sum(1 for q in gated.kept if q.predicate.value.startswith(ONT)
-                               and isinstance(q.subject, NamedNode) and q.subject.value.startswith(self.iris.entity_prefix)
-                               and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
-        status.state, status.message, status.updated = "done", "", now().isoformat()
-        if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):
-            report.message = status.message = (f"the offline extractor found little: the text does not read as English "
-                                               f"({report.entities} entities, {report.relations} relations)")
-        report.warnings = future_dates([*gated.kept, *extra_quads])
-        status.report = {k: getattr(report, k) for k in STORED_REPORT}
-        self._commit(status.id, document=[*gated.kept, *extra_quads], status=self.registry.quads(status, gated.kept),
-                     quarantine=quarantine, fresh=fresh)
-        timings["write"] = time.perf_counter() - t
+        with self.clock.measure("write", timings):
+            report.triples = len(gated.kept)
+            report.entities = len({q.subject for q in gated.kept
+                                   if q.predicate.value == ATT + "confidence" and isinstance(q.subject, NamedNode)
+                                   and q.subject.value.startswith(self.iris.entity_prefix)})
+            report.relations = sum(1 for q in gated.kept if q.predicate.value.startswith(ONT)
+                                   and isinstance(q.subject, NamedNode) and q.subject.value.startswith(self.iris.entity_prefix)
+                                   and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
+            status.state, status.message, status.updated = "done", "", now().isoformat()
+            if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):
+                report.message = status.message = (f"the offline extractor found little: the text does not read as English "
+                                                   f"({report.entities} entities, {report.relations} relations)")
+            report.warnings = future_dates([*gated.kept, *mapped.extra_quads])
+            status.report = {k: getattr(report, k) for k in STORED_REPORT}
+            self._commit(status.id, document=[*gated.kept, *mapped.extra_quads], status=self.registry.quads(status, gated.kept),
+                         quarantine=quarantine, fresh=mapped.fresh)
         report.status = "done"
         return report
 
@@ -331,24 +403,44 @@ class IngestPipeline:
         if self._batch is not None and fresh:
             self._batch.add(doc_id, document=document or [], status=status, quarantine=quarantine)
             if self._batch.full:
-                self._settle()
+                self._settle(background=True)
             return
+        self._await_batch()  # a commit of its own reads the shared graphs the batch writes
         if document is not None:
             self._reasoner_ready()
         facts = commit(self.store, self.iris, doc_id, document=document, status=status, quarantine=quarantine,
                        fresh=fresh)
         if document is not None:
-            self._reason(self.iris.document_graph(doc_id), facts)
+            with self.clock.measure("reasoner"):
+                self._reason(self.iris.document_graph(doc_id), facts)
 
-    def _settle(self) -> None:
-        """Write the pending batch, if any, and reason over what it added."""
-        if self._batch is not None:
-            if self._batch.pending:
-                self._reasoner_ready()
-            graphs = self._batch.flush()
-            if graphs and self._on_commit is not None:
-                self._on_commit(len(graphs))
-            if graphs and self.reasoner is not None:
+    def _settle(self, *, background: bool = False) -> None:
+        """Write the pending batch, if any, and reason over what it added (after the batch being written, if any);
+        `background` (inside `batched(background=True)`): in the batch thread, returning at once."""
+        self._await_batch()
+        if self._batch is None or not self._batch.pending:
+            return
+        self._reasoner_ready()
+        if background and self._flusher is not None:
+            batch = self._batch.detach()
+            self._flushing = (batch, self._flusher.submit(self._write_batch, batch))
+            return
+        self._write_batch(self._batch)
+
+    def _await_batch(self) -> None:
+        """Wait for the batch being written in the batch thread; its error, if any, is raised here (once)."""
+        if self._flushing is not None:
+            _, future = self._flushing
+            self._flushing = None
+            with self.clock.measure("batch wait"):
+                future.result()
+
+    def _write_batch(self, batch: CommitBatch) -> None:
+        graphs = batch.flush()
+        if graphs and self._on_commit is not None:
+            self._on_commit(len(graphs))
+        if graphs and self.reasoner is not None:
+            with self.clock.measure("reasoner"):
                 self.reasoner.refresh(graphs)
 
     def _extract(self, texts: list[str]) -> list[Extraction | ExtractionError]:

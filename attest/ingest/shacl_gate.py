@@ -203,7 +203,7 @@ class ShaclGate:
 
     def findings(self, report: rdflib.Graph) -> list[Finding]:
         out = []
-        for result in sorted(report.subjects(RDFNS.type, SHNS.ValidationResult), key=str):
+        for result in report.subjects(RDFNS.type, SHNS.ValidationResult):
             get = lambda p: report.value(result, p)  # noqa: E731
             path = get(SHNS.resultPath)
             value = get(SHNS.value)
@@ -219,7 +219,10 @@ class ShaclGate:
                                       if not isinstance(o, rdflib.BNode)]
             finding.raw = (get(SHNS.focusNode), path, value, shape)
             out.append(finding)
-        return out
+        # in the order of what they say, not of the report's blank nodes (named apart in each process): the
+        # quarantine items are numbered in this order, and a document gated in a worker must get the same numbers
+        return sorted(out, key=lambda f: (f.focus, f.path or "", f.value or "", f.shape or "", f.component or "",
+                                          f.severity, f.message))
 
     def _remove(self, quads: list[Quad], violations: list[Finding]) -> list[Quad]:
         """Drop each violation's item: a triple (property results) or a node with every triple it is in."""

@@ -12,6 +12,7 @@ targets by node or by object) switch this off and every document is validated wh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -37,7 +38,8 @@ _PER_VALUE = {SH.path, SH["class"], SH.nodeKind, SH.datatype, SH["or"], SH["and"
               SH.maxLength, SH.pattern, SH.flags, SH.languageIn, *_BOUNDS, SH.message, SH.name, SH.description,
               SH.severity, SH.order, SH.group, RDFNS.first, RDFNS.rest, RDFNS.type}
 # constraints that read a literal's lexical form in a way its outcomes below do not capture: values kept verbatim
-_VERBATIM_LITERAL = (SH.pattern, SH.flags)
+# (sh:pattern is captured: its match, with the flags pyshacl honours, is one of the outcomes)
+_VERBATIM_LITERAL = (SH.flags,)
 
 
 @dataclass
@@ -136,10 +138,13 @@ class ShapeMemo:
                                    for n in inner for c in _LENGTHS for v in self.shapes.objects(n, c)))
             bounds = tuple(sorted(((str(c), v) for n in inner for c in _BOUNDS for v in self.shapes.objects(n, c)),
                                  key=lambda cb: (cb[0], str(cb[1]))))
-            if any(self.shapes.value(n, c) is not None for n in inner for c in _VERBATIM_LITERAL):
+            patterns = tuple(sorted((str(v), _pattern_flags(self.shapes.value(n, SH.flags)))
+                                    for n in inner for v in self.shapes.objects(n, SH.pattern)))
+            if any(self.shapes.value(n, c) is not None for n in inner for c in _VERBATIM_LITERAL) and \
+                    any(not isinstance(v, rdflib.Literal) for n in inner for v in self.shapes.objects(n, SH.flags)):
                 verbatim.add(str(path))
-            prior = top.tests.get(str(path), ((), ()))
-            top.tests[str(path)] = (prior[0] + lengths, prior[1] + bounds)
+            prior = top.tests.get(str(path), ((), (), ()))
+            top.tests[str(path)] = (prior[0] + lengths, prior[1] + bounds, prior[2] + patterns)
             top.pairs.extend((str(path), str(o)) for c in _PAIRS for o in self.shapes.objects(part, c))
         for iri in verbatim:
             top.tests.pop(iri, None)
@@ -277,12 +282,21 @@ class ShapeMemo:
         self.passed.update(keys)
 
 
-def _literal_outcomes(o: Literal, lengths: tuple, bounds: tuple) -> tuple:
+def _pattern_flags(flags) -> int:
+    """The re flags pyshacl compiles an sh:pattern with: of sh:flags it honours only i and m."""
+    text = str(flags).lower() if flags is not None else ""
+    return (re.I if "i" in text else 0) | (re.M if "m" in text else 0)
+
+
+def _literal_outcomes(o: Literal, lengths: tuple, bounds: tuple, patterns: tuple = ()) -> tuple:
     """What pyshacl's checks of a literal depend on: datatype, language, well-formedness, the Python type of
-    its value (sh:datatype), its length against each sh:min/maxLength, its order against each range bound."""
+    its value (sh:datatype), its length against each sh:min/maxLength, its order against each range bound,
+    whether each sh:pattern matches it (as pyshacl tests it: a search of its string form)."""
     v = cast(rdflib.Literal, to_rdf(o))
     text = StringBasedConstraintBase.value_node_to_string(v)
-    outcomes = [(c, n, len(text) >= n if c.endswith("minLength") else len(text) <= n) for c, n in lengths]
+    outcomes: list[tuple] = [(c, n, len(text) >= n if c.endswith("minLength") else len(text) <= n) for c, n in lengths]
+    outcomes.extend(("pattern", pattern, flags, re.compile(pattern, flags).search(text) is not None)
+                    for pattern, flags in patterns)
     for c, bound in bounds:
         try:
             outcomes.append((c, str(bound), compare_literal(v, bound)))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+import threading
+import time
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar, cast
+from typing import Any, Callable, Generic, Sequence, TypeVar, cast
 
 from pyoxigraph import RdfFormat, parse, serialize
 
@@ -62,6 +64,17 @@ class StageWorker:
                 return fallback()
         raise AttestError("the ingest worker process died twice on this document; nothing of it was stored")
 
+    def submit(self, function: Callable[..., T], *args) -> WorkerCall[T]:
+        """`function(*args)` started in the worker now, answered later (stages of coming documents overlap with
+        this process's work); a call the worker died on is run again by `call` when its result is asked for."""
+        try:
+            future = self._pool.submit(function, *args)
+        except BrokenProcessPool:  # it died since the last call: its calls in flight run again when asked for
+            log.warning("the ingest worker process died; starting a new one")
+            self._restart()
+            future = self._pool.submit(function, *args)
+        return WorkerCall(self, future, function, args)
+
     def _restart(self) -> None:
         self.close()
         self._pool, self._answered = self._start(), False
@@ -78,6 +91,26 @@ class StageWorker:
         for process in processes:
             process.terminate()
             process.join(5)
+
+
+class WorkerCall(Generic[T]):
+    """A call running in the worker (StageWorker.submit)."""
+
+    def __init__(self, worker: StageWorker, future: Future, function: Callable[..., T], args: tuple) -> None:
+        self.worker, self.future, self.function, self.args = worker, future, function, args
+        self.pool = worker._pool
+
+    def result(self) -> T:
+        while True:
+            try:
+                return cast(T, self.future.result(timeout=0.5))
+            except TimeoutError:
+                if self.worker._pool is not self.pool:  # replaced: its calls in flight may never be answered
+                    break
+            except (BrokenProcessPool, CancelledError):
+                break
+        log.warning("the ingest worker process died under a call; running it again in a new one")
+        return self.worker.call(self.function, *self.args)
 
 
 class OffloadedExtractor:
@@ -126,6 +159,7 @@ def offload(pipeline) -> StageWorker:
 def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str, str]], nice: int,
                 modules_off: list[str]) -> None:
     global _extractor, _gate
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), name="parent-watch", daemon=True).start()
     from attest.extract.ontology_terms import load_terms
     from attest.extract.rules import RuleExtractor
     from attest.ingest.shacl_gate import ShaclGate
@@ -134,6 +168,14 @@ def _initialize(shapes_dir: str, ontology_dir: str, known_labels: list[tuple[str
         os.nice(nice)  # the whole process: the kernel gives the server's request threads the cores first
     _extractor = RuleExtractor(load_terms(Path(ontology_dir), modules_off), known_labels)
     _gate = ShaclGate.from_dirs(Path(shapes_dir), Path(ontology_dir), modules_off)
+
+
+def _exit_with_parent(parent: int, every_s: float = 1.0) -> None:
+    """End this worker when the process that started it is gone (killed with -9: nothing told the worker, and its
+    own end of the call queue's pipe keeps it waiting for calls forever)."""
+    while os.getppid() == parent:
+        time.sleep(every_s)
+    os._exit(0)
 
 
 def _extract(texts: list[str], extractor=None) -> list[tuple[bool, Any]]:
@@ -147,6 +189,16 @@ def _extract(texts: list[str], extractor=None) -> list[tuple[bool, Any]]:
         except ExtractionError as exc:
             out.append((False, exc.message))
     return out
+
+
+def _gate_mask(nquads: bytes) -> tuple[list[bool], list]:
+    """The gate over a document's quads: for each quad, in order, whether it is kept; and the findings (the caller
+    holds the quads already: nothing is parsed back)."""
+    assert _gate is not None  # in the worker, _initialize built it
+    quads = list(parse(nquads, format=NQUADS))
+    result = _gate.gate(quads)
+    kept = set(result.kept)
+    return [q in kept for q in quads], result.findings
 
 
 def _run_gate(nquads: bytes, gate=None) -> tuple[bytes, list]:

@@ -27,6 +27,7 @@ from attest.vocab import Iris
 DEFAULT = ""  # key of the store's default graph among the asserted sources
 BULK_THRESHOLD = 20_000  # above this many changed triples a full rewrite of the two graphs is cheaper
 RECORD_SLICE = 15_000  # inferred triples written out per bulk load (≈ 100k quads, 20 MB of N-Quads)
+BULK_RECORDS = 5_000  # records written at once through the bulk loader rather than one transaction
 INFERRED_COUNT = "SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"
 STORED_STAMP = "SELECT ?v WHERE { GRAPH ?dg { ?r ?p ?v } }"
 
@@ -361,7 +362,9 @@ class Reasoner:
             raw.remove(q)  # until the new stamp goes in last, a crash leaves these records unstamped
         for t in touched:
             tr = writer.triple(t)
-            raw.remove(Quad(tr.subject, tr.predicate, tr.object, writer.inferred))
+            inferred = Quad(tr.subject, tr.predicate, tr.object, writer.inferred)
+            if inferred in raw:  # a triple derived for the first time has nothing stored: no write for it
+                raw.remove(inferred)
             node = writer.derivation_node(tr)
             for q in list(raw.quads_for_pattern(node, None, None, writer.derivations)):
                 raw.remove(q)
@@ -372,7 +375,10 @@ class Reasoner:
                 raw.remove(q)
         new = [q for t in touched for q in writer.inferred_quads(t)]
         new += [q for v in e.violations if v not in self._violations_written for q in writer.violation_quads(*v)]
-        raw.extend(new)
+        if len(new) > BULK_RECORDS:  # a bulk ingest's batch: the bulk loader, 2-3x a transaction; unstamped until
+            raw.bulk_extend(new)     # the stamp goes in below, as the removals above already leave the records
+        else:
+            raw.extend(new)
         raw.add(mark)
         self._violations_written = set(e.violations)
 

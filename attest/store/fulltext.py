@@ -134,6 +134,24 @@ class FullText:
     def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = (),
                 mentions: Iterable[MentionRow] = (), links: Iterable[tuple[str, str]] = ()) -> None:
         """The document's chunks, labels, mentions and links, in one SQLite transaction (an empty hash deletes them)."""
+        self.replace_many([(document, content_hash, chunks, labels, mentions, links)])
+
+    def replace_many(self, documents: Iterable[tuple[str, str, Iterable[Chunk], Iterable[Label], Iterable[MentionRow],
+                                                     Iterable[tuple[str, str]]]]) -> None:
+        """`replace` for many documents in one SQLite transaction (a bulk ingest's batch: one disk sync, not one
+        per document)."""
+        with self.lock:
+            self.db.execute("BEGIN")
+            try:
+                for document, content_hash, chunks, labels, mentions, links in documents:
+                    self._replace_rows(document, content_hash, chunks, labels, mentions, links)
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def _replace_rows(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label],
+                      mentions: Iterable[MentionRow], links: Iterable[tuple[str, str]]) -> None:
         rows = [(c.text, c.iri, document, c.start, c.end) for c in chunks]
         label_rows = [(document, x.entity, x.label, x.type) for x in labels]
         mention_rows = [(document, m.chunk, m.entity, m.start, m.end) for m in mentions]
@@ -141,26 +159,19 @@ class FullText:
         first = min((start for _, _, _, start, _ in mention_rows if start is not None), default=None)
         topic_rows = sorted({(document, chunk, entity) for _, chunk, entity, start, _ in mention_rows
                              if first is not None and start == first})
-        with self.lock:
-            self.db.execute("BEGIN")
-            try:
-                self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
-                                (document,))
-                for table in ("chunk_rows", "labels", "mentions", "links", "topics", "documents"):
-                    self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
-                if content_hash:
-                    written = [(document, self.db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", row).lastrowid)
-                               for row in rows]
-                    self.db.executemany("INSERT INTO chunk_rows VALUES (?, ?)", written)
-                    self.db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", label_rows)
-                    self.db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?)", mention_rows)
-                    self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", link_rows)
-                    self.db.executemany("INSERT INTO topics VALUES (?, ?, ?)", topic_rows)
-                    self.db.execute("INSERT INTO documents VALUES (?, ?)", (document, content_hash))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+        self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
+                        (document,))
+        for table in ("chunk_rows", "labels", "mentions", "links", "topics", "documents"):
+            self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
+        if content_hash:
+            written = [(document, self.db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", row).lastrowid)
+                       for row in rows]
+            self.db.executemany("INSERT INTO chunk_rows VALUES (?, ?)", written)
+            self.db.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", label_rows)
+            self.db.executemany("INSERT INTO mentions VALUES (?, ?, ?, ?, ?)", mention_rows)
+            self.db.executemany("INSERT INTO links VALUES (?, ?, ?)", link_rows)
+            self.db.executemany("INSERT INTO topics VALUES (?, ?, ?)", topic_rows)
+            self.db.execute("INSERT INTO documents VALUES (?, ?)", (document, content_hash))
 
     def search(self, text: str, limit: int, document: str | None = None, *, skip: frozenset[str] = frozenset()) -> list[Hit]:
         """The chunks that best match the words of `text` (BM25), any word sufficing; words are quoted, so FTS5
@@ -440,10 +451,18 @@ def reindex(store: GraphStore, iris: Iris, doc: str, content_hash: str) -> None:
 
 def on_commit(store: GraphStore, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
     """After a document's commit: its chunks and labels replace what the index held for it (none when it was deleted)."""
+    on_commit_many(store, iris, {doc: (document, status)})
+
+
+def on_commit_many(store: GraphStore, iris: Iris, docs: dict[str, tuple[list[Quad], list[Quad]]]) -> None:
+    """`on_commit` for many documents (doc id -> its document and status quads), in one index transaction."""
     index = for_store(store)
     if index is None:
         return
-    content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
-                         and isinstance(q.object, Literal) and q.subject == NamedNode(iris.document(doc))), "")
-    index.replace(doc, content_hash if document else "", chunks_of(document, iris).get(doc, []), labels_of(document, iris),
-                  mentions_of(document, iris), links_of(document, iris))
+    rows = []
+    for doc, (document, status) in docs.items():
+        content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
+                             and isinstance(q.object, Literal) and q.subject == NamedNode(iris.document(doc))), "")
+        rows.append((doc, content_hash if document else "", chunks_of(document, iris).get(doc, []),
+                     labels_of(document, iris), mentions_of(document, iris), links_of(document, iris)))
+    index.replace_many(rows)

@@ -170,6 +170,17 @@ def test_the_memo_abstracts_literals_to_the_outcomes_of_their_tests():
     assert ATT + "charEnd" in [f.path for f in memo_gate.gate(odd).quarantined]
 
 
+def test_the_memo_abstracts_labels_to_whether_the_pattern_matches():
+    """Each new entity brings a new label: its signature holds whether sh:pattern "\\S" matches, not the label."""
+    memo_gate = ShaclGate.from_dirs(REPO / "shapes", REPO / "ontology")
+    assert not memo_gate.gate(entity("ada-lovelace", "Person")).findings
+    doc = memo_gate.memo.index(entity("grace-hopper", "Person"), memo_gate._unshaped)
+    assert memo_gate.memo.novel(doc) == []  # another person, another label: nothing left for pyshacl
+    blank = [x if x.predicate.value != RDFS + "label" else q(x.subject.value, x.predicate.value, Literal(" \t "))
+             for x in entity("nobody", "Person")]
+    assert RDFS + "label" in [f.path for f in memo_gate.gate(blank).quarantined]  # the pattern fails: validated
+
+
 def test_the_memo_judges_values_of_per_value_property_shapes_one_by_one():
     memo_gate = ShaclGate.from_dirs(REPO / "shapes", REPO / "ontology")
     uses = lambda *names: [q(B + "entity/oxigraph", ONT + "uses", B + "entity/" + n) for n in names]  # noqa: E731
