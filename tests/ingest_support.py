@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from attest.extract.ontology_terms import load_terms
 from attest.ingest.pipeline import IngestPipeline
@@ -40,6 +43,26 @@ def offline_pipeline(store, settings) -> IngestPipeline:
     load_ontology(store, settings.ontology_dir, Iris(settings.base_iri))
     terms = load_terms(settings.ontology_dir)
     return IngestPipeline(store, settings, rule_extractor(store, settings, terms), terms=terms)
+
+
+@contextmanager
+def corpus_api(root: Path, corpus: dict[str, str]) -> Iterator:
+    """A TestClient of an app with no LLM whose store holds `corpus` (file name -> text), ingested offline."""
+    from fastapi.testclient import TestClient
+
+    from attest.main import create_app
+    from attest.settings import load_settings
+    from tests.conftest import REPO
+
+    settings = load_settings(None, data_dir=root / "data", ontology_dir=REPO / "ontology", shapes_dir=REPO / "shapes",
+                             queries_dir=REPO / "queries", llm_base_url="http://127.0.0.1:9/v1", llm_max_retries=0,
+                             llm_timeout_s=1.0)
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
+        pipeline = offline_pipeline(client.app.state.resources.store, settings)
+        for name, text in corpus.items():
+            (root / name).write_text(text, encoding="utf-8")
+            assert pipeline.ingest_path(root / name).status == "done"
+        yield client
 
 
 def llm_pipeline(store, settings) -> IngestPipeline:

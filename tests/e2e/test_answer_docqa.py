@@ -8,13 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from attest.answer.evidence import candidates
 from attest.answer.models import ContextSource
-from attest.main import create_app
 from attest.store.fulltext import Chunk, FullText
-from tests.ingest_support import offline_pipeline
+from tests.ingest_support import corpus_api
 
 CORPUS = {
     "journal.md": "# Journal of Psychotherapy Integration\n\nThe Journal of Psychotherapy Integration is a quarterly "
@@ -30,19 +28,7 @@ CORPUS = {
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
-    from attest.settings import load_settings
-    from tests.conftest import REPO
-
-    root = tmp_path_factory.mktemp("docqa")
-    settings = load_settings(None, data_dir=root / "data", ontology_dir=REPO / "ontology", shapes_dir=REPO / "shapes",
-                             queries_dir=REPO / "queries", llm_base_url="http://127.0.0.1:9/v1", llm_max_retries=0,
-                             llm_timeout_s=1.0)
-    with TestClient(create_app(settings), base_url="http://localhost") as client:
-        pipeline = offline_pipeline(client.app.state.resources.store, settings)
-        for name, text in CORPUS.items():
-            path = root / name
-            path.write_text(text, encoding="utf-8")
-            assert pipeline.ingest_path(path).status == "done"
+    with corpus_api(tmp_path_factory.mktemp("docqa"), CORPUS) as client:
         yield client
 
 

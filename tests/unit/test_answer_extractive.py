@@ -6,11 +6,11 @@ question no passage supports declined."""
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
 
 from attest.answer.asks import asks
 from attest.answer.evidence import Sentence, descriptions, names, values
 from attest.answer.fit import describe, fit
+from tests.ingest_support import corpus_api
 
 CORPUS = {
     "bridge.md": "# Harbor Bridge\n\nThe Harbor Bridge is a suspension bridge in Port Elling. It was opened on 12 May 1931. "
@@ -127,20 +127,7 @@ def test_candidates_are_typed_by_what_the_passages_call_them(terms):
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
-    from attest.main import create_app
-    from attest.settings import load_settings
-    from tests.conftest import REPO
-    from tests.ingest_support import offline_pipeline
-
-    root = tmp_path_factory.mktemp("extractive")
-    settings = load_settings(None, data_dir=root / "data", ontology_dir=REPO / "ontology", shapes_dir=REPO / "shapes",
-                             queries_dir=REPO / "queries", llm_base_url="http://127.0.0.1:9/v1", llm_max_retries=0,
-                             llm_timeout_s=1.0)
-    with TestClient(create_app(settings), base_url="http://localhost") as client:
-        pipeline = offline_pipeline(client.app.state.resources.store, settings)
-        for name, text in CORPUS.items():
-            (root / name).write_text(text, encoding="utf-8")
-            assert pipeline.ingest_path(root / name).status == "done"
+    with corpus_api(tmp_path_factory.mktemp("extractive"), CORPUS) as client:
         yield client
 
 
