@@ -10,7 +10,8 @@ from attest.answer.asks import NEAR_STEM, Asks, asks
 from attest.answer.choices import compose_choice
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
-from attest.answer.evidence import DATE, YEAR, Candidate, Sentence, candidates, entity_labels, fold, passage_topics
+from attest.answer.evidence import (DATE, YEAR, Candidate, Sentence, candidates, content_words, entity_labels, fold,
+                                   passage_topics)
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
@@ -91,6 +92,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     labels = entity_labels(index, context.sources)
     asked = f" {fold(question)} "
     question_words = set(fold(question).split())
+    wanted = content_words(question, skip)
     bridged = {s.chunk for s in context.sources[1:] if s.bridges}
     cited = _chunk_entities(sentences)
     topics = passage_topics(index, context.sources)
@@ -122,7 +124,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             score *= ITSELF
         if s.chunk in bridged:
             score *= BRIDGED
-        if _beside(want, c) or _life_date(c, question_words):
+        if _beside(want, c) or _life_date(c, question_words) or _role_beside(c, wanted):
             score *= ALIGNED
         key = fold(c.text)
         if key not in best or score > best[key][0]:
@@ -154,6 +156,16 @@ def _beside(want: Asks, c: Candidate) -> bool:
     window = fold(s.text[:c.at]).split()[-NEAR_WORDS:] + fold(s.text[c.at + len(c.text):]).split()[:NEAR_WORDS]
     stems = {w[:NEAR_STEM] for w in window}
     return any(w in stems for w in want.near)
+
+
+def _role_beside(c: Candidate, wanted: set[str]) -> bool:
+    """Whether a role the sentence names follows a verb the question uses ("What position did he play?" / "plays as
+    a striker")."""
+    s = c.sentence
+    if c.kind != "description" or s is None:
+        return False
+    verbs = [w for w in s.text[:c.at].split()[-NEAR_WORDS:] if w[:1].islower()]  # not the subject's name
+    return bool(content_words(" ".join(verbs), frozenset()) & wanted)
 
 
 def _life_date(c: Candidate, question_words: set[str]) -> bool:

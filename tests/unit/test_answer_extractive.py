@@ -24,6 +24,7 @@ CORPUS = {
                "by two sisters.\n",
     "fenwick.md": "# Mara Fenwick\n\nMara Fenwick (3 March 1901 – 9 October 1977) was a poet of Westmere. Her "
                   "last book appeared shortly before her death in 1977.\n",
+    "lind.md": "# Ora Lind\n\nOra Lind is a Westmere footballer who plays as a goalkeeper for Elling Rovers.\n",
     "glass.md": "# Glass Lanterns\n\nGlass Lanterns is a rock band from Westmere. Glass Lanterns were formed in 2004 by "
                 "three brothers.\n",
 }
@@ -138,6 +139,19 @@ def _answer(api, question: str) -> dict:
     report = api.post("/answer", json={"question": question, "mode": "extractive"}).json()
     assert report["mode"] == "extractive"
     return report
+
+
+def test_a_description_names_the_role_a_sentence_gives_its_subject():
+    found = descriptions(_sentence("Ora Lind (born 1990) is a Westmere footballer who plays as a goalkeeper for Elling "
+                                   "Rovers."), 1.0)
+    assert [(c.text, c.subject) for c in found] == [("Westmere footballer", "Ora Lind"), ("goalkeeper", "Ora Lind")]
+    found = descriptions(_sentence("He is best known as the lead vocalist and songwriter of the band."), 1.0)
+    assert [(c.text, c.subject) for c in found] == [("lead vocalist", "He")]
+    assert descriptions(_sentence("He plays for Elling Rovers as well."), 1.0) == []
+
+
+def test_a_what_question_is_answered_by_the_role_beside_its_verb(api):
+    assert _first(_answer(api, "What position does Ora Lind play?")) == "goalkeeper"
 
 
 def _first(report: dict) -> str | None:
