@@ -41,6 +41,11 @@ TOP_PASSAGES = 5
 # "Y is a X" / "Y was an X": a sentence that says what its subject is (a parenthesis after the subject skipped)
 COPULA = re.compile(r"^(?P<subject>[^,;]{1,80}?(?:\s*\([^)]*\))?)\s+(?:is|was|are|were)\s+(?:also\s+)?(?:a|an)\s+"
                     r"(?P<what>[^.;:()\"]{1,80})")
+# the role a sentence names ("who plays as a striker", "served as the chairman", "best known as the lead vocalist");
+# the subject when the sentence opens with it
+ROLE = re.compile(r"^(?:(?P<subject>[^,;]{1,80}?)\s+(?=(?:is|was|are|were)\s))?.*?\b(?:(?:plays|played|playing|serves|served|"
+                  r"serving|works|worked|working|performs|performed)\s+as|known\s+as)\s+(?:a|an|the)\s+"
+                  r"(?P<what>[^.;:()\"]{1,80})")
 DESCRIPTION_STOP = frozenset("of in on at by for from with who which that whose and or to as known best is was".split())  # candidates are read from the first passages of `sources`
 
 
@@ -152,22 +157,31 @@ def values(sentence: Sentence, score: float) -> list[Candidate]:
 
 def descriptions(sentence: Sentence, score: float) -> list[Candidate]:
     """What a sentence says its subject is: "Amy Johnson was a pioneering English aviator" -> "pioneering English
-    aviator" (said of "Amy Johnson"); the noun phrase after the article, up to its first function word."""
+    aviator" (said of "Amy Johnson"), and the role it names: "... who plays as a striker" -> "striker", "He is best
+    known as the lead vocalist of ..." -> "lead vocalist"; each the noun phrase after the article, up to its first
+    function word."""
+    out: list[Candidate] = []
     m = COPULA.search(sentence.text)
-    if m is None:
-        return []
-    words: list[str] = []
-    for w in m.group("what").split():
-        bare = w.strip(",").casefold()
-        if bare in DESCRIPTION_STOP or words and bare.endswith("ed"):
-            break
-        words.append(w.strip(","))
-        if w.endswith(","):
-            break
-    if not words:
-        return []
-    subject = re.sub(r"\s*\([^)]*\)", "", m.group("subject")).strip()
-    return [Candidate(" ".join(words), None, sentence, score, "description", m.start("what"), subject=subject)]
+    subject = re.sub(r"\s*\([^)]*\)", "", m.group("subject")).strip() if m else ""
+    found = [m] if m else []
+    for r in ROLE.finditer(sentence.text):
+        if m is None or r.start("what") != m.start("what"):
+            found.append(r)
+            if not subject and r.group("subject"):
+                subject = re.sub(r"\s*\([^)]*\)", "", r.group("subject")).strip()
+    for match in found:
+        words: list[str] = []
+        for w in match.group("what").split():
+            bare = w.strip(",").casefold()
+            if bare in DESCRIPTION_STOP or words and bare.endswith("ed"):
+                break
+            words.append(w.strip(","))
+            if w.endswith(","):
+                break
+        if words:
+            out.append(Candidate(" ".join(words), None, sentence, score, "description", match.start("what"),
+                                 subject=subject))
+    return out
 
 
 def names(sentence: Sentence, score: float) -> list[Candidate]:

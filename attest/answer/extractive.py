@@ -4,11 +4,14 @@ nothing supports an answer, the answer says so."""
 
 from __future__ import annotations
 
+import re
+
 from attest.answer.asks import NEAR_STEM, Asks, asks
 from attest.answer.choices import compose_choice
 from attest.answer.citations import entity_marker
 from attest.answer.compose import _clean, compose_extractive
-from attest.answer.evidence import YEAR, Candidate, Sentence, candidates, entity_labels, fold, passage_topics
+from attest.answer.evidence import (DATE, YEAR, Candidate, Sentence, candidates, content_words, entity_labels, fold,
+                                   passage_topics)
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
@@ -21,6 +24,10 @@ ITSELF = 0.5  # a candidate that is what its own passage is about: the question 
 BRIDGED = 1.25  # a sentence of a passage reached through a bridge entity (the second hop of a two-hop question)
 ALIGNED = 2.0  # the sentence writes the question's word beside the candidate ("founded by" X)
 NEAR_WORDS = 3  # ... within this many words
+# "X (15 June 1924 – 24 April 2005)": a life's span, its first date a birth, its second a death
+LIFE_SPAN = re.compile(r"\((?:[^()]*;\s*)?(?P<born>[^();]*?\d{4})\s*[–-]\s*(?P<died>[^();]*?\d{4})\)")
+BIRTH = frozenset("born birth".split())
+DEATH = frozenset("died die dies death".split())
 JUDGEMENT = ("This question asks for a judgement (is it so or not); an extractive answer names only the entities and "
              "values the documents state, and does not judge.")
 
@@ -85,6 +92,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     labels = entity_labels(index, context.sources)
     asked = f" {fold(question)} "
     question_words = set(fold(question).split())
+    wanted = content_words(question, skip)
     bridged = {s.chunk for s in context.sources[1:] if s.bridges}
     cited = _chunk_entities(sentences)
     topics = passage_topics(index, context.sources)
@@ -116,7 +124,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             score *= ITSELF
         if s.chunk in bridged:
             score *= BRIDGED
-        if _beside(want, c):
+        if _beside(want, c) or _life_date(c, question_words) or _role_beside(c, wanted):
             score *= ALIGNED
         key = fold(c.text)
         if key not in best or score > best[key][0]:
@@ -125,6 +133,8 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
         return None
     # among equals the fuller name ("Columbus, Ohio" before "Columbus"), then the first said
     score, top, cite = sorted(best.values(), key=lambda x: (-x[0], -len(x[1].text), _order(x[1])))[0]
+    if top.kind == "date" and want.kind == "date":
+        top = _as_asked(top, want, sentences)
     s = top.sentence
     assert s is not None
     where = f"{s.document or 'document'}, characters {s.start}-{s.end}"
@@ -146,6 +156,48 @@ def _beside(want: Asks, c: Candidate) -> bool:
     window = fold(s.text[:c.at]).split()[-NEAR_WORDS:] + fold(s.text[c.at + len(c.text):]).split()[:NEAR_WORDS]
     stems = {w[:NEAR_STEM] for w in window}
     return any(w in stems for w in want.near)
+
+
+def _role_beside(c: Candidate, wanted: set[str]) -> bool:
+    """Whether a role the sentence names follows a verb the question uses ("What position did he play?" / "plays as
+    a striker")."""
+    s = c.sentence
+    if c.kind != "description" or s is None:
+        return False
+    verbs = [w for w in s.text[:c.at].split()[-NEAR_WORDS:] if w[:1].islower()]  # not the subject's name
+    return bool(content_words(" ".join(verbs), frozenset()) & wanted)
+
+
+def _life_date(c: Candidate, question_words: set[str]) -> bool:
+    """Whether a date is the birth (or death) in a life's span written after a name, "X (15 June 1924 – 24 April
+    2005)", and the question asks when someone was born (or died)."""
+    s = c.sentence
+    if c.kind != "date" or s is None:
+        return False
+    for m in LIFE_SPAN.finditer(s.text):
+        if question_words & BIRTH and m.start("born") <= c.at < m.end("born"):
+            return True
+        if question_words & DEATH and m.start("died") <= c.at < m.end("died"):
+            return True
+    return False
+
+
+def _as_asked(top: Candidate, want: Asks, sentences: list[Sentence]) -> Candidate:
+    """A date as precise as the question asks: "what year" the year of a fuller date; "when" or "what date" the fuller
+    date the passages state in a year named alone (when they state exactly one in that year), with its sentence."""
+    year = YEAR.search(top.text)
+    if year is None:
+        return top
+    if want.noun == "year":
+        return Candidate(year.group(0), None, top.sentence, top.score, "date", top.at + year.start())
+    if want.noun not in (None, "date", "day") or top.text != year.group(0):
+        return top
+    fuller: dict[str, Candidate] = {}
+    for s in sentences:
+        for d in DATE.finditer(s.text):
+            if d.group(0) != year.group(0) and YEAR.search(d.group(0)) and year.group(0) in d.group(0).split()[-1:]:
+                fuller.setdefault(d.group(0), Candidate(d.group(0), None, s, top.score, "date", d.start()))
+    return next(iter(fuller.values())) if len(fuller) == 1 else top
 
 
 def _order(c: Candidate) -> tuple[int, int]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from attest.answer.asks import asks
-from attest.answer.evidence import Sentence, descriptions, names, values
+from attest.answer.asks import Asks, asks
+from attest.answer.evidence import Candidate, Sentence, descriptions, names, values
+from attest.answer.extractive import _as_asked
 from attest.answer.fit import describe, fit
 from tests.ingest_support import corpus_api
 
@@ -21,6 +22,9 @@ CORPUS = {
     "carrow.md": "# Carrow\n\nCarrow is a village in the county of Dunmore, known for its market.\n",
     "owls.md": "# The Quiet Owls\n\nThe Quiet Owls are a folk band from Port Elling. The Quiet Owls were formed in 1998 "
                "by two sisters.\n",
+    "fenwick.md": "# Mara Fenwick\n\nMara Fenwick (3 March 1901 – 9 October 1977) was a poet of Westmere. Her "
+                  "last book appeared shortly before her death in 1977.\n",
+    "lind.md": "# Ora Lind\n\nOra Lind is a Westmere footballer who plays as a goalkeeper for Elling Rovers.\n",
     "glass.md": "# Glass Lanterns\n\nGlass Lanterns is a rock band from Westmere. Glass Lanterns were formed in 2004 by "
                 "three brothers.\n",
 }
@@ -137,6 +141,19 @@ def _answer(api, question: str) -> dict:
     return report
 
 
+def test_a_description_names_the_role_a_sentence_gives_its_subject():
+    found = descriptions(_sentence("Ora Lind (born 1990) is a Westmere footballer who plays as a goalkeeper for Elling "
+                                   "Rovers."), 1.0)
+    assert [(c.text, c.subject) for c in found] == [("Westmere footballer", "Ora Lind"), ("goalkeeper", "Ora Lind")]
+    found = descriptions(_sentence("He is best known as the lead vocalist and songwriter of the band."), 1.0)
+    assert [(c.text, c.subject) for c in found] == [("lead vocalist", "He")]
+    assert descriptions(_sentence("He plays for Elling Rovers as well."), 1.0) == []
+
+
+def test_a_what_question_is_answered_by_the_role_beside_its_verb(api):
+    assert _first(_answer(api, "What position does Ora Lind play?")) == "goalkeeper"
+
+
 def _first(report: dict) -> str | None:
     return (report["answers"][0].get("value") or report["answers"][0]["label"]) if report["answers"] else None
 
@@ -149,6 +166,23 @@ def test_a_number_with_its_unit_is_answered_from_a_passage(api):
 
 def test_a_date_is_answered_from_a_passage(api):
     assert _first(_answer(api, "When was the Harbor Bridge opened?")) == "12 May 1931"
+
+
+def test_a_life_span_gives_the_birth_and_death_dates_as_precise_as_asked(api):
+    assert _first(_answer(api, "When was the Westmere poet Mara Fenwick born?")) == "3 March 1901"
+    assert _first(_answer(api, "When did the poet of Westmere die?")) == "9 October 1977"
+    assert _first(_answer(api, "In what year was Mara Fenwick of Westmere born?")) == "1901"
+
+
+def test_a_year_stated_alone_is_named_by_the_one_fuller_date_of_that_year():
+    alone, full = _sentence("Her book appeared before her death in 1977."), _sentence("She died on 9 October 1977.")
+    year = Candidate("1977", None, alone, 1.0, "date", alone.text.index("1977"))
+    assert _as_asked(year, Asks("date", word="date"), [alone, full]).text == "9 October 1977"
+    other = _sentence("Her second book appeared in May 1977.")
+    assert _as_asked(year, Asks("date", word="date"), [alone, full, other]).text == "1977"  # two fuller dates: which?
+    assert _as_asked(year, Asks("date", word="date", noun="year"), [alone, full]).text == "1977"
+    fuller = Candidate("9 October 1977", None, full, 1.0, "date", full.text.index("9"))
+    assert _as_asked(fuller, Asks("date", word="date", noun="year"), [full]).text == "1977"
 
 
 def test_the_questions_own_names_are_not_its_answer(api):
