@@ -540,8 +540,8 @@ class GraphLookup:
 
 def _settle() -> None:
     """Moves what is alive now (the label index just read, the models loaded) out of the collector's reach: a full
-    collection walks every tracked object, and with them one took 40-170 ms of a random request at 2Wiki's 6,119
-    paragraphs (5 in 100 requests: the p95). They are still freed when no longer referenced; only a reference cycle
+    collection walks every tracked object, and with them one took 40-225 ms of a random request at 2Wiki's 6,119
+    paragraphs (4-5 in 100 requests: the p95). They are still freed when no longer referenced; only a reference cycle
     among them would be kept, so what is garbage now is collected first."""
     gc.collect()
     gc.freeze()
