@@ -98,9 +98,9 @@ class Retriever:
         ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
         paths = search.search([(iri, score, mentions.get(iri)) for iri, score in ordered], request.max_hops)
         if search.sampled:
-            notes = [*notes, f"{len(search.sampled)} node(s) with more than {BIG_NODE} facts were passed through by a "
-                     f"sample of their facts along the question's relations ({HUB_SAMPLE} a node; paths through them may "
-                     "miss some ends)"]
+            notes = [*notes, f"{len(search.sampled)} node(s) with more than {BIG_NODE} facts were read by a sample of their "
+                     f"facts along the question's relations ({HUB_SAMPLE} per node, counted over them): paths through "
+                     "them may miss some of their neighbours"]
         day = request.as_of or date.today()
         times = self._prefer_holding(paths, day)
         kept = _whole_paths(paths, request.limit) if request.include_relations else []
