@@ -48,3 +48,19 @@ def test_a_big_label_index_is_frozen_out_of_the_collector_once_read(store, iris,
         assert gc.get_freeze_count() > 0 and index.labels  # read whole, then frozen
     finally:
         gc.unfreeze()
+
+
+def test_context_says_when_a_big_node_was_sampled(store, iris, settings):
+    from attest.answer.inference import reasoner_inference
+    from attest.answer.retrieve import ContextQuery
+    from attest.answer.service import AnswerService
+
+    _spokes(store, iris, "big-hub", BIG_NODE + 20)
+    store.update(f"INSERT DATA {{ GRAPH <{iris.document_graph('spokes')}> {{ "
+                 f"<{iris.entity('oxigraph')}> <{ONT}uses> <{iris.entity('big-hub')}> }} }}")
+    load_graph(store, iris)
+    service = AnswerService(store, iris, settings, reasoner_inference(store, iris, settings), owner=store)
+    walked = service.context(ContextQuery(query="What uses what Oxigraph uses?", limit=20, max_hops=2))
+    assert any(f"more than {BIG_NODE} facts" in note for note in walked.notes), walked.notes
+    one_hop = service.context(ContextQuery(query="What uses what Oxigraph uses?", limit=20, max_hops=1))
+    assert not any("facts were read by a sample" in note for note in one_hop.notes)  # the first hop reads it whole
