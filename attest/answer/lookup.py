@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import time
 import weakref
@@ -31,6 +32,7 @@ LABEL_TTL_S = 60.0  # safety net: a label edit that keeps every count is picked 
 HUB_DEGREE = 2000  # an IRI touched by more triples than this is a hub: read along wanted predicates only
 HUB_ROWS = 200  # rows read per node in a bounded read
 SUPPORT_CAP = 100  # documents counted per fact shown
+SETTLE_LABELS = 5000  # a label index at least this big is put out of the garbage collector's reach once read
 Fingerprint = tuple[tuple[str, ...], int | None]  # (label predicates, write generation) a label index was read at
 # store -> (fingerprint, built at, index); weak keys, so a closed store's index goes with it
 _LABEL_CACHE: "weakref.WeakKeyDictionary[object, tuple[Fingerprint, float, LabelIndex]]" = weakref.WeakKeyDictionary()
@@ -215,6 +217,8 @@ class GraphLookup:
                 return index
         index = self._read_labels()
         _LABEL_CACHE[self.owner] = (fingerprint, time.monotonic(), index)
+        if len(index.labels) >= SETTLE_LABELS:
+            _settle()
         return index
 
     def _changed_since(self, since: int | None, until: int | None) -> set[str] | None:
@@ -532,6 +536,15 @@ class GraphLookup:
                 status.asserted_in.add(g)
         return out
 
+
+
+def _settle() -> None:
+    """Moves what is alive now (the label index just read, the models loaded) out of the collector's reach: a full
+    collection walks every tracked object, and with them one took 40-225 ms of a random request at 2Wiki's 6,119
+    paragraphs (4-5 in 100 requests: the p95). They are still freed when no longer referenced; only a reference cycle
+    among them would be kept, so what is garbage now is collected first."""
+    gc.collect()
+    gc.freeze()
 
 
 def _pairs(iris: Iterable[str], predicates: list[str]) -> list[tuple[NamedNode, NamedNode]]:

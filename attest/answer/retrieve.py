@@ -21,7 +21,7 @@ from attest.answer.lookup import (
 from attest.answer.models import ContextEntity, ContextLink, ContextPath, ContextRelation, ContextResponse, ContextSource
 from attest.answer.passages import PassageRanker
 from attest.answer.path_query import path_sparql
-from attest.answer.paths import Path, PathSearch
+from attest.answer.paths import BIG_NODE, HUB_SAMPLE, Path, PathSearch
 from attest.answer.predicates import CAMEL, asks_for_person, focus_stems, question_terms
 from attest.store.results import solutions
 from attest.answer.validtime import PAST_WEIGHT, Validity, phrase
@@ -97,6 +97,10 @@ class Retriever:
                             mentions={link.start: link.end for link in links}, person=asks_for_person(request.query, spans))
         ordered = sorted(seeds.items(), key=lambda kv: (-kv[1], kv[0]))
         paths = search.search([(iri, score, mentions.get(iri)) for iri, score in ordered], request.max_hops)
+        if search.sampled:
+            notes = [*notes, f"{len(search.sampled)} node(s) with more than {BIG_NODE} facts were read by a sample of their "
+                     f"facts along the question's relations ({HUB_SAMPLE} per node, counted over them): paths through "
+                     "them may miss some of their neighbours"]
         day = request.as_of or date.today()
         times = self._prefer_holding(paths, day)
         kept = _whole_paths(paths, request.limit) if request.include_relations else []

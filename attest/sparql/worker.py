@@ -8,6 +8,7 @@ RocksDB checkpoint nobody writes to, so Store.read_only is safe on it (it is not
 from __future__ import annotations
 
 import io
+import json
 import pickle
 import sys
 from multiprocessing.connection import Connection
@@ -101,9 +102,12 @@ class Worker:
             except LimitReached:
                 pass
             payload = direct.value()
-            bound = rows_at_most(payload, wanted)
+            bound = rows_within(payload, wanted, req["max_rows"])
             if not direct.cut and bound <= req["max_rows"]:
                 return {"kind": "solutions", "rows": bound, "truncated": None, "payload": payload}
+            if not direct.cut and wanted == QueryResultsFormat.JSON:  # the rows past the limit cut, not run again
+                return {"kind": "solutions", "rows": req["max_rows"], "truncated": "rows",
+                        "payload": first_rows(payload, req["max_rows"])}
             results = self._query(req)  # over a limit: run again on the line-per-row path to cut it exactly
         # one header line for solutions
         out = BoundedLines(req["max_rows"] + (1 if solutions else 0), req["max_bytes"])
@@ -139,6 +143,23 @@ def rows_at_most(payload: bytes, fmt: QueryResultsFormat) -> int:
     if fmt == QueryResultsFormat.JSON:
         return payload.count(b'{"') + payload.count(b"{}")  # a row object or a term object; quotes are escaped
     return payload.count(b"\n")  # CSV / TSV: at least one line per row
+
+
+def rows_within(payload: bytes, fmt: QueryResultsFormat, limit: int) -> int:
+    """rows_at_most's bound, counted exactly for JSON when the bound passes `limit`: it counts every term object too,
+    so a page of 100 rows of 6 terms read as 700 and the query ran a second time (the named query `neighbours` about
+    2Wiki's most linked entity: 30 ms of query, 90 ms over HTTP)."""
+    bound = rows_at_most(payload, fmt)
+    if bound > limit and fmt == QueryResultsFormat.JSON:
+        return len(json.loads(payload)["results"]["bindings"])
+    return bound
+
+
+def first_rows(payload: bytes, limit: int) -> bytes:
+    """SPARQL JSON results cut to their first `limit` rows, written as compactly as pyoxigraph writes them."""
+    results = json.loads(payload)
+    results["results"]["bindings"] = results["results"]["bindings"][:limit]
+    return json.dumps(results, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _format(media_type: str | None, solutions: bool) -> QueryResultsFormat | RdfFormat | None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyoxigraph import Literal, NamedNode, Quad, QueryResultsFormat, Store
 
-from attest.sparql.worker import BoundedLines, LimitReached, rows_at_most
+from attest.sparql.worker import BoundedLines, LimitReached, first_rows, rows_at_most, rows_within
 
 # values that look like the byte patterns the row bound counts, plus anything else
 HOSTILE = st.sampled_from(['{"', "{}", "},{", "<result>", "<result/>", '"', "\n", "\r\n", "\t", "\\", ">", "}"])
@@ -43,3 +45,9 @@ def test_row_bound_never_undercounts(values, unbound):
     for fmt in (QueryResultsFormat.JSON, QueryResultsFormat.XML, QueryResultsFormat.CSV, QueryResultsFormat.TSV):
         payload = store.query(query).serialize(format=fmt)
         assert rows_at_most(payload, fmt) >= len(values), (fmt, payload[:300])
+        assert rows_within(payload, fmt, len(values)) >= len(values)
+    json_payload = store.query(query).serialize(format=QueryResultsFormat.JSON)
+    assert rows_within(json_payload, QueryResultsFormat.JSON, 0) == len(values)  # past the limit: counted exactly
+    cut = first_rows(json_payload, 2)
+    assert json.loads(cut) == {**json.loads(json_payload), "results": {"bindings": json.loads(json_payload)["results"]["bindings"][:2]}}
+    assert first_rows(json_payload, len(values)) == json_payload  # nothing cut: the very bytes pyoxigraph wrote
