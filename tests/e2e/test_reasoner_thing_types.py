@@ -8,21 +8,12 @@ from pyoxigraph import NamedNode, Quad, Triple
 
 from attest.reasoner import Reasoner
 from attest.store import EmbeddedStore
-from attest.vocab import OWL, RDF, RDFS, Iris
+from attest.vocab import OWL, Iris
+from tests.e2e.test_reasoner_store import SCO, TYPE, ex, quads
 
 pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
 
-EX = "http://example.org/"
-TYPE, SCO, CLASS = NamedNode(RDF + "type"), NamedNode(RDFS + "subClassOf"), NamedNode(OWL + "Class")
-THING = NamedNode(OWL + "Thing")
-
-
-def ex(x: str) -> NamedNode:
-    return NamedNode(EX + x)
-
-
-def quads(graph: str, *triples) -> list[Quad]:
-    return [Quad(s, p, o, NamedNode(graph)) for s, p, o in triples]
+CLASS, THING = NamedNode(OWL + "Class"), NamedNode(OWL + "Thing")
 
 
 def graph_set(store, graph):
