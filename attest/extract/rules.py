@@ -451,6 +451,12 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 if len(content) - cut >= 2 and (candidates := self.phrases.get(content[cut:])):
                     confidence = 0.7
                     break
+        if not candidates and len(content) == 2 and content[1] in {"at", "for"}:
+            role = content[0]
+            if role in lex.EMPLOYMENT_ROLES:
+                candidates = self.phrases.get(("works", content[1]))
+            elif role == "student":
+                candidates = self.phrases.get(("studied", "at"))
         if not candidates and content == ("in",) and self._place(b):
             candidates, confidence = self.phrases.get(("located", "in"), []), 0.65  # "CWI in Amsterdam"
         if not candidates and not content and words == [","] and self._place(a) and self._place(b, weak_ok=True):

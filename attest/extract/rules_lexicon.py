@@ -44,6 +44,8 @@ PERSON_TITLES = frozenset({"dr", "prof", "professor", "mr", "mrs", "ms", "sir", 
 PERSON_ROLES = frozenset({"researcher", "scientist", "engineer", "professor", "author", "founder", "co-founder", "inventor",
                           "developer", "creator", "ceo", "cto", "director", "student", "programmer", "mathematician",
                           "linguist", "logician", "physicist", "colleague", "colleagues", "lecturer", "architect"})
+# "a professor at X", "a researcher for X": a role held at an organization is employment; "a student at X" is study
+EMPLOYMENT_ROLES = PERSON_ROLES - {"author", "founder", "co-founder", "inventor", "creator", "colleague", "colleagues", "student"}
 # titles and offices written before a name, not part of it ("President Lincoln", "Prime Minister Sheikh Hasina")
 TITLES = PERSON_TITLES | frozenset({"president", "prime", "minister", "king", "queen", "prince", "princess", "senator",
                                     "governor", "mayor", "chairman", "bishop", "pope", "emperor", "empress", "ambassador",

@@ -15,11 +15,11 @@ from tests.gold.score import SETS, fold, load_gold, score
 
 
 # (entity P, entity R, relation P, relation R) after validation; measured 0.835/0.730/0.951/0.709 (dev),
-# 0.659/0.614/1.000/0.364 (heldout), 0.950/0.528/1.000/0.250 (lowercase) and 0.846/0.550/0.000/0.000
+# 0.683/0.636/1.000/0.409 (heldout), 0.950/0.528/1.000/0.250 (lowercase) and 0.846/0.550/0.000/0.000
 # (lowercase-heldout: one relation predicted, wrong); floors sit just under them so a regression fails the suite.
-# heldout's relation precision fell to 0.889 (8 of 9) when the relation classifier was retrained on the prose name
-# types (issue 22): "Yoshua Bengio is a professor at the University of Montreal" gives educatedAt (gold worksFor)
-FLOORS = {"dev": (0.80, 0.70, 0.90, 0.65), "heldout": (0.62, 0.58, 0.88, 0.33),
+# heldout is no longer blind for one sentence: its "is a professor at" (the classifier said educatedAt) led to the
+# rule that a role held at an organization is employment
+FLOORS = {"dev": (0.80, 0.70, 0.90, 0.65), "heldout": (0.65, 0.60, 0.90, 0.38),
           "lowercase": (0.90, 0.50, 0.90, 0.25), "lowercase-heldout": (0.80, 0.50, 0.0, 0.0)}
 MIN_PASSAGES = {"dev": 30, "heldout": 15, "lowercase": 15, "lowercase-heldout": 10}
 

@@ -39,6 +39,9 @@ def types(extraction):
     ("FooNet is used by Zorbly.", ("FooNet", "usedBy", "Zorbly")),
     ("Kim Lee works at the University of Springfield.", ("Kim Lee", "worksFor", "University of Springfield")),
     ("Zorbly Labs is a member of the W3C.", ("Zorbly Labs", "memberOf", "W3C")),
+    ("Kim Lee is a lecturer at the University of Springfield.", ("Kim Lee", "worksFor", "University of Springfield")),
+    ("Kim Lee was a researcher for Glarb Labs.", ("Kim Lee", "worksFor", "Glarb Labs")),
+    ("Kim Lee was a student at the University of Springfield.", ("Kim Lee", "educatedAt", "University of Springfield")),
 ])
 def test_relation_patterns_map_to_ontology_predicates(rules, sentence, expected):
     assert expected in triples(rules.extract(sentence))
