@@ -17,7 +17,7 @@ from attest.sparql.formats import Format, ResultKind, negotiate
 from attest.store import GraphStore, QueryResult
 from attest.store.results import solutions
 from attest.vocab import Iris
-from attest.sparql.lexer import with_page
+from attest.sparql.lexer import with_page, without_lateral
 
 KINDS: dict[str, ResultKind] = {"SELECT": "solutions", "ASK": "boolean", "CONSTRUCT": "graph", "DESCRIBE": "graph"}
 DEFAULT_PAGE = 100
@@ -43,7 +43,8 @@ def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[
     limit, offset, capped = _page(given, query)
     substitutions = query.bind(given, iris)
     fmt = negotiate(accept, KINDS[query.form])
-    text, room = with_page(query.text, limit, offset, probe=True) if query.form == "SELECT" else (query.text, None)
+    source = without_lateral(query.text) if settings.store_triple_terms == "encoded" else query.text
+    text, room = with_page(source, limit, offset, probe=True) if query.form == "SELECT" else (source, None)
     dataset = _dataset(store, iris, query)
     headers = {"X-Attest-Limit-Capped": str(MAX_PAGE)} if capped else {}
     # the endpoint's executor interface takes no substitutions, so named queries call the deadline executor
@@ -57,7 +58,7 @@ def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[
         if room is not None:  # the page's rows plus one tell whether more follow; then the page itself
             if len(list(solutions(run(text)))) > room:
                 headers["X-Attest-Next-Offset"] = str(offset + room)
-            text = with_page(query.text, limit, offset)[0]
+            text = with_page(source, limit, offset)[0]
         return _serialize(run(text), fmt), fmt, headers
     graph = KINDS[query.form] == "graph"
     outcome = executor.execute(text, substitutions=substitutions, source="named_query", max_rows=room, **dataset,

@@ -51,6 +51,14 @@ def top_level_words(text: str) -> Iterator[Keyword | None]:
             yield Keyword(match.group().upper(), match.start())
 
 
+def without_lateral(text: str) -> str:
+    """The query with each LATERAL keyword left out (SPARQL 1.2), for stores that only read SPARQL 1.1: the lateral
+    group becomes a plain one, which joins the same rows when no filter inside it reads an outer variable."""
+    return "".join(text[m.start():m.end()] if m.lastgroup != "word" or m.group().upper() != "LATERAL" else ""
+                   for m in _ALL_TEXT.finditer(text))
+
+
+_ALL_TEXT = re.compile(TOKEN.pattern + r"|(?P<other>.)", re.DOTALL)  # every character, in tokens or one at a time
 _FROM_WORD = re.compile(r"(?<![\w:?$])from\b", re.IGNORECASE)
 
 

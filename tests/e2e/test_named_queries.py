@@ -13,6 +13,7 @@ from pyoxigraph import Literal, NamedNode, RdfFormat, parse
 from attest.errors import BadRequest, ConfigError, NotFound
 from attest.ingest import summary
 from attest.named_queries import NamedQueries, parse_named_query
+from attest.operations.queries import named_queries_of
 from attest.vocab import ONT, XSD, Iris
 from tests.conftest import REPO
 from tests.remote_support import virtuoso_differs
@@ -330,6 +331,21 @@ def test_fact_sources_give_confidence_extractor_and_chunk(seeded):
     rows = _rows(_get(seeded, "fact-sources", entity="rdf"))
     assert [(r["predicate"], float(r["confidence"]), r["extractor"], r["chunk"].rsplit("/", 1)[1],
              r["document"].rsplit("/", 1)[1]) for r in rows] == [(ONT_ + "uses", 0.9, "rules:spacy", "c1", "primer")]
+
+
+@pytest.mark.parametrize("name, params", [("fact-sources", {"entity": "rdf"}), ("inferred-facts", {"entity": "sparql"}),
+                                          ("inferred-facts", {"entity": "rdf", "maxDepth": "1"})])
+def test_a_store_without_sparql_1_2_reads_lateral_groups_as_plain_ones_with_the_same_rows(seeded, name, params):
+    resources = seeded.app.state.resources
+    lateral = _rows(_get(seeded, name, **params))
+    assert lateral
+    saved = resources.settings
+    resources.settings = saved.model_copy(update={"store_triple_terms": "encoded"})  # as for Virtuoso
+    try:
+        assert "LATERAL" in named_queries_of(resources).get(name).text
+        assert _rows(_get(seeded, name, **params)) == lateral
+    finally:
+        resources.settings = saved
 
 
 def test_class_counts_and_entities_of_type(seeded):

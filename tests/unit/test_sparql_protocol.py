@@ -157,3 +157,12 @@ def test_using_graph_iris_cannot_inject():
 def test_relative_iris():
     assert has_relative_iri("CONSTRUCT { <s> <p> 1 } WHERE {}")
     assert not has_relative_iri("SELECT * WHERE { <http://s> ?p ?o FILTER(?o < 3) }")
+
+
+def test_without_lateral_drops_the_keyword_only():
+    from attest.sparql.lexer import without_lateral
+
+    text = 'SELECT * WHERE { ?s ?p ?o LATERAL { ?o ?q "LATERAL" } # LATERAL in a comment\n ?lateral <urn:LATERAL> x:lateral }'
+    assert without_lateral(text) == ('SELECT * WHERE { ?s ?p ?o  { ?o ?q "LATERAL" } # LATERAL in a comment\n'
+                                     ' ?lateral <urn:LATERAL> x:lateral }')
+    assert without_lateral("SELECT * WHERE { ?s ?p ?o lateral{?o ?q ?r} }") == "SELECT * WHERE { ?s ?p ?o {?o ?q ?r} }"
