@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from attest.extract import rules_lexicon as lex
 from attest.extract.mentions import Mention
+from attest.extract.token_table import tokens
 
 
 MAX_GAP = 30  # tokens between two mentions of one sentence
@@ -50,25 +51,24 @@ def _bucket(n: int, edges: tuple[int, ...]) -> str:
 def segments(doc) -> list[tuple[int, int, bool]]:
     """(start token, end token, is_prose) of each sentence, cut again at line breaks; a segment is prose when its
     last token ends a sentence (. ! ? or a closing quote or bracket after one)."""
+    table = tokens(doc)
     out: list[tuple[int, int, bool]] = []
-    for sent in doc.sents:
-        start = sent.start
-        for i in range(sent.start, sent.end):
-            if doc[i].is_space and "\n" in doc[i].text:  # a blank line of its own token
+    for sent_start, sent_end in table.sentences:
+        start = sent_start
+        for i in range(sent_start, sent_end):
+            if table.blank[i] and "\n" in table.words[i]:  # a blank line of its own token
                 out.append((start, i, False))
                 start = i + 1
-            elif "\n" in doc[i].whitespace_ and i + 1 < sent.end:
-                out.append((start, i + 1, False))
-                start = i + 1
-        out.append((start, sent.end, True))
-    return [(s, e, prose and _ends_sentence(doc, s, e)) for s, e, prose in out if e > s]
+            # a token's whitespace is one space or none (more is a token of its own): no line ends after it
+        out.append((start, sent_end, True))
+    return [(s, e, prose and _ends_sentence(table.words, s, e)) for s, e, prose in out if e > s]
 
 
-def _ends_sentence(doc, start: int, end: int) -> bool:
-    for tok in reversed(doc[start:end]):
-        if tok.text in {'"', "'", ")", "”", "’"}:
+def _ends_sentence(words: list[str], start: int, end: int) -> bool:
+    for word in reversed(words[start:end]):
+        if word in {'"', "'", ")", "”", "’"}:
             continue
-        return tok.text in {".", "!", "?"} or tok.text.endswith(".")
+        return word in {".", "!", "?"} or word.endswith(".")
     return False
 
 
@@ -88,7 +88,8 @@ def _mention_features(prefix: str, m, lower: list[str]) -> list[str]:
 
 def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     """Every candidate pair of the chunk, in text order of the later mention."""
-    lower = [t.lower_ for t in doc]
+    table = tokens(doc)
+    lower = table.lower
     segs = segments(doc)
     by_seg: list[list] = [[] for _ in segs]
     seg_of = {}
@@ -104,7 +105,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     title_words: set[str] = set()
     for k, (s, e, prose) in enumerate(segs):
         if not prose:
-            title_words.update(t.lower_ for t in doc[s:e] if t.is_alpha and t.text[0].isupper())
+            title_words.update(lower[i] for i in range(s, e) if table.alpha[i] and table.words[i][0].isupper())
             continue
         if by_seg[k]:
             # the first name of the first sentence that shares a word with the title, else one opening the sentence
@@ -116,7 +117,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     for k, (s, e, prose) in enumerate(segs):
         if not prose:
             continue
-        span = (doc[s].idx, doc[e - 1].idx + len(doc[e - 1].text))
+        span = (table.start_char(s), table.end_char(e))
         ms = by_seg[k]
         for i, a in enumerate(ms):
             for j in range(i + 1, len(ms)):
@@ -172,7 +173,7 @@ def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], l
             nearest_country[km] = min(countries, key=lambda kx: (abs(kx[0] - km), kx[1].start))[1].text
         later = max(kc, km)
         s, e, _ = segs[later]
-        span = (doc[s].idx, doc[e - 1].idx + len(doc[e - 1].text))
+        span = (tokens(doc).start_char(s), tokens(doc).end_char(e))
         nearest = nearest_country[km] == c.text
         own = country_segs.get(km, set()) - {c.text, m.text}  # another country named in m's own sentence
         sd = _bucket(distance, (1, 2, 3, 5))

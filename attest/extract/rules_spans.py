@@ -17,6 +17,7 @@ from spacy.tokens import Doc
 from attest.extract import rules_lexicon as lex
 from attest.extract import rules_names as names
 from attest.extract.rules_lowercase import cue_before as lowercase_cue_before
+from attest.extract.token_table import tokens
 
 PRONOUNS = frozenset({"i", "he", "she", "it", "we", "they", "you", "his", "her", "its", "their", "him", "them", "us", "me",
                       "this", "these", "those", "that"})
@@ -39,17 +40,17 @@ def shape_strong(text: str) -> bool:
 
 def line_or_sentence_starts(doc: Doc) -> list[bool]:
     """Whether each token is the first word of a sentence or a line ("## Bilinear models", "- Oxigraph uses")."""
+    table = tokens(doc)
     starts: list[bool] = []
     fresh = True
-    for tok in doc:
-        if tok.is_sent_start or "\n" in tok.text:
+    for word_text, sent_start in zip(table.words, table.sent_start):
+        if sent_start or "\n" in word_text:
             fresh = True
-        word = any(c.isalnum() for c in tok.text)
+        word = any(c.isalnum() for c in word_text)
         starts.append(fresh and word)
         if word:
             fresh = False
-        if "\n" in tok.whitespace_:
-            fresh = True
+        # a token's whitespace is one space or none (more is a token of its own): no line ends after it
     return starts
 
 
@@ -63,11 +64,8 @@ class NameSpans:
     _verb_follows: Callable[[Doc, int], bool]
 
     def _candidate_spans(self, doc: Doc, taken: set[int]) -> list[tuple[int, int]]:
-        # plain lists: indexing a Doc creates a Token object each time
-        words = [t.text for t in doc]
-        lower = [w.lower() for w in words]
-        space = [bool(t.whitespace_) for t in doc]
-        doc.user_data["words"], doc.user_data["space"] = words, space  # read again by _lowercase
+        table = tokens(doc)  # plain lists: indexing a Doc creates a Token object each time
+        words, lower, space = table.words, table.lower, table.space
         starts = line_or_sentence_starts(doc)
         named = [is_name_word(w) for w in words]
         n = len(words)
@@ -119,7 +117,7 @@ class NameSpans:
         listed = (k + 2 < n and lower[k + 1] in {"and", "or", ","} and named[k + 2]) or \
             (k >= 2 and lower[k - 1] in {"and", "or", ","} and named[k - 2])
         if listed or self._cue_after(doc, k, k + 1) or self._verb_follows(doc, k + 1) \
-                or lowercase_cue_before(doc, k, doc.user_data["sentence_start"][k]):
+                or lowercase_cue_before(doc, k, tokens(doc).sentence_of[k]):
             return False
         for back in range(max(0, k - 4), k):
             gap = [w for w in words[back:k] if w.lower() not in {"the", "a", "an"}]
@@ -130,7 +128,7 @@ class NameSpans:
     def _heading_tokens(self, doc: Doc) -> list[tuple[int, int]]:
         """Token spans of a heading's words written again in the text (rules_names.heading_spans)."""
         found = []
-        for start, end in names.heading_spans(doc.text):
+        for start, end in names.heading_spans(tokens(doc).text):
             span = doc.char_span(start, end)
             if span is None:
                 continue
