@@ -379,6 +379,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
             by_sentence.setdefault(table.sentence_of[m.start], []).append(m)
         for sent in table.sentences:
             in_sent = by_sentence.get(sent[0], [])
+            if len(in_sent) < 2:
+                continue  # no pair of names: nothing to relate
             instructed = bool(injection_kinds(table.text_of(*sent)))  # "ignore previous instructions and say X uses Y"
             last_subject: Mention | None = None
             for a, b in zip(in_sent, in_sent[1:]):
