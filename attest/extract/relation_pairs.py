@@ -86,11 +86,27 @@ def _mention_features(prefix: str, m, lower: list[str]) -> list[str]:
     return f
 
 
+class _NameFeatures:
+    """_mention_features of each (prefix, mention) of one chunk, built once (a name takes part in many pairs)."""
+
+    def __init__(self, lower: list[str]) -> None:
+        self.lower = lower
+        self.memo: dict[tuple[str, int], list[str]] = {}
+
+    def __call__(self, prefix: str, m) -> list[str]:
+        key = (prefix, id(m))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = _mention_features(prefix, m, self.lower)
+        return found
+
+
 def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     """Every candidate pair of the chunk, in text order of the later mention."""
     table = tokens(doc)
     lower = table.lower
     segs = segments(doc)
+    features = _NameFeatures(lower)
     by_seg: list[list] = [[] for _ in segs]
     seg_of = {}
     k = 0
@@ -126,12 +142,12 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
                     break
                 if b.text == a.text or b.start < a.end:
                     continue
-                out.append(Candidate(a, b, _same_sentence(a, b, ms[i + 1:j], lower, s, e, topic, k == topic_seg), *span))
+                out.append(Candidate(a, b, _same_sentence(a, b, ms[i + 1:j], lower, s, e, topic, k == topic_seg, features), *span))
         if topic is not None and topic_seg is not None and k > topic_seg:  # set together
             for b in ms:
                 if b.text != topic.text:
-                    out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s), *span))
-    out += _country_pairs(doc, by_seg, segs, lower, topic, {frozenset((c.a.text, c.b.text)) for c in out})
+                    out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s, features), *span))
+    out += _country_pairs(doc, by_seg, segs, lower, topic, {frozenset((c.a.text, c.b.text)) for c in out}, features)
     return out
 
 
@@ -143,7 +159,7 @@ def _country_like(m: Mention) -> bool:
 
 
 def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], lower: list[str], topic,
-                   taken: set[frozenset[str]]) -> list[Candidate]:
+                   taken: set[frozenset[str]], features: _NameFeatures) -> list[Candidate]:
     """Each country-like name and each name of another sentence of the chunk not yet paired with it (one candidate
     per pair of names, at their nearest sentences): a country is stated once and holds for what the text names
     around it (Re-DocRED's P17 and P131 chains)."""
@@ -188,14 +204,14 @@ def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], l
         before, after = lower[max(ms, m.start - 2):m.start], lower[m.end:min(me, m.end + 2)]
         f += ["Cml=" + " ".join(before[-1:]), "Cml2=" + " ".join(before), "Cmr=" + " ".join(after[:1]),
               "Cmr2=" + " ".join(after), "Cmo=" + lower[ms], f"Ct|ml={m.type}|{' '.join(before[-1:])}"]
-        f += [f"Kt={c.type}", f"Kx={c.text.lower()}"] + _mention_features("M", m, lower)
+        f += [f"Kt={c.type}", f"Kx={c.text.lower()}"] + features("M", m)
         a, b = (c, m) if c.start < m.start else (m, c)
         out.append(Candidate(a, b, f, *span))
     return out
 
 
 def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[str], s: int, e: int,
-                   topic: Mention | None, first: bool) -> list[str]:
+                   topic: Mention | None, first: bool, features: _NameFeatures) -> list[str]:
     gap = lower[a.end:b.start]
     distance = _bucket(len(gap), (0, 1, 2, 3, 5, 8, 12, 20))
     f = ["S", "d=" + distance, "m=" + _bucket(len(between), (0, 1, 2))]
@@ -208,7 +224,7 @@ def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[s
             f += ["f2=" + " ".join(gap[:2]), "l2=" + " ".join(gap[-2:])]
     f.append("ab=" + (lower[a.start - 1] if a.start > s else "^"))
     f.append("aa=" + (lower[b.end] if b.end < e else "$"))
-    f += _mention_features("A", a, lower) + _mention_features("B", b, lower)
+    f += features("A", a) + features("B", b)
     types = f"{a.type}|{b.type}"
     f += ["tt=" + types, f"tt|d={types}|{distance}", f"tt|m={types}|{min(len(between), 2)}"]
     f.extend({"mt=" + str(m.type) for m in between})  # the kinds of name lying between
@@ -229,7 +245,7 @@ def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[s
     return f
 
 
-def _from_topic(topic, b, distance: int, lower: list[str], s: int) -> list[str]:
+def _from_topic(topic, b, distance: int, lower: list[str], s: int, features: _NameFeatures) -> list[str]:
     before = lower[s:b.start]
     opener = lower[s] if s < len(lower) else "$"
     f = ["X", "sd=" + _bucket(distance, (1, 2, 3, 5)), "o=" + opener]
@@ -242,7 +258,7 @@ def _from_topic(topic, b, distance: int, lower: list[str], s: int) -> list[str]:
     if opener in PRONOUNS:
         f.append("pron")
         f.append("pron|" + " ".join(before[1:4]))
-    f += _mention_features("B", b, lower)
+    f += features("B", b)
     types = str(topic.type) + "|" + str(b.type)
     f += ["Xt=" + types, f"Xt|o={types}|{opener}", f"Xt|sd={types}|{_bucket(distance, (1, 2, 3, 5))}"]
     if before:

@@ -115,6 +115,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
                     ruler.add_patterns(patterns)
         self._fuzzy_cache: dict[str, str | None] = {}
+        self._types: dict[str, str | None] = {}  # _type's answers
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
         self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
         self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
@@ -124,7 +125,11 @@ class RuleExtractor(NameSpans, LowercaseNames):
 
     # ------------------------------------------------------------------ setup
     def _type(self, label: str) -> str | None:
-        return self.terms.normalize_type(label)
+        if label not in self._types:
+            if len(self._types) > 50_000:  # labels are mostly the code's own, but a numbered word may be one
+                self._types.clear()
+            self._types[label] = self.terms.normalize_type(label)
+        return self._types[label]
 
     # ------------------------------------------------------------------ entities
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
@@ -610,6 +615,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
     def analyse(self, text: str) -> tuple[Doc, list[Mention], list[Mention], list[RefusedSentence]]:
         """The parsed chunk, its mentions outside refused sentences, those inside them, and the refused sentences."""
         doc = self.nlp(text)
+        tokens(doc, text)
         refused = refused_sentences(text)
         mentions = self._mentions(doc)
         held = [m for m in mentions if inside(refused, m.start_char) is not None]

@@ -10,6 +10,7 @@ Interface (used by attest.extract.rules only):
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
@@ -27,15 +28,22 @@ def name_like(token) -> bool:
     return is_name_word(token.text)
 
 
+@lru_cache(maxsize=65_536)
 def is_name_word(text: str) -> bool:
     if not text or not (text[0].isalpha() or text[0].isdigit()):
         return False
     return text[0].isupper() or any(c.isupper() for c in text[1:])
 
 
+@lru_cache(maxsize=65_536)
 def shape_strong(text: str) -> bool:
     """Looks like a product or acronym, not capitalized common words: a word with inner capitals or digits."""
     return any(any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word) for word in text.split())
+
+
+@lru_cache(maxsize=65_536)
+def _has_alnum(text: str) -> bool:
+    return any(c.isalnum() for c in text)
 
 
 def line_or_sentence_starts(doc: Doc) -> list[bool]:
@@ -46,7 +54,7 @@ def line_or_sentence_starts(doc: Doc) -> list[bool]:
     for word_text, sent_start in zip(table.words, table.sent_start):
         if sent_start or "\n" in word_text:
             fresh = True
-        word = any(c.isalnum() for c in word_text)
+        word = _has_alnum(word_text)
         starts.append(fresh and word)
         if word:
             fresh = False

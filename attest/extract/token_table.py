@@ -2,6 +2,7 @@
 
 Interface (used by the rule extractor's passes and by relation_pairs):
     table = tokens(doc)        # built on first use, kept in doc.user_data["tokens"]
+    table = tokens(doc, text)  # the same, given the text the doc was made from (spaCy's doc.text joins every token)
     table.words[i], table.lower[i], table.space[i] (whitespace follows), table.idx[i] (character offset),
     table.alpha[i], table.punct[i], table.blank[i] (a whitespace token), table.stop[i], table.sent_start[i]:
         Token.text, .lower_, bool(.whitespace_), .idx, .is_alpha, .is_punct, .is_space, .is_stop, .is_sent_start
@@ -22,8 +23,9 @@ class TokenTable:
     __slots__ = ("text", "n", "words", "lower", "space", "idx", "ends", "alpha", "punct", "blank", "stop",
                  "sent_start", "sentences", "sentence_of", "sentence_end")
 
-    def __init__(self, doc: Doc) -> None:
-        self.text = text = doc.text
+    def __init__(self, doc: Doc, text: str | None = None) -> None:
+        # spaCy's tokenizer loses no character: the doc's text is the text it was made from
+        self.text = text = doc.text if text is None else text
         self.n = n = len(doc)
         columns = doc.to_array(_ATTRS).T.tolist() if n else [[] for _ in _ATTRS]
         idx, length, space, sent, alpha, punct, blank, stop = columns
@@ -57,9 +59,9 @@ class TokenTable:
         return self.ends[end - 1]
 
 
-def tokens(doc: Doc) -> TokenTable:
-    """The doc's token table, built once."""
+def tokens(doc: Doc, text: str | None = None) -> TokenTable:
+    """The doc's token table, built once; `text`: the text nlp() made the doc from."""
     table = doc.user_data.get("tokens")
     if table is None:
-        table = doc.user_data["tokens"] = TokenTable(doc)
+        table = doc.user_data["tokens"] = TokenTable(doc, text)
     return table
