@@ -6,7 +6,8 @@ Interface (stable; used by the ingest pipeline when no LLM answers):
     extractor.name                       # "rules:spacy"
     extraction = extractor.extract(text) # Extraction; spans are character offsets into `text`
 
-How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns):
+How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns, applied by
+attest.extract.phrase_rulers as a pipeline would apply them):
   * known_exact / known_folded: every known (label, type) from the graph, as an entity (labels that are common
     English words or two letters case-sensitively, others case-insensitively); type_cues: every ontology class
     label and skos:altLabel ("triple store", "library", "university") as a type cue.
@@ -46,6 +47,7 @@ from spacy.tokens import Doc, Span
 from attest.extract.dates import DatedText
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.phrase_rulers import ruled_entities
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
@@ -108,12 +110,16 @@ class RuleExtractor(NameSpans, LowercaseNames):
             ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in exact]),
             ("type_cues", "LOWER", [{"label": CUE + t, "pattern": spelling} for spelling, t in self.terms.type_labels()]),
         )
+        self._rulers: list[EntityRuler] = []  # in pipeline order, applied by phrase_rulers.ruled_entities
         for name, attr, patterns in rulers:
             if patterns:
                 ruler = self.nlp.add_pipe("entity_ruler", name=name, config={"phrase_matcher_attr": attr})
                 assert isinstance(ruler, EntityRuler)  # add_pipe is typed as returning any pipe callable
                 with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
                     ruler.add_patterns(patterns)
+                self._rulers.append(ruler)
+        for name in [name for name in self.nlp.pipe_names if name != "sentencizer"]:
+            self.nlp.remove_pipe(name)  # loaded as spaCy loads them; run without writing doc.ents
         self._fuzzy_cache: dict[str, str | None] = {}
         self._types: dict[str, str | None] = {}  # _type's answers
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
@@ -316,7 +322,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
     def _mentions(self, doc: Doc) -> list[Mention]:
         mentions: list[Mention] = []
         taken: set[int] = set()
-        ents = list(doc.ents)  # doc.ents builds new spans on every access
+        ents = ruled_entities(self._rulers, doc, tokens(doc))
         cues = [e for e in ents if e.label_.startswith(CUE) and e.text.islower()]
         doc.user_data["cue_start"] = {e.start: e for e in cues}
         doc.user_data["cue_end"] = {e.end - 1: e for e in cues}
