@@ -647,16 +647,20 @@ class RuleExtractor(NameSpans, LowercaseNames):
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
                     triples: list, dated: DatedText | None = None) -> Extraction:
-        entities: dict[str, ExtractedEntity] = {}
+        # (name, type, confidence, start, end) by casefolded name: the first mention's span, the strongest
+        # evidence's name and type (the earlier on a tie); a model is built once per name
+        named: dict[str, tuple[str, str, float, int, int]] = {}
         for m in mentions:
             if m.type is None:
                 continue
             key = m.text.casefold()
-            entity = ExtractedEntity(name=m.text, type=m.type, confidence=round(m.confidence, 3), start=m.start_char, end=m.end_char)
-            if key in entities:  # first mention's span, strongest evidence's type
-                best = max((entities[key], entity), key=lambda e: e.confidence)
-                entity = best.model_copy(update={"start": entities[key].start, "end": entities[key].end})
-            entities[key] = entity
+            found = (m.text, m.type, round(m.confidence, 3), m.start_char, m.end_char)
+            if (first := named.get(key)) is not None:
+                best = first if first[2] >= found[2] else found
+                found = (*best[:3], first[3], first[4])
+            named[key] = found
+        entities = {key: ExtractedEntity(name=name, type=type_name, confidence=confidence, start=start, end=end)
+                    for key, (name, type_name, confidence, start, end) in named.items()}
         relations: dict[tuple[str, str, str], ExtractedRelation] = {}
         for subject, predicate, obj, confidence, start, end in triples:
             if subject.text.casefold() == obj.text.casefold():
