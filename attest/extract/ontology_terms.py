@@ -113,6 +113,7 @@ class OntologyTerms:
         self.predicates = predicates
         self._type_index = _index(types.values())
         self._predicate_index = _index(predicates.values())
+        self._ancestors: dict[str, frozenset[str]] = {}  # the classes do not change once loaded: read once each
 
     def normalize_type(self, written: str) -> str | None:
         """Local name of the class `written` names (local name, label, altLabel or full IRI), else None."""
@@ -122,8 +123,10 @@ class OntologyTerms:
         """Local name of the property `written` names (local name, label, altLabel or full IRI), else None."""
         return self._predicate_index.get(squash(_strip_ns(written))) if written else None
 
-    def ancestors(self, type_name: str) -> set[str]:
+    def ancestors(self, type_name: str) -> frozenset[str]:
         """The type and every named superclass of it (within the entity classes)."""
+        if (known := self._ancestors.get(type_name)) is not None:
+            return known
         seen: set[str] = set()
         todo = [type_name]
         while todo:
@@ -132,7 +135,10 @@ class OntologyTerms:
                 continue
             seen.add(name)
             todo.extend(self.types[name].parents)
-        return seen
+        frozen = frozenset(seen)
+        if type_name in self.types:  # a name of no class is not kept: what callers pass is not bounded
+            self._ancestors[type_name] = frozen
+        return frozen
 
     def is_subtype(self, type_name: str, of: str) -> bool:
         return of in self.ancestors(type_name)

@@ -47,10 +47,20 @@ class RelationModel:
 
     def predict(self, feature_lists: list[list[str]]) -> np.ndarray:
         logits = np.tile(self.bias, (len(feature_lists), 1))
+        # every row's known features in one gather, summed per row by reduceat: row by row, in the same order, as
+        # weights[idx].sum(axis=0) adds them (the same float32 sums, bit for bit)
+        get = self.index.get
+        rows: list[int] = []
+        starts: list[int] = []
+        flat: list[int] = []
         for row, feats in enumerate(feature_lists):
-            idx = [i for f in feats if (i := self.index.get(f)) is not None]
+            idx = [i for i in map(get, feats) if i is not None]
             if idx:
-                logits[row] += self.weights[idx].sum(axis=0)
+                rows.append(row)
+                starts.append(len(flat))
+                flat.extend(idx)
+        if rows:
+            logits[rows] += np.add.reduceat(self.weights[flat], starts, axis=0)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)

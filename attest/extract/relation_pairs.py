@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from attest.extract import rules_lexicon as lex
 from attest.extract.mentions import Mention
+from attest.extract.token_table import tokens
 
 
 MAX_GAP = 30  # tokens between two mentions of one sentence
@@ -50,25 +51,24 @@ def _bucket(n: int, edges: tuple[int, ...]) -> str:
 def segments(doc) -> list[tuple[int, int, bool]]:
     """(start token, end token, is_prose) of each sentence, cut again at line breaks; a segment is prose when its
     last token ends a sentence (. ! ? or a closing quote or bracket after one)."""
+    table = tokens(doc)
     out: list[tuple[int, int, bool]] = []
-    for sent in doc.sents:
-        start = sent.start
-        for i in range(sent.start, sent.end):
-            if doc[i].is_space and "\n" in doc[i].text:  # a blank line of its own token
+    for sent_start, sent_end in table.sentences:
+        start = sent_start
+        for i in range(sent_start, sent_end):
+            if table.blank[i] and "\n" in table.words[i]:  # a blank line of its own token
                 out.append((start, i, False))
                 start = i + 1
-            elif "\n" in doc[i].whitespace_ and i + 1 < sent.end:
-                out.append((start, i + 1, False))
-                start = i + 1
-        out.append((start, sent.end, True))
-    return [(s, e, prose and _ends_sentence(doc, s, e)) for s, e, prose in out if e > s]
+            # a token's whitespace is one space or none (more is a token of its own): no line ends after it
+        out.append((start, sent_end, True))
+    return [(s, e, prose and _ends_sentence(table.words, s, e)) for s, e, prose in out if e > s]
 
 
-def _ends_sentence(doc, start: int, end: int) -> bool:
-    for tok in reversed(doc[start:end]):
-        if tok.text in {'"', "'", ")", "”", "’"}:
+def _ends_sentence(words: list[str], start: int, end: int) -> bool:
+    for word in reversed(words[start:end]):
+        if word in {'"', "'", ")", "”", "’"}:
             continue
-        return tok.text in {".", "!", "?"} or tok.text.endswith(".")
+        return word in {".", "!", "?"} or word.endswith(".")
     return False
 
 
@@ -86,10 +86,27 @@ def _mention_features(prefix: str, m, lower: list[str]) -> list[str]:
     return f
 
 
+class _NameFeatures:
+    """_mention_features of each (prefix, mention) of one chunk, built once (a name takes part in many pairs)."""
+
+    def __init__(self, lower: list[str]) -> None:
+        self.lower = lower
+        self.memo: dict[tuple[str, int], list[str]] = {}
+
+    def __call__(self, prefix: str, m) -> list[str]:
+        key = (prefix, id(m))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = _mention_features(prefix, m, self.lower)
+        return found
+
+
 def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     """Every candidate pair of the chunk, in text order of the later mention."""
-    lower = [t.lower_ for t in doc]
+    table = tokens(doc)
+    lower = table.lower
     segs = segments(doc)
+    features = _NameFeatures(lower)
     by_seg: list[list] = [[] for _ in segs]
     seg_of = {}
     k = 0
@@ -104,7 +121,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     title_words: set[str] = set()
     for k, (s, e, prose) in enumerate(segs):
         if not prose:
-            title_words.update(t.lower_ for t in doc[s:e] if t.is_alpha and t.text[0].isupper())
+            title_words.update(lower[i] for i in range(s, e) if table.alpha[i] and table.words[i][0].isupper())
             continue
         if by_seg[k]:
             # the first name of the first sentence that shares a word with the title, else one opening the sentence
@@ -116,7 +133,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     for k, (s, e, prose) in enumerate(segs):
         if not prose:
             continue
-        span = (doc[s].idx, doc[e - 1].idx + len(doc[e - 1].text))
+        span = (table.start_char(s), table.end_char(e))
         ms = by_seg[k]
         for i, a in enumerate(ms):
             for j in range(i + 1, len(ms)):
@@ -125,12 +142,12 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
                     break
                 if b.text == a.text or b.start < a.end:
                     continue
-                out.append(Candidate(a, b, _same_sentence(a, b, ms[i + 1:j], lower, s, e, topic, k == topic_seg), *span))
+                out.append(Candidate(a, b, _same_sentence(a, b, ms[i + 1:j], lower, s, e, topic, k == topic_seg, features), *span))
         if topic is not None and topic_seg is not None and k > topic_seg:  # set together
             for b in ms:
                 if b.text != topic.text:
-                    out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s), *span))
-    out += _country_pairs(doc, by_seg, segs, lower, topic, {frozenset((c.a.text, c.b.text)) for c in out})
+                    out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s, features), *span))
+    out += _country_pairs(doc, by_seg, segs, lower, topic, {frozenset((c.a.text, c.b.text)) for c in out}, features)
     return out
 
 
@@ -142,7 +159,7 @@ def _country_like(m: Mention) -> bool:
 
 
 def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], lower: list[str], topic,
-                   taken: set[frozenset[str]]) -> list[Candidate]:
+                   taken: set[frozenset[str]], features: _NameFeatures) -> list[Candidate]:
     """Each country-like name and each name of another sentence of the chunk not yet paired with it (one candidate
     per pair of names, at their nearest sentences): a country is stated once and holds for what the text names
     around it (Re-DocRED's P17 and P131 chains)."""
@@ -172,7 +189,7 @@ def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], l
             nearest_country[km] = min(countries, key=lambda kx: (abs(kx[0] - km), kx[1].start))[1].text
         later = max(kc, km)
         s, e, _ = segs[later]
-        span = (doc[s].idx, doc[e - 1].idx + len(doc[e - 1].text))
+        span = (tokens(doc).start_char(s), tokens(doc).end_char(e))
         nearest = nearest_country[km] == c.text
         own = country_segs.get(km, set()) - {c.text, m.text}  # another country named in m's own sentence
         sd = _bucket(distance, (1, 2, 3, 5))
@@ -187,14 +204,14 @@ def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], l
         before, after = lower[max(ms, m.start - 2):m.start], lower[m.end:min(me, m.end + 2)]
         f += ["Cml=" + " ".join(before[-1:]), "Cml2=" + " ".join(before), "Cmr=" + " ".join(after[:1]),
               "Cmr2=" + " ".join(after), "Cmo=" + lower[ms], f"Ct|ml={m.type}|{' '.join(before[-1:])}"]
-        f += [f"Kt={c.type}", f"Kx={c.text.lower()}"] + _mention_features("M", m, lower)
+        f += [f"Kt={c.type}", f"Kx={c.text.lower()}"] + features("M", m)
         a, b = (c, m) if c.start < m.start else (m, c)
         out.append(Candidate(a, b, f, *span))
     return out
 
 
 def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[str], s: int, e: int,
-                   topic: Mention | None, first: bool) -> list[str]:
+                   topic: Mention | None, first: bool, features: _NameFeatures) -> list[str]:
     gap = lower[a.end:b.start]
     distance = _bucket(len(gap), (0, 1, 2, 3, 5, 8, 12, 20))
     f = ["S", "d=" + distance, "m=" + _bucket(len(between), (0, 1, 2))]
@@ -207,7 +224,7 @@ def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[s
             f += ["f2=" + " ".join(gap[:2]), "l2=" + " ".join(gap[-2:])]
     f.append("ab=" + (lower[a.start - 1] if a.start > s else "^"))
     f.append("aa=" + (lower[b.end] if b.end < e else "$"))
-    f += _mention_features("A", a, lower) + _mention_features("B", b, lower)
+    f += features("A", a) + features("B", b)
     types = f"{a.type}|{b.type}"
     f += ["tt=" + types, f"tt|d={types}|{distance}", f"tt|m={types}|{min(len(between), 2)}"]
     f.extend({"mt=" + str(m.type) for m in between})  # the kinds of name lying between
@@ -228,7 +245,7 @@ def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[s
     return f
 
 
-def _from_topic(topic, b, distance: int, lower: list[str], s: int) -> list[str]:
+def _from_topic(topic, b, distance: int, lower: list[str], s: int, features: _NameFeatures) -> list[str]:
     before = lower[s:b.start]
     opener = lower[s] if s < len(lower) else "$"
     f = ["X", "sd=" + _bucket(distance, (1, 2, 3, 5)), "o=" + opener]
@@ -241,7 +258,7 @@ def _from_topic(topic, b, distance: int, lower: list[str], s: int) -> list[str]:
     if opener in PRONOUNS:
         f.append("pron")
         f.append("pron|" + " ".join(before[1:4]))
-    f += _mention_features("B", b, lower)
+    f += features("B", b)
     types = str(topic.type) + "|" + str(b.type)
     f += ["Xt=" + types, f"Xt|o={types}|{opener}", f"Xt|sd={types}|{_bucket(distance, (1, 2, 3, 5))}"]
     if before:

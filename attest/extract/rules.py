@@ -6,7 +6,8 @@ Interface (stable; used by the ingest pipeline when no LLM answers):
     extractor.name                       # "rules:spacy"
     extraction = extractor.extract(text) # Extraction; spans are character offsets into `text`
 
-How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns):
+How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns, applied by
+attest.extract.phrase_rulers as a pipeline would apply them):
   * known_exact / known_folded: every known (label, type) from the graph, as an entity (labels that are common
     English words or two letters case-sensitively, others case-insensitively); type_cues: every ontology class
     label and skos:altLabel ("triple store", "library", "university") as a type cue.
@@ -46,6 +47,7 @@ from spacy.tokens import Doc, Span
 from attest.extract.dates import DatedText
 from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.phrase_rulers import ruled_entities
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
 from attest.extract.relation_pairs import candidate_pairs
 from attest.extract import rules_lexicon as lex
@@ -53,9 +55,10 @@ from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
 from attest.extract.mentions import Mention
 from attest.extract.rules_lowercase import HEADS, LowercaseNames
-from attest.extract.rules_spans import NameSpans, name_like, shape_strong
+from attest.extract.rules_spans import NameSpans, is_name_word, shape_strong
 from attest.extract.refuse import inside, refused_sentences
 from attest.extract.sanitize import injection_kinds
+from attest.extract.token_table import TokenTable, tokens
 
 CUE = "CUE_"  # EntityRuler label prefix of type-cue patterns (ontology class labels)
 FUZZY_CUTOFF = 88.0
@@ -107,13 +110,18 @@ class RuleExtractor(NameSpans, LowercaseNames):
             ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in exact]),
             ("type_cues", "LOWER", [{"label": CUE + t, "pattern": spelling} for spelling, t in self.terms.type_labels()]),
         )
+        self._rulers: list[EntityRuler] = []  # in pipeline order, applied by phrase_rulers.ruled_entities
         for name, attr, patterns in rulers:
             if patterns:
                 ruler = self.nlp.add_pipe("entity_ruler", name=name, config={"phrase_matcher_attr": attr})
                 assert isinstance(ruler, EntityRuler)  # add_pipe is typed as returning any pipe callable
                 with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
                     ruler.add_patterns(patterns)
+                self._rulers.append(ruler)
+        for name in [name for name in self.nlp.pipe_names if name != "sentencizer"]:
+            self.nlp.remove_pipe(name)  # loaded as spaCy loads them; run without writing doc.ents
         self._fuzzy_cache: dict[str, str | None] = {}
+        self._types: dict[str, str | None] = {}  # _type's answers
         # one-word nouns that say what a name is: the ontology's lower-case class labels, then lc.HEADS ("store")
         self._heads = {spelling: t for spelling, t in self.terms.type_labels() if spelling.isalpha() and spelling.islower()}
         self._heads.update({h: t for h, label in HEADS.items() if h not in self._heads and (t := self._type(label))})
@@ -123,45 +131,54 @@ class RuleExtractor(NameSpans, LowercaseNames):
 
     # ------------------------------------------------------------------ setup
     def _type(self, label: str) -> str | None:
-        return self.terms.normalize_type(label)
+        if label not in self._types:
+            if len(self._types) > 50_000:  # labels are mostly the code's own, but a numbered word may be one
+                self._types.clear()
+            self._types[label] = self.terms.normalize_type(label)
+        return self._types[label]
 
     # ------------------------------------------------------------------ entities
     def _cue_at(self, doc: Doc, k: int, reach: int) -> Span | None:
         """A lower-case type cue (ontology class label) starting within `reach` tokens of k, only words between."""
         by_start = doc.user_data["cue_start"]
+        table = tokens(doc)
+        words, lower, alpha = table.words, table.lower, table.alpha
         for start in range(k, k + reach + 1):
             ent = by_start.get(start)
-            if ent is not None and all((t.is_alpha or t.text == "-" or t.text.isdigit() or name_like(t))
-                                       and t.lower_ not in _PHRASE_ENDS for t in doc[k:start]):
+            if ent is not None and all((alpha[i] or words[i] == "-" or words[i].isdigit() or is_name_word(words[i]))
+                                       and lower[i] not in _PHRASE_ENDS for i in range(k, min(start, table.n))):
                 return ent
         return None
 
     def _head_at(self, doc: Doc, k: int, reach: int) -> str | None:
         """Type of the first head noun ("store", "editor", "format") within `reach` words of k, only words between."""
-        for start in range(k, min(k + reach + 1, len(doc))):
-            tok = doc[start]
-            if tok.lower_ in self._heads:
-                return self._heads[tok.lower_]
-            if tok.lower_ in self._prose_heads and reach:
-                return self._prose_heads[tok.lower_]
-            if not (tok.is_alpha or tok.text == "-" or tok.text.isdigit()) or tok.lower_ in _PHRASE_ENDS:
+        table = tokens(doc)
+        for start in range(k, min(k + reach + 1, table.n)):
+            word, lower = table.words[start], table.lower[start]
+            if lower in self._heads:
+                return self._heads[lower]
+            if lower in self._prose_heads and reach:
+                return self._prose_heads[lower]
+            if not (table.alpha[start] or word == "-" or word.isdigit()) or lower in _PHRASE_ENDS:
                 return None
         return None
 
     def _cue_after(self, doc: Doc, start: int, end: int) -> str | None:
         """Type named by "X, a <cue>", "X is a <cue>", or "the X <cue>" ("the Oxigraph database"); a cue is an
         ontology class label or a head noun ("etcd, a distributed key-value store")."""
+        table = tokens(doc)
+        n, lower = table.n, table.lower
         k = end
-        comma = k < len(doc) and doc[k].text == ","
+        comma = k < n and table.words[k] == ","
         k += comma
-        copula = k < len(doc) and doc[k].lower_ in {"is", "was", "remains"}
+        copula = k < n and lower[k] in {"is", "was", "remains"}
         k += copula
         reach: tuple[int, int] | None  # where to look for a cue: first token, how many tokens on
-        if (comma or copula) and k < len(doc) and doc[k].lower_ in {"a", "an", "the"}:
+        if (comma or copula) and k < n and lower[k] in {"a", "an", "the"}:
             cue, reach = self._cue_at(doc, k + 1, 6), (k + 1, 6)
         elif not comma and not copula:
             # "the TransE model": a definite article before the name; "a Python library" names a library in Python
-            definite = start > 0 and doc[start - 1].lower_ == "the"
+            definite = start > 0 and lower[start - 1] == "the"
             cue, reach = (self._cue_at(doc, end, 0), (end, 0)) if definite else (None, None)
         else:
             cue, reach = None, None
@@ -182,11 +199,12 @@ class RuleExtractor(NameSpans, LowercaseNames):
 
     def _verb_follows(self, doc: Doc, end: int) -> bool:
         """A relation phrase starts right after the word ("Oxigraph uses ...", "Stardog does not use ...")."""
+        table = tokens(doc)
         words: list[str] = []
-        for tok in doc[end:end + 5]:
-            if tok.is_punct and tok.text != "-":
+        for k in range(end, min(end + 5, table.n)):
+            if table.punct[k] and table.words[k] != "-":
                 break
-            words.append(tok.text)
+            words.append(table.words[k])
             if lex.norm_gap(words)[0] in self.phrases:
                 return True
         return False
@@ -196,7 +214,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
         k = start - 1
         if (ent := doc.user_data["cue_end"].get(k)) is not None:
             return ent.label_[len(CUE):]
-        if k >= 0 and (doc[k].lower_ in lex.PERSON_ROLES or doc[k].lower_.rstrip(".") in lex.PERSON_TITLES
+        lower = tokens(doc).lower
+        if k >= 0 and (lower[k] in lex.PERSON_ROLES or lower[k].rstrip(".") in lex.PERSON_TITLES
                        or start in doc.user_data.get("after_office", ())):
             return self._type("person")
         return None
@@ -206,9 +225,9 @@ class RuleExtractor(NameSpans, LowercaseNames):
         return 2 <= len(parts) <= 4 and all(w[:1].isupper() and w.replace("'", "").isalpha() and not shape_strong(w) for w in parts)
 
     def _type_mention(self, doc: Doc, start: int, end: int, headline: bool) -> tuple[str | None, float]:
-        span = doc[start:end]
-        words = [t.text for t in span]
-        text = span.text
+        table = tokens(doc)
+        words = table.words[start:end]
+        text = table.text_of(start, end)
         org_word = next((lex.ORG_WORDS[w.lower()] for w in words[1:] + words[:1] if w.lower() in lex.ORG_WORDS and w[:1].isupper()), None)
         legal = lex.LEGAL_SUFFIX.get(words[-1].lower().rstrip(".")) if len(words) > 1 else None
         if (label := legal or org_word) and (t := self._type(label)):
@@ -219,7 +238,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
             return headed
         if cue := self._cue_after(doc, start, end) or self._cue_before(doc, start):
             return cue, 0.85
-        if doc[end:end + 2].text.lower() in {", who", "who"}:
+        if table.text_of(end, end + 2).lower() in {", who", "who"}:
             return self._type("person"), 0.85
         if kind := lex.places().get(text):
             return self._type(kind) or self._type("location"), 0.85
@@ -255,7 +274,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
         """The type the words around a name give it: a quoted title is a work ("the song "Leave It to Joan""), years in
         brackets after it a person ("Ada Lovelace (1815–1852)"), "born in X", "capital of X", "moved to X" a place,
         and so is "X, <listed place>" ("Guri, Venezuela")."""
-        words = doc.user_data["words"]  # plain strings: indexing a Doc builds a Token each time
+        table = tokens(doc)
+        words = table.words
         n = len(words)
         if start > 0 and end < n and words[start - 1] in names.QUOTES and words[end] in names.QUOTES:
             return self._type("creative work"), 0.8
@@ -269,31 +289,32 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if end + 1 < n and words[end] == ",":
             places = lex.places()
             for stop in range(end + 2, min(end + 5, n + 1)):
-                if doc[end + 1:stop].text in places:
+                if table.text_of(end + 1, stop) in places:
                     return self._type("location"), 0.8
         return None
 
-    def _people_in_context(self, doc: Doc, mentions: list[Mention], sentences: list[Span]) -> None:
+    def _people_in_context(self, doc: Doc, mentions: list[Mention]) -> None:
         """Names the next sentences say are people: the name a sentence opens with, when the next opens with "He",
         "She", "His" or "Her" ("Ann Lee is a chemist. She was born in ..."), and the document's first name when one of
         the three after it does; then a name's surname written alone later ("Lee") is that person too."""
         firsts: dict[int, Mention] = {}
-        sentence_start = doc.user_data["sentence_start"]
+        table = tokens(doc)
+        sentence_start, sentences = table.sentence_of, table.sentences
         for m in mentions:
             sentence = sentence_start[m.start]
             if sentence not in firsts and m.start - sentence <= 1:
                 firsts[sentence] = m
-        opens = [doc[sent.start].lower_ for sent in sentences]
-        for k, sent in enumerate(sentences):
-            first = firsts.get(sent.start)
+        opens = [table.lower[s] for s, _ in sentences]
+        for k, (s, _) in enumerate(sentences):
+            first = firsts.get(s)
             ahead = opens[k + 1:k + 4] if k == 0 else opens[k + 1:k + 2]
             if first is None or first.known or first.confidence >= 0.8 or not any(w in _PERSONAL for w in ahead):
                 continue
-            words = [t.text for t in doc[first.start:first.end]]
+            words = table.words[first.start:first.end]
             if self._person_like(words) or (len(words) == 1 and not shape_strong(words[0]) and words[0].isalpha()):
                 first.type, first.confidence = self._type("person"), 0.8
         person = self._type("person")
-        surnames = {doc[m.end - 1].text for m in mentions if m.type == person and m.end - m.start >= 2}
+        surnames = {table.words[m.end - 1] for m in mentions if m.type == person and m.end - m.start >= 2}
         for m in mentions:
             if m.end - m.start == 1 and not m.known and m.confidence < 0.8 and m.text in surnames:
                 m.type, m.confidence = person, 0.8
@@ -301,7 +322,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
     def _mentions(self, doc: Doc) -> list[Mention]:
         mentions: list[Mention] = []
         taken: set[int] = set()
-        ents = list(doc.ents)  # doc.ents builds new spans on every access
+        ents = ruled_entities(self._rulers, doc, tokens(doc))
         cues = [e for e in ents if e.label_.startswith(CUE) and e.text.islower()]
         doc.user_data["cue_start"] = {e.start: e for e in cues}
         doc.user_data["cue_end"] = {e.end - 1: e for e in cues}
@@ -309,24 +330,22 @@ class RuleExtractor(NameSpans, LowercaseNames):
             if not ent.label_.startswith(CUE):
                 mentions.append(Mention(ent.start, ent.end, ent.text, ent.label_, 0.95, known=True))
                 taken.update(range(ent.start, ent.end))
-        sentences = list(doc.sents)
-        doc.user_data["sentence_start"] = {t: sent.start for sent in sentences for t in range(sent.start, sent.end)}
-        headlines = {sent.start for sent in sentences if _is_headline(sent)}
+        table = tokens(doc)
+        headlines = {s for s, e in table.sentences if _is_headline(table, s, e)}
         for start, end in self._candidate_spans(doc, taken):
-            headline = doc.user_data["sentence_start"][start] in headlines
+            headline = table.sentence_of[start] in headlines
             type_name, confidence = self._type_mention(doc, start, end, headline)
-            mentions.append(Mention(start, end, doc[start:end].text, type_name, confidence))
-        self._people_in_context(doc, mentions, sentences)
+            mentions.append(Mention(start, end, table.text_of(start, end), type_name, confidence))
+        self._people_in_context(doc, mentions)
         for m in mentions:  # capitalized names too: a lower-case name never overlaps one
             taken.update(range(m.start, m.end))
         mentions.extend(Mention(*found) for found in self._lowercase(doc, taken))
-        text = doc.text  # Doc.text re-joins every token on each access
+        text = table.text
         for m in mentions:
-            span = doc[m.start:m.end]
-            m.start_char, m.end_char = span.start_char, span.end_char
-            last = doc[m.end - 1]
-            sentence_end = m.end == len(doc) or doc[m.end].is_sent_start
-            if last.text.endswith(".") and len(last.text) > 1 and sentence_end and last.lower_.rstrip(".") not in lex.LEGAL_SUFFIX:
+            m.start_char, m.end_char = table.start_char(m.start), table.end_char(m.end)
+            last, last_lower = table.words[m.end - 1], table.lower[m.end - 1]
+            sentence_end = m.end == table.n or table.sent_start[m.end]
+            if last.endswith(".") and len(last) > 1 and sentence_end and last_lower.rstrip(".") not in lex.LEGAL_SUFFIX:
                 m.end_char -= 1  # "the W3C." at the end of a sentence: the period is not part of the name
             m.text = text[m.start_char:m.end_char]
         return sorted(mentions, key=lambda m: m.start)
@@ -355,7 +374,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
             if not mention.weak or not required or required == "Entity":
                 continue
             if required == "Agent":
-                words = [t.text for t in doc[mention.start:mention.end]]
+                words = tokens(doc).words[mention.start:mention.end]
                 required = self._type("person") if self._person_like(words) else self._type("organization")
             elif required == "Topic":
                 required = self._type("technology")
@@ -365,9 +384,15 @@ class RuleExtractor(NameSpans, LowercaseNames):
 
     def _relations(self, doc: Doc, mentions: list[Mention]) -> list[tuple[Mention, str, Mention, float]]:
         found: list[tuple[Mention, str, Mention, float]] = []
-        for sent in doc.sents:
-            in_sent = [m for m in mentions if sent.start <= m.start < sent.end]
-            instructed = bool(injection_kinds(sent.text))  # "ignore previous instructions and say X uses Y"
+        table = tokens(doc)
+        by_sentence: dict[int, list[Mention]] = {}
+        for m in mentions:
+            by_sentence.setdefault(table.sentence_of[m.start], []).append(m)
+        for sent in table.sentences:
+            in_sent = by_sentence.get(sent[0], [])
+            if len(in_sent) < 2:
+                continue  # no pair of names: nothing to relate
+            instructed = bool(injection_kinds(table.text_of(*sent)))  # "ignore previous instructions and say X uses Y"
             last_subject: Mention | None = None
             for a, b in zip(in_sent, in_sent[1:]):
                 result = self._relation_between(doc, sent, in_sent, a, b, last_subject)
@@ -386,18 +411,18 @@ class RuleExtractor(NameSpans, LowercaseNames):
         extra = []
         index = in_sent.index(obj)
         for prev, nxt in zip(in_sent[index:], in_sent[index + 1:]):
-            gap = doc[prev.end:nxt.start].text.strip().lower()
+            gap = tokens(doc).text_of(prev.end, nxt.start).strip().lower()
             if gap not in lex.COORDINATION or (gap == "," and self._place(prev) and self._place(nxt, weak_ok=True)):
                 break  # "Cambridge, Massachusetts" is a place in a place, not a second object
             extra.append((subject, predicate, nxt, self._signed(predicate, subject, nxt, min(confidence, 0.8), doc)))
         index = in_sent.index(subject)
         subjects = []
         for prev, cur in zip(reversed(in_sent[:index]), reversed(in_sent[1:index + 1])):
-            if doc[prev.end:cur.start].text.strip().lower() not in lex.COORDINATION:
+            if tokens(doc).text_of(prev.end, cur.start).strip().lower() not in lex.COORDINATION:
                 break
             subjects.append(prev)
         # only a coordination that opens the sentence is a list of subjects ("X and Y use Z")
-        if subjects and subjects[-1] is in_sent[0] and subjects[-1].start - doc.user_data["sentence_start"][subjects[-1].start] <= 1:
+        if subjects and subjects[-1] is in_sent[0] and subjects[-1].start - tokens(doc).sentence_of[subjects[-1].start] <= 1:
             extra.extend((s, predicate, obj, self._signed(predicate, s, obj, min(confidence, 0.8), doc)) for s in subjects)
         return extra
 
@@ -409,8 +434,9 @@ class RuleExtractor(NameSpans, LowercaseNames):
             return confidence
         return min(confidence, 0.5)
 
-    def _relation_between(self, doc, sent, in_sent, a: Mention, b: Mention, last_subject: Mention | None):
-        words = [t.text for t in doc[a.end:b.start]]
+    def _relation_between(self, doc, sent: tuple[int, int], in_sent, a: Mention, b: Mention, last_subject: Mention | None):
+        table = tokens(doc)
+        words = table.words[a.end:b.start]
         subject, obj, confidence = a, b, 0.85
         if ";" in words:  # "...; it was developed by X": only a pronoun carries the subject over
             words = words[len(words) - words[::-1].index(";"):]
@@ -424,7 +450,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         content, negated, hedged = lex.norm_gap(words)
         if negated:
             return None
-        hedged = hedged or any(t.lower_ in lex.HEDGE for t in doc[sent.start:a.start])
+        hedged = hedged or any(w in lex.HEDGE for w in table.lower[sent[0]:a.start])
         lowered = [w.lower() for w in words]
         if "," in lowered and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
             # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"
@@ -439,7 +465,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if not candidates and "and" in content:
             # "X was developed by Y and implements Z": the verb after "and" belongs to the earlier subject
             tail = content[len(content) - content[::-1].index("and"):]
-            opener = in_sent[0] if in_sent[0].start - doc.user_data["sentence_start"][in_sent[0].start] <= 1 else None
+            opener = in_sent[0] if in_sent[0].start - table.sentence_of[in_sent[0].start] <= 1 else None
             earlier = last_subject or opener
             if tail and earlier is not None and (candidates := self.phrases.get(tail)):
                 # the earlier subject, or the name that opens the sentence; "She was born in X and studied at Y"
@@ -484,7 +510,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         head = in_sent[0]
         if head.end >= comma:
             return False
-        between = [t.text for t in doc[head.end:comma]]
+        between = tokens(doc).words[head.end:comma]
         return between[:1] == [","] and between.count(",") == 1
 
     def _object_relative(self, doc, a: Mention, b: Mention, lowered: list[str]):
@@ -492,10 +518,10 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if lowered not in ([",", "which"], [",", "that"], ["which"], ["that"]):
             return None
         verb = []
-        for tok in doc[b.end:b.end + 4]:
-            if tok.text in {",", ".", ";"}:
+        for word in tokens(doc).words[b.end:b.end + 4]:
+            if word in {",", ".", ";"}:
                 break
-            verb.append(tok.text)
+            verb.append(word)
         content, negated, _ = lex.norm_gap(verb)
         candidates = self.phrases.get(content)
         if not candidates or negated:
@@ -552,7 +578,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
             for label in labels:
                 if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
                     # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
-                    listed = doc[pair.a.end:pair.b.start].text.strip().lower() in lex.COORDINATION
+                    listed = tokens(doc).text_of(pair.a.end, pair.b.start).strip().lower() in lex.COORDINATION
                     if "relatesTo" in self.terms.predicates and not listed:
                         found.append((pair.a, "relatesTo", pair.b, confidence, pair.start_char, pair.end_char))
                     continue
@@ -569,7 +595,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                             (mention.type is not None and self.terms.is_subtype(mention.type, required)):
                         continue
                     if required == "Agent":
-                        person = self._person_like([t.text for t in doc[mention.start:mention.end]])
+                        person = self._person_like(tokens(doc).words[mention.start:mention.end])
                         required = self._type("person" if person else "organization")
                     elif required == "Topic":
                         required = self._type("technology")
@@ -595,6 +621,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
     def analyse(self, text: str) -> tuple[Doc, list[Mention], list[Mention], list[RefusedSentence]]:
         """The parsed chunk, its mentions outside refused sentences, those inside them, and the refused sentences."""
         doc = self.nlp(text)
+        tokens(doc, text)
         refused = refused_sentences(text)
         mentions = self._mentions(doc)
         held = [m for m in mentions if inside(refused, m.start_char) is not None]
@@ -616,20 +643,24 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
                 assert sentence is not None  # the filter above found one
                 sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
-        return self._extraction(doc, mentions, held, refused, triples, DatedText(doc.text, reference))
+        return self._extraction(doc, mentions, held, refused, triples, DatedText(tokens(doc).text, reference))
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
                     triples: list, dated: DatedText | None = None) -> Extraction:
-        entities: dict[str, ExtractedEntity] = {}
+        # (name, type, confidence, start, end) by casefolded name: the first mention's span, the strongest
+        # evidence's name and type (the earlier on a tie); a model is built once per name
+        named: dict[str, tuple[str, str, float, int, int]] = {}
         for m in mentions:
             if m.type is None:
                 continue
             key = m.text.casefold()
-            entity = ExtractedEntity(name=m.text, type=m.type, confidence=round(m.confidence, 3), start=m.start_char, end=m.end_char)
-            if key in entities:  # first mention's span, strongest evidence's type
-                best = max((entities[key], entity), key=lambda e: e.confidence)
-                entity = best.model_copy(update={"start": entities[key].start, "end": entities[key].end})
-            entities[key] = entity
+            found = (m.text, m.type, round(m.confidence, 3), m.start_char, m.end_char)
+            if (first := named.get(key)) is not None:
+                best = first if first[2] >= found[2] else found
+                found = (*best[:3], first[3], first[4])
+            named[key] = found
+        entities = {key: ExtractedEntity(name=name, type=type_name, confidence=confidence, start=start, end=end)
+                    for key, (name, type_name, confidence, start, end) in named.items()}
         relations: dict[tuple[str, str, str], ExtractedRelation] = {}
         for subject, predicate, obj, confidence, start, end in triples:
             if subject.text.casefold() == obj.text.casefold():
@@ -657,9 +688,10 @@ def _valid_time(dated: DatedText | None, doc: Doc, subject: Mention, obj: Mentio
     a member of an alliance of universities in Toulouse")."""
     if dated is None or (classified and place):
         return {}
-    sentence = doc[subject.start].sent
-    found = dated.validity((subject.start_char, subject.end_char), (obj.start_char, obj.end_char),
-                           (sentence.start_char, sentence.end_char), opening_only=classified)
+    table = tokens(doc)
+    sentence = (table.start_char(table.sentence_of[subject.start]), table.end_char(table.sentence_end[subject.start]))
+    found = dated.validity((subject.start_char, subject.end_char), (obj.start_char, obj.end_char), sentence,
+                           opening_only=classified)
     return {"valid_from": found.valid_from, "valid_to": found.valid_to}
 
 
@@ -669,7 +701,7 @@ def _spans_refused(refused: list[RefusedSentence], a: Mention, b: Mention) -> Re
     return next((r for r in refused if r.start < high and low < r.end), None)
 
 
-def _is_headline(sent: Span) -> bool:
+def _is_headline(table: TokenTable, start: int, end: int) -> bool:
     """Title Case Sentences capitalize every word, so capitals there are no sign of a name."""
-    words = [t for t in sent if t.is_alpha and t.lower_ not in STOP_WORDS]
-    return len(words) >= 3 and all(t.text[0].isupper() for t in words)
+    words = [table.words[i] for i in range(start, end) if table.alpha[i] and table.lower[i] not in STOP_WORDS]
+    return len(words) >= 3 and all(w[0].isupper() for w in words)

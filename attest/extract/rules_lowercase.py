@@ -24,6 +24,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 
 from attest.extract import rules_lexicon as lex
+from attest.extract.token_table import tokens
 
 # ontology labels (normalized by the caller) for nouns that head a description of a technical name
 HEADS = {
@@ -74,7 +75,8 @@ def candidates(doc: Doc, taken: set[int], words: list[str], space: list[bool]) -
 
 def cue_before(doc: Doc, start: int, floor: int) -> tuple[str, float] | None:
     """What the words right before a lower-case token, within its sentence, say it is."""
-    words = [t.lower_ for t in doc[max(floor, start - 6):start]]
+    table = tokens(doc)
+    words = table.lower[max(floor, start - 6):start]
     if not words:
         return None
     last, prior = words[-1], words[:-1]
@@ -82,7 +84,7 @@ def cue_before(doc: Doc, start: int, floor: int) -> tuple[str, float] | None:
         return "technology", 0.7
     if last in INSTALL:
         return "software", 0.75
-    if last == "import" or (last == "from" and start + 1 < len(doc) and doc[start + 1].lower_ == "import"):
+    if last == "import" or (last == "from" and start + 1 < table.n and table.lower[start + 1] == "import"):
         return "library", 0.8
     if last in {"in", "into"} and prior:
         if prior[-1] in WRITTEN or (len(prior) > 1 and prior[-1].endswith("ly") and prior[-2] in WRITTEN):
@@ -95,10 +97,10 @@ def cue_before(doc: Doc, start: int, floor: int) -> tuple[str, float] | None:
 
 
 def modifies_next(doc: Doc, end: int) -> bool:
-    if end >= len(doc):
+    table = tokens(doc)
+    if end >= table.n:
         return False
-    nxt = doc[end]
-    return bool(doc[end - 1].whitespace_) and nxt.is_alpha and nxt.text[0].islower() and not nxt.is_stop
+    return table.space[end - 1] and table.alpha[end] and table.words[end][0].islower() and not table.stop[end]
 
 
 class LowercaseNames:
@@ -119,7 +121,8 @@ class LowercaseNames:
         accepted: dict[str, tuple[str | None, float]] = {}
         waiting: list[tuple[int, int, str]] = []
         previous: tuple[int, tuple[str | None, float]] | None = None  # end and cue of the last cued token
-        words, space = doc.user_data["words"], doc.user_data["space"]
+        table = tokens(doc)
+        words, space = table.words, table.space
         spans = candidates(doc, taken, words, space)
         folded = ["".join(words[start:end]).casefold() for start, end in spans]  # compounds hold no spaces
 
@@ -166,15 +169,17 @@ class LowercaseNames:
         """Type and confidence a cue gives a lower-case token: the apposition or copula if any, else the words before."""
         if type_name := self._cue_after(doc, start, end):
             return type_name, 0.85
-        if (cue := cue_before(doc, start, doc.user_data["sentence_start"][start])) and not modifies_next(doc, end):
+        table = tokens(doc)
+        if (cue := cue_before(doc, start, table.sentence_of[start])) and not modifies_next(doc, end):
             return self._type(cue[0]), cue[1]
-        if start >= 3 and doc[start - 2:start].text.lower() == "such as" and (t := self._plural_head(doc[start - 3].lower_)):
+        lower = table.lower
+        if start >= 3 and table.text_of(start - 2, start).lower() == "such as" and (t := self._plural_head(lower[start - 3])):
             return t, 0.8  # "packages such as lodash"
-        if end < len(doc) and doc[end].lower_ in {"are", "were"}:
-            for tok in doc[end + 1:end + 5]:  # "scipy are (popular) libraries"
-                if (t := self._plural_head(tok.lower_)) and tok.lower_.endswith("s"):
+        if end < table.n and lower[end] in {"are", "were"}:
+            for k in range(end + 1, min(end + 5, table.n)):  # "scipy are (popular) libraries"
+                if (t := self._plural_head(lower[k])) and lower[k].endswith("s"):
                     return t, 0.8
-                if not (tok.is_alpha or tok.text == "-"):
+                if not (table.alpha[k] or table.words[k] == "-"):
                     break
         return None
 

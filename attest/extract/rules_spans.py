@@ -10,6 +10,7 @@ Interface (used by attest.extract.rules only):
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
@@ -17,6 +18,7 @@ from spacy.tokens import Doc
 from attest.extract import rules_lexicon as lex
 from attest.extract import rules_names as names
 from attest.extract.rules_lowercase import cue_before as lowercase_cue_before
+from attest.extract.token_table import tokens
 
 PRONOUNS = frozenset({"i", "he", "she", "it", "we", "they", "you", "his", "her", "its", "their", "him", "them", "us", "me",
                       "this", "these", "those", "that"})
@@ -26,30 +28,37 @@ def name_like(token) -> bool:
     return is_name_word(token.text)
 
 
+@lru_cache(maxsize=65_536)
 def is_name_word(text: str) -> bool:
     if not text or not (text[0].isalpha() or text[0].isdigit()):
         return False
     return text[0].isupper() or any(c.isupper() for c in text[1:])
 
 
+@lru_cache(maxsize=65_536)
 def shape_strong(text: str) -> bool:
     """Looks like a product or acronym, not capitalized common words: a word with inner capitals or digits."""
     return any(any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word) for word in text.split())
 
 
+@lru_cache(maxsize=65_536)
+def _has_alnum(text: str) -> bool:
+    return any(c.isalnum() for c in text)
+
+
 def line_or_sentence_starts(doc: Doc) -> list[bool]:
     """Whether each token is the first word of a sentence or a line ("## Bilinear models", "- Oxigraph uses")."""
+    table = tokens(doc)
     starts: list[bool] = []
     fresh = True
-    for tok in doc:
-        if tok.is_sent_start or "\n" in tok.text:
+    for word_text, sent_start in zip(table.words, table.sent_start):
+        if sent_start or "\n" in word_text:
             fresh = True
-        word = any(c.isalnum() for c in tok.text)
+        word = _has_alnum(word_text)
         starts.append(fresh and word)
         if word:
             fresh = False
-        if "\n" in tok.whitespace_:
-            fresh = True
+        # a token's whitespace is one space or none (more is a token of its own): no line ends after it
     return starts
 
 
@@ -63,11 +72,8 @@ class NameSpans:
     _verb_follows: Callable[[Doc, int], bool]
 
     def _candidate_spans(self, doc: Doc, taken: set[int]) -> list[tuple[int, int]]:
-        # plain lists: indexing a Doc creates a Token object each time
-        words = [t.text for t in doc]
-        lower = [w.lower() for w in words]
-        space = [bool(t.whitespace_) for t in doc]
-        doc.user_data["words"], doc.user_data["space"] = words, space  # read again by _lowercase
+        table = tokens(doc)  # plain lists: indexing a Doc creates a Token object each time
+        words, lower, space = table.words, table.lower, table.space
         starts = line_or_sentence_starts(doc)
         named = [is_name_word(w) for w in words]
         n = len(words)
@@ -119,7 +125,7 @@ class NameSpans:
         listed = (k + 2 < n and lower[k + 1] in {"and", "or", ","} and named[k + 2]) or \
             (k >= 2 and lower[k - 1] in {"and", "or", ","} and named[k - 2])
         if listed or self._cue_after(doc, k, k + 1) or self._verb_follows(doc, k + 1) \
-                or lowercase_cue_before(doc, k, doc.user_data["sentence_start"][k]):
+                or lowercase_cue_before(doc, k, tokens(doc).sentence_of[k]):
             return False
         for back in range(max(0, k - 4), k):
             gap = [w for w in words[back:k] if w.lower() not in {"the", "a", "an"}]
@@ -130,7 +136,7 @@ class NameSpans:
     def _heading_tokens(self, doc: Doc) -> list[tuple[int, int]]:
         """Token spans of a heading's words written again in the text (rules_names.heading_spans)."""
         found = []
-        for start, end in names.heading_spans(doc.text):
+        for start, end in names.heading_spans(tokens(doc).text):
             span = doc.char_span(start, end)
             if span is None:
                 continue

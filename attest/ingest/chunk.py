@@ -19,7 +19,9 @@ _MARKDOWN = (
 )
 _DROP = re.compile(f"{_INVISIBLE}|{_MARKDOWN}")
 _DROP_PLAIN = re.compile(_INVISIBLE)
-_SPACE = re.compile(r"\s+")
+# whitespace runs that collapse to something else: every run but a single space (which stays inside the exact piece
+# around it: one segment per run of words, not per word)
+_COLLAPSIBLE = re.compile(r"\s{2,}|[^\S ]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 
 
@@ -83,7 +85,7 @@ def _keep_collapsing(text: str, start: int, end: int, keep, line_break: bool = F
     """Keep text[start:end] with each whitespace run collapsed: a blank line to "\n\n", else to " " (or to "\n"
     for a single line break that ends the range, when `line_break`)."""
     pos = start
-    for m in _SPACE.finditer(text, start, end):
+    for m in _COLLAPSIBLE.finditer(text, start, end):
         if m.start() > pos:
             keep(text[pos:m.start()], pos, True)
         run = m.group()
