@@ -1,11 +1,12 @@
 """Benchmark: the store's footprint, quads per generated document by graph kind, and bytes of store per byte of text.
 
-    python bench/footprint.py [--docs 200] [--paragraphs 8] [--by-predicate] [--bytes-by-kind] [--fresh-copy] [--corpus generated|2wiki]
+    python bench/footprint.py [--docs 200] [--paragraphs 8] [--by-predicate] [--bytes-by-kind] [--fresh-copy] [--corpus generated|2wiki] [--no-rewrite]
 
 Generates --docs documents with bench/ingest.py's generator (the same corpus as bench/scale.py), or takes the first
 --docs 2WikiMultihopQA paragraphs (each a titled Markdown file, as bench/ingest_prose.py writes them), ingests them
 with `attest ingest --offline` (batched bulk commits, reasoning as configured by default, the compaction that ends
-the command), then measures the data folder as the user finds it (store, full-text index, the rest) and counts the
+the command: a rewrite through the bulk loader when it pays, `--no-rewrite`: a compaction in place only), then
+reports the ingest's wall time and the rewrite's line, and measures the data folder as the user finds it (store, full-text index, the rest) and counts the
 quads of each
 kind of graph (document, status, fact summary, inferred, derivations, quarantine, ontology, other) and prints them
 per document. --by-predicate also breaks the document graphs down by predicate (and by the kind of subject), which
@@ -16,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -82,8 +85,6 @@ def compacted_size(store_dir: Path, drop: list[str]) -> int:
 def fresh_copy_size(store_dir: Path) -> tuple[int, float]:
     """Bytes of a new store holding the same quads, written by the bulk loader (its files are LZ4-compressed; a
     compaction of transactional writes leaves a store this small uncompressed), and the seconds the copy took."""
-    import time
-
     import pyoxigraph
 
     with tempfile.TemporaryDirectory(prefix="attest-footprint-fresh-") as tmp:
@@ -113,6 +114,8 @@ def main() -> None:
     parser.add_argument("--fresh-copy", action="store_true",
                         help="also the bytes of the same quads written into a new store by Oxigraph's bulk loader")
     parser.add_argument("--corpus", choices=("generated", "2wiki"), default="generated")
+    parser.add_argument("--no-rewrite", action="store_true",
+                        help="ingest with ingest_rewrite off (a compaction in place, as before the rewrite existed)")
     parser.add_argument("--data-dir", help="work here (kept afterwards; else a temporary folder, removed)")
     args = parser.parse_args()
     if args.data_dir is None:
@@ -133,9 +136,13 @@ def measure(args, work: Path) -> None:
     corpus = work / "corpus"
     text_bytes = generate(corpus, args.docs, args.paragraphs) if args.corpus == "generated" else wiki(corpus, args.docs)
     command = [sys.executable, "-m", "attest.cli", "--config", str(config), "ingest", "--offline", str(corpus)]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+    env = {**os.environ, "ATTEST_INGEST_REWRITE": "false" if args.no_rewrite else "true"}
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, env=env)
+    ingest_s = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(done.stderr[-2000:])
+    ending = [line for line in done.stderr.splitlines() if line.startswith(("store rewritten", "store compacted"))]
 
     settings = load_settings(config)
     iris = Iris(settings.base_iri)
@@ -160,7 +167,10 @@ def measure(args, work: Path) -> None:
     store_bytes = du(work / "data" / "store")
     folder_bytes = du(work / "data")
     total = sum(by_kind.values())
-    print(f"Command: `python bench/footprint.py --corpus {args.corpus} --docs {args.docs}`\n")
+    print(f"Command: `python bench/footprint.py --corpus {args.corpus} --docs {args.docs}"
+          f"{' --no-rewrite' if args.no_rewrite else ''}`\n")
+    print(f"`attest ingest` took {ingest_s:.1f} s ({args.docs / ingest_s:.1f} documents/s); it ended: "
+          f"{'; '.join(ending) or 'no compaction line'}\n")
     print(f"{args.docs} documents, {text_bytes / 1e6:.2f} MB of text; data folder right after `attest ingest` "
           f"{folder_bytes / 1e6:.1f} MB = **{folder_bytes / text_bytes:.1f}× the text**\n")
     print("| part of the data folder | MB | × the text |\n|---|---:|---:|")

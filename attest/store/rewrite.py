@@ -146,7 +146,7 @@ def rewrite_store(path: Path, *, on_step: Callable[[str], None] | None = None) -
     a read-only open holds it or this process still has it open; StoreError when the copy differs from the store
     (the copy is dropped). `on_step(name)` is called after each step (tests stop there to play a crash)."""
     step = on_step or (lambda name: None)
-    new, old = sibling(path, NEW), sibling(path, OLD)
+    new = sibling(path, NEW)
     readers = open(sibling(path, READERS), "a+b")  # noqa: SIM115  # held open as the lock
     try:
         try:
@@ -157,21 +157,42 @@ def rewrite_store(path: Path, *, on_step: Callable[[str], None] | None = None) -
         shutil.rmtree(new, ignore_errors=True)
         quads = _copy(path, new, step)
         step("copied")
-        _sync_tree(new)
+        sync_tree(new)
         step("synced")
         _closed_here(path)
-        path.rename(old)
-        _sync_dir(path.parent)
-        step("old-moved")
-        new.rename(path)
-        _sync_dir(path.parent)
-        step("new-in-place")
-        shutil.rmtree(old)
-        step("old-removed")
+        swap_in(path, step)
         Store(str(path))  # opened and dropped: the first open deletes the write-ahead logs the copy left obsolete
         return Rewritten(before, folder_bytes(path), quads, time.perf_counter() - start)
     finally:
         readers.close()
+
+
+def swap_in(path: Path, on_step: Callable[[str], None] | None = None) -> None:
+    """Put the complete, synced store at `store.new` in place of the one at `path` (if any), crash-safely (module
+    docstring); the caller holds `store.lock`."""
+    step = on_step or (lambda name: None)
+    new, old = sibling(path, NEW), sibling(path, OLD)
+    if path.exists():
+        path.rename(old)
+        _sync_dir(path.parent)
+    step("old-moved")
+    new.rename(path)
+    _sync_dir(path.parent)
+    step("new-in-place")
+    shutil.rmtree(old, ignore_errors=True)
+    step("old-removed")
+
+
+def sync_tree(folder: Path) -> None:
+    """fsync every file of `folder` (a store: flat), then the folder itself."""
+    for f in folder.iterdir():
+        if f.is_file():
+            fd = os.open(f, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    _sync_dir(folder)
 
 
 def _copy(path: Path, new: Path, step: Callable[[str], None]) -> int:
@@ -217,17 +238,6 @@ def _closed_here(path: Path) -> None:
         shutil.rmtree(sibling(path, NEW), ignore_errors=True)
         raise RewriteSkipped(f"the store is still open in this process ({exc})") from exc
     del probe
-
-
-def _sync_tree(folder: Path) -> None:
-    for f in folder.iterdir():
-        if f.is_file():
-            fd = os.open(f, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    _sync_dir(folder)
 
 
 def _sync_dir(folder: Path) -> None:
