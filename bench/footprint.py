@@ -1,6 +1,6 @@
 """Benchmark: the store's footprint, quads per generated document by graph kind, and bytes of store per byte of text.
 
-    python bench/footprint.py [--docs 200] [--paragraphs 8] [--by-predicate] [--bytes-by-kind] [--fresh-copy] [--corpus generated|2wiki] [--no-rewrite]
+    python bench/footprint.py [--docs 200] [--paragraphs 8] [--by-predicate] [--bytes-by-kind] [--fresh-copy] [--corpus generated|2wiki] [--no-rewrite] [--after-write]
 
 Generates --docs documents with bench/ingest.py's generator (the same corpus as bench/scale.py), or takes the first
 --docs 2WikiMultihopQA paragraphs (each a titled Markdown file, as bench/ingest_prose.py writes them), ingests them
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -99,6 +100,26 @@ def fresh_copy_size(store_dir: Path) -> tuple[int, float]:
         return du(Path(tmp) / "store"), time.perf_counter() - start
 
 
+def after_a_write(store_dir: Path) -> int:
+    """Bytes of a copy of the store after what a server does on its first write: one small transactional write
+    (100 quads in a graph of their own), then its background compaction (`optimize`), then a reopen."""
+    import pyoxigraph
+
+    with tempfile.TemporaryDirectory(prefix="attest-footprint-written-") as tmp:
+        copy = Path(tmp) / "store"
+        shutil.copytree(store_dir, copy)
+        store = pyoxigraph.Store(str(copy))
+        graph, p = pyoxigraph.NamedNode("urn:footprint:written"), pyoxigraph.NamedNode("urn:footprint:p")
+        store.extend(pyoxigraph.Quad(pyoxigraph.NamedNode(f"urn:footprint:s{i}"), p, pyoxigraph.Literal(str(i)), graph)
+                     for i in range(100))
+        store.flush()
+        store.optimize()
+        del store
+        reopened = pyoxigraph.Store(str(copy))
+        del reopened
+        return du(copy)
+
+
 def bytes_by_kind(store_dir: Path, graphs_of: dict[str, list[str]]) -> dict[str, int]:
     whole = compacted_size(store_dir, [])
     return {kind: whole - compacted_size(store_dir, graphs) for kind, graphs in graphs_of.items()}
@@ -113,6 +134,8 @@ def main() -> None:
                         help="the store's bytes each graph kind holds: a bulk-loaded copy without its graphs is that much smaller")
     parser.add_argument("--fresh-copy", action="store_true",
                         help="also the bytes of the same quads written into a new store by Oxigraph's bulk loader")
+    parser.add_argument("--after-write", action="store_true",
+                        help="also the store's bytes after one small write and a full compaction (a server's first)")
     parser.add_argument("--corpus", choices=("generated", "2wiki"), default="generated")
     parser.add_argument("--no-rewrite", action="store_true",
                         help="ingest with ingest_rewrite off (a compaction in place, as before the rewrite existed)")
@@ -164,6 +187,7 @@ def measure(args, work: Path) -> None:
         store.close()
     held = bytes_by_kind(work / "data" / "store", graphs_of) if args.bytes_by_kind else {}
     fresh = fresh_copy_size(work / "data" / "store") if args.fresh_copy else None
+    written = after_a_write(work / "data" / "store") if args.after_write else None
     store_bytes = du(work / "data" / "store")
     folder_bytes = du(work / "data")
     total = sum(by_kind.values())
@@ -182,6 +206,9 @@ def measure(args, work: Path) -> None:
     for name, size in parts.most_common():
         print(f"| {name} | {size / 1e6:.2f} | {size / text_bytes:.1f} |")
     print(f"\nstore {store_bytes / 1e6:.1f} MB, {store_bytes / text_bytes:.1f} bytes per byte of text\n")
+    if written is not None:
+        print(f"after one small write and a full compaction (a server's first): store {written / 1e6:.1f} MB, "
+              f"{written / text_bytes:.1f}× the text\n")
     if fresh is not None:
         print(f"the same quads bulk-loaded into a new store: {fresh[0] / 1e6:.1f} MB, {fresh[0] / text_bytes:.1f}× the text "
               f"(copy {fresh[1]:.1f} s); with the rest of the folder {(folder_bytes - store_bytes + fresh[0]) / text_bytes:.1f}× "

@@ -217,6 +217,7 @@ def _quads(folder: Path) -> tuple[set, set]:
         del store
 
 
+@pytest.mark.slow
 def test_attest_compact_rewrites_the_store_smaller_with_every_quad_and_a_bulk_ingest_does_when_it_pays(tmp_path):
     """Documents, status, provenance, the fact summary and the reasoner's records are the same quads after the
     rewrite; the files are smaller (LZ4 instead of uncompressed); the full-text index still finds the chunks."""
