@@ -21,11 +21,14 @@ MB = 1_000_000
 @cli.command()
 def compact(ctx: typer.Context) -> None:
     """Rewrite the store compactly through the bulk loader (about half the bytes; the server must be stopped)."""
-    from attest.store.rewrite import RewriteSkipped
+    from attest.store.rewrite import RewriteSkipped, is_store, needs_settling
 
     settings = settings_of(ctx)
     if settings.store == "sparql":
         raise StoreError("a remote store compacts its own files; `attest compact` rewrites the embedded store only")
+    path = settings.store_path
+    if not is_store(path) and not needs_settling(path):
+        raise StoreError(f"no store at {path} yet (load or ingest something first)", path=str(path))
     try:
         done = rewrite(settings)
     except RewriteSkipped as exc:

@@ -224,6 +224,9 @@ def test_attest_compact_rewrites_the_store_smaller_with_every_quad_and_a_bulk_in
     from attest.store.embedded import EmbeddedStore
     from attest.vocab import Iris
 
+    nothing = attest(tmp_path, "compact")  # no store yet: refused, and none is made
+    assert nothing.returncode == 1 and "no store at" in nothing.stderr, nothing.stderr
+    assert not (tmp_path / "data" / "store").exists()
     write_corpus(tmp_path / "in", 12)
     ingested = attest(tmp_path, "ingest", str(tmp_path / "in"), ATTEST_REASON_AFTER_INGEST="true")
     assert ingested.returncode == 0, ingested.stderr
