@@ -102,6 +102,14 @@ class Settings(BaseSettings):
     ingest_overlap: int = Field(64, ge=0, description="`attest ingest` with the offline rule extractor: a worker process "
                                 "extracts and SHACL-gates up to this many coming documents while the command commits "
                                 "earlier ones (both cores busy; the same graph as one after another); 0: all in one process")
+    ingest_rewrite: bool = Field(True, description="`attest ingest` ends by rewriting the embedded store through "
+                                 "Oxigraph's bulk loader (compressed files, about half the bytes; a crash-safe swap) "
+                                 "when the next two settings allow it; false: a compaction in place only")
+    ingest_rewrite_min_mb: float = Field(8.0, ge=0, description="... only when the store's table files are at least "
+                                         "this many MB (half of a smaller store is not worth a second copy)")
+    ingest_rewrite_growth: float = Field(0.25, ge=0, description="... only when the run grew the store's table files by "
+                                         "at least this share of their size before it (the rewrite copies the whole "
+                                         "store: after a few documents added to a large one it would cost minutes)")
     max_trace_depth: int = Field(5, ge=1, description="Depth bound of inference traces")
 
     # answers

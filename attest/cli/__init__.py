@@ -12,6 +12,7 @@ from attest.errors import AttestError
 from attest.cli import core  # noqa: E402,F401  (registers commands)
 from attest.cli import answer  # noqa: E402,F401  (registers answer, verify)
 from attest.cli import ingest  # noqa: E402,F401  (registers ingest, status, validate, entities)
+from attest.cli import compact  # noqa: E402,F401  (registers compact)
 from attest.cli import sparql  # noqa: E402,F401  (registers query, update)
 from attest.cli import reasoning  # noqa: E402,F401  (registers reason, explain)
 from attest.cli import index  # noqa: E402,F401  (registers index rebuild)

@@ -19,6 +19,7 @@ from attest.ontology import check_ontology, load_ontology
 from attest.settings import Settings
 from attest.store import EmbeddedStore, open_store
 from attest.store.rdfio import format_for_path
+from attest.store.rewrite import NEW, lock_writer, settle, sibling, swap_in, sync_tree
 from attest.vocab import Iris
 
 EXPORT_FORMATS = {"nquads": "nq", "trig": "trig"}
@@ -182,12 +183,13 @@ def restore(
     target = settings.store_path
     if target.exists() and any(target.iterdir()) and not force:
         raise StoreError(f"store {target} is not empty; pass --force to replace it")
-    staged = target.with_name(target.name + ".restoring")
-    shutil.rmtree(staged, ignore_errors=True)
-    shutil.copytree(source, staged)
-    if target.exists():
-        shutil.rmtree(target)
-    staged.rename(target)
+    with lock_writer(target):  # no process has the store open meanwhile; a crash leaves the old or the new one
+        settle(target)
+        staged = sibling(target, NEW)
+        shutil.rmtree(staged, ignore_errors=True)
+        shutil.copytree(source, staged)
+        sync_tree(staged)
+        swap_in(target)
     typer.echo(f"store restored from {source}")
 
 

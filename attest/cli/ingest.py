@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections import Counter
 from pathlib import Path
@@ -12,7 +11,8 @@ import typer
 from tqdm import tqdm
 
 from attest.cli.base import cli, settings_of
-from attest.errors import NotFound, StoreError
+from attest.cli.compact import finish_bulk_ingest, tables_now
+from attest.errors import NotFound
 from attest.ingest.load import collect_files
 from attest.store.results import solutions
 from attest.store import GraphStore, open_store
@@ -41,8 +41,9 @@ def ingest(
         raise typer.BadParameter("give files or folders to ingest, or --retry-failed", param_hint="PATHS")
     settings = settings_of(ctx)
     files = collect_files(list(paths or []))
+    tables_before = tables_now(settings)
     store = open_store(settings)
-    compacted = False
+    wrote = False
     try:
         iris = Iris(settings.base_iri)
         load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
@@ -84,28 +85,14 @@ def ingest(
             typer.echo(f"reasoner: came up over {reasoner.first.asserted} asserted triples ({kept}), then derived "
                        f"each write's consequences; {reasoner.inferred_count()} inferred triples now")
         typer.echo(summary(reports, distinct_counts(store, iris)))
-        compacted = any(r.outcome in ("new", "changed", "retried") for r in reports)
-        if compacted:
-            store.compact()
+        wrote = any(r.outcome in ("new", "changed", "retried") for r in reports)
+        del session, reasoner  # they hold the native store, which must close for a rewrite (finish_bulk_ingest)
     finally:
         store.close()
-    if compacted:
-        drop_obsolete_logs(settings)
+    if wrote:  # compacted once the store is closed: rewritten through the bulk loader when that pays
+        finish_bulk_ingest(settings, tables_before)
     if any(r.outcome in ("failed", "rejected") for r in reports):
         raise typer.Exit(1)
-
-
-def drop_obsolete_logs(settings) -> None:
-    """Open and close the store once more after a compaction: RocksDB deletes the write-ahead logs that the flush
-    made obsolete only when it opens a store, and after a bulk ingest they were 40% of the data folder (72 of 175 MB
-    for 1,000 Wikipedia paragraphs, bench/footprint.py)."""
-    if settings.store == "sparql":
-        return
-    gc.collect()  # the closed store's last references, so that its lock is free
-    try:
-        open_store(settings, check=False).close()
-    except StoreError as exc:  # still held: the next open deletes them
-        typer.echo(f"note: the store's obsolete write-ahead logs stay until it next opens ({exc})", err=True)
 
 
 # distinct entities and entity-to-entity facts of the fact summary (one copy each, however many documents say it)

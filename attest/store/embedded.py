@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import threading
 import uuid
 from collections import deque
@@ -17,6 +18,7 @@ from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
 from attest.store.native import NativeStore
 from attest.store.results import lexical, solutions
 from attest.store.parallel import file_parts, load_file_parts
+from attest.store.rewrite import LOCK_HINT, lock_reader, lock_writer, needs_settling, settle
 from attest.store.rdfio import format_for_path, graph_node, in_graph, located, open_maybe_gzip, parse_quads, quad_data
 from attest.vocab import ATT, Iris
 
@@ -24,6 +26,7 @@ LOADING_INTO = ATT + "loadingInto"  # marker of a bulk load in progress: staging
 DEFAULT_GRAPH_MARKER = ATT + "defaultGraph"
 GRAPH_SIZES = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+log = logging.getLogger(__name__)
 CHANGES_KEPT = 4096  # the scopes of this many writes are remembered (answers prune their memos by them)
 
 
@@ -59,9 +62,13 @@ class EmbeddedStore:
         self.path = path
         self.iris = iris
         self.read_only = read_only
-        if read_only and path is not None and not (path / "CURRENT").exists():
-            raise StoreError(f"no store at {path} yet (load or ingest something first)", path=str(path))
+        # held while the store is open (attest/store/rewrite.py): a rewrite swaps the folder only when no one has it
+        self._folder_lock = None if path is None else lock_reader(path) if read_only else lock_writer(path)
         try:
+            if path is not None:
+                self._settle(path)
+            if read_only and path is not None and not (path / "CURRENT").exists():
+                raise StoreError(f"no store at {path} yet (load or ingest something first)", path=str(path))
             if path is None:
                 self._store = Store()
             elif read_only:
@@ -70,8 +77,12 @@ class EmbeddedStore:
                 path.mkdir(parents=True, exist_ok=True)
                 self._store = Store(str(path))
         except OSError as exc:
-            hint = " (is `attest serve` running on it? use the HTTP API or stop the server)" if "lock" in str(exc).lower() else ""
+            self._unlock()
+            hint = LOCK_HINT if "lock" in str(exc).lower() else ""
             raise StoreError(f"cannot open store at {path}: {exc}{hint}", path=str(path)) from exc
+        except BaseException:
+            self._unlock()
+            raise
         if not read_only:
             self._drop_stale_staging()
         # bumped after every write completes; the query executor's snapshots compare it (attest/sparql/deadline.py)
@@ -320,11 +331,31 @@ class EmbeddedStore:
             self._store.optimize()  # a full RocksDB compaction: a bulk ingest leaves its writes in level-0 files
 
     def close(self) -> None:
-        if self.path is not None and not self.read_only:
-            self._store.flush()
-        del self._store
+        try:
+            if self.path is not None and not self.read_only:
+                self._store.flush()
+            del self._store
+        finally:
+            self._unlock()
 
     # internals ------------------------------------------------------------------
+
+    def _settle(self, path: Path) -> None:
+        """Finish or roll back a rewrite of the store's folder that a crash cut off (attest/store/rewrite.py)."""
+        if not needs_settling(path):
+            return
+        if self.read_only:  # settling moves folders: only under the writers' lock, taken for that moment
+            with lock_writer(path):
+                done = settle(path)
+        else:
+            done = settle(path)
+        if done:
+            log.warning("store at %s: %s", path, done)
+
+    def _unlock(self) -> None:
+        if self._folder_lock is not None:
+            self._folder_lock.close()
+            self._folder_lock = None
 
     def _write(self, op: Callable[[], object]) -> None:
         try:
