@@ -138,7 +138,8 @@ def main() -> None:
                         help="also the store's bytes after one small write and a full compaction (a server's first)")
     parser.add_argument("--corpus", choices=("generated", "2wiki"), default="generated")
     parser.add_argument("--no-rewrite", action="store_true",
-                        help="ingest with ingest_rewrite off (a compaction in place, as before the rewrite existed)")
+                        help="ingest with ingest_rewrite off, attest ingest's default (a compaction in place); "
+                             "without it the rewrite is turned on")
     parser.add_argument("--data-dir", help="work here (kept afterwards; else a temporary folder, removed)")
     args = parser.parse_args()
     if args.data_dir is None:

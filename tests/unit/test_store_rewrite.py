@@ -159,10 +159,10 @@ def test_a_second_writer_and_a_reader_during_a_rewrite_are_refused_with_a_clear_
 
 
 def test_the_rewrite_rule():
-    on = Settings(ingest_rewrite_min_mb=8, ingest_rewrite_growth=0.25)
+    on = Settings(ingest_rewrite=True, ingest_rewrite_min_mb=8, ingest_rewrite_growth=0.25)
     mb = 1_000_000
     assert rewrite_declined(on, 40 * mb, 40 * mb) is None  # a first bulk ingest
     assert rewrite_declined(on, 100 * mb, 30 * mb) is None  # grew 30 MB from 70: over a quarter
     assert "ingest_rewrite_growth" in rewrite_declined(on, 100 * mb, 5 * mb)  # a few documents into a large store
     assert "ingest_rewrite_min_mb" in rewrite_declined(on, 5 * mb, 5 * mb)  # half of a small store is not worth it
-    assert "off" in rewrite_declined(Settings(ingest_rewrite=False), 40 * mb, 40 * mb)
+    assert "off" in rewrite_declined(Settings(), 40 * mb, 40 * mb)  # the default
