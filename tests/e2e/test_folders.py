@@ -127,5 +127,5 @@ def test_serve_fails_at_startup_with_one_clear_line(tmp_path, problem):
     errors = [line for line in done.stderr.splitlines() if not line.startswith("note:")]
     assert done.returncode == 1
     assert "Traceback" not in done.stderr and errors[0].startswith("error: ")
-    expected = {"missing folder": "ATTEST_SHAPES_DIR", "broken ontology": "x.ttl:1:1", "store in use": "lock"}[problem]
+    expected = {"missing folder": "ATTEST_SHAPES_DIR", "broken ontology": "x.ttl:1:1", "store in use": "open for writing elsewhere"}[problem]
     assert expected in done.stderr
