@@ -23,7 +23,9 @@ WANTED = 0.3  # past the first hop, facts are read only along predicates at leas
 HUB_SAMPLE = 24  # facts read along the wanted predicates from a big node past the first hop (with those leaving it)
 BIG_NODE = 200  # ... a node with more facts than this (a country, a genre): its damping already says it explains little;
 # reading all of them (Italy's 199 along "located in" among 2Wiki's 6,119 paragraphs) made the slowest 5% of /context
-WIDEN = 10  # ... or, when the question names no relation, from this many of the best nodes
+EXPAND = 32  # nodes past the first hop whose facts are read, best paths' ends first: a third of the beam's ends
+# (a read per node: the slowest 5% of /context on 2Wiki's 6,119 paragraphs expanded 70-96 nodes at their second hop)
+WIDEN = 10  # ... or, when the question names no relation, this many
 COVERAGE = 2  # a path that leaves a relation word of the question unexplained loses more than one matched weakly
 ANCHOR = 1.3  # a path whose first hop is the relation word nearest the entity's mention
 TYPE_MATCH = 1.5  # a path ending in what the question asks for ("which movies": the domain or range is a movie)
@@ -117,12 +119,12 @@ class PathSearch:
             best = max(p.score for p in beam)
             beam = [p for p in beam if p.score >= best * PRUNE]
             # past the first hop, read along the predicates the question is about (declared ones, and those the
-            # first hop met); when it names none, widen from the best few nodes only (a dense graph would
-            # otherwise be read whole at every hop)
+            # first hop met) from the EXPAND best nodes; when it names none, widen from the WIDEN best only (a
+            # dense graph would otherwise be read whole at every hop)
             wanted = sorted({p for (p, _), (r, _) in self._words.items() if r >= WANTED}) if hop else []
-            if hop and not wanted:
-                widen = list(dict.fromkeys(p.end for p in beam))[:WIDEN]
-                beam = [p for p in beam if p.end in widen]
+            if hop:  # each node expanded is a read: only the best few are
+                ends = set(list(dict.fromkeys(p.end for p in beam))[:EXPAND if wanted else WIDEN])
+                beam = [p for p in beam if p.end in ends]
             facts = self._facts({p.end for p in beam}, wanted)
             beam = _diverse([q for p in beam for q in self._extend(p, facts.get(p.end, {}))])
             found.extend(beam)

@@ -1,12 +1,15 @@
-"""Bounds that keep /context fast past the first hop: big nodes read by a sample, a big label index kept out of the GC."""
+"""Bounds that keep /context fast past the first hop: the best nodes expanded, big nodes read by a sample, a big label
+index kept out of the GC."""
 
 from __future__ import annotations
 
 import gc
 
 from attest.answer import lookup as lookup_module
+from attest.answer import paths as paths_module
 from attest.answer.lookup import GraphLookup
-from attest.answer.paths import BIG_NODE, HUB_SAMPLE, PathSearch
+from attest.answer.paths import BIG_NODE, EXPAND, HUB_SAMPLE, PathSearch
+from attest.answer.predicates import question_terms
 from attest.vocab import ONT
 from tests.answer_support import load_graph
 
@@ -31,6 +34,39 @@ def test_a_node_with_more_than_big_node_facts_is_read_by_a_sample_past_the_first
     first = PathSearch(GraphLookup(store, iris), [])
     whole = first._facts({big}, [])  # the first hop (no wanted predicates) reads a node under HUB_DEGREE whole
     assert len(whole[big]) == BIG_NODE + 20 and not first.sampled
+
+
+def _expanded_past_the_first_hop(store, iris) -> tuple[set[str], set[str]]:
+    """The nodes whose facts a two-hop search from Oxigraph reads along `uses` at its second hop, and the ends of
+    its two-hop paths."""
+    lookup = GraphLookup(store, iris)
+    read: set[str] = set()
+    facts_along = lookup.facts_along
+
+    def recording(nodes, predicates):
+        read.update(nodes)
+        return facts_along(nodes, predicates)
+
+    lookup.facts_along = recording  # the real read, with the nodes it was asked for noted
+    search = PathSearch(lookup, question_terms("What uses what uses Oxigraph?", []), declared=[ONT + "uses"])
+    found = search.search([(iris.entity("oxigraph"), 1.0, None)], 2)
+    return read, {p.end for p in found if len(p.hops) == 2}
+
+
+def test_past_the_first_hop_only_the_best_expand_nodes_are_read(store, iris, settings, monkeypatch):
+    # 48 spokes around Oxigraph along four relations (the beam keeps at most PER_KIND paths of one kind), each
+    # used by a leaf of its own
+    triples = " ".join(f"<{iris.entity(f'spoke-{i}')}> <{ONT}{('uses', 'r1', 'r2', 'r3')[i % 4]}> "
+                       f"<{iris.entity('oxigraph')}> . <{iris.entity(f'leaf-{i}')}> <{ONT}uses> <{iris.entity(f'spoke-{i}')}> ."
+                       for i in range(48))
+    store.update(f"INSERT DATA {{ GRAPH <{iris.document_graph('spokes')}> {{ {triples} }} }}")
+    load_graph(store, iris)
+    read, ends = _expanded_past_the_first_hop(store, iris)
+    assert len(read) == EXPAND
+    assert {e for e in ends if "leaf-" in e} == {n.replace("spoke-", "leaf-") for n in read if "spoke-" in n}
+    monkeypatch.setattr(paths_module, "EXPAND", 1000)
+    unbounded, _ = _expanded_past_the_first_hop(store, iris)
+    assert len(unbounded) > EXPAND and read < unbounded  # unbounded, every end of the beam is read
 
 
 def test_a_big_label_index_is_frozen_out_of_the_collector_once_read(store, iris, settings, monkeypatch):
