@@ -147,7 +147,11 @@ class PathSearch:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
             hubs = {n for n in nodes if self._degrees.get(n, 0) > BIG_NODE}
             self.sampled |= hubs
-            found = self.lookup.facts_along(sorted(nodes - hubs), wanted)
+            # an ordinary node (at most BIG_NODE triples touch it) is read whole, as the first hop reads it, and
+            # remembered until a write: a country or region many questions pass through is read once, not once per
+            # question's relations; its facts along the wanted relations are kept here
+            along = set(wanted)
+            found = {t: s for t, s in self.lookup.facts_touching(sorted(nodes - hubs)).items() if t[1] in along}
             found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
         else:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
