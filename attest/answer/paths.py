@@ -190,7 +190,7 @@ class PathSearch:
         visited = set(path.nodes)
         # one extension per next node and question words explained: the best fact to it ("directed by X" and
         # "written by X" to the same film are two readings of the question; an inferred twin of a fact is not)
-        best: dict[tuple[str, frozenset[int]], Path] = {}
+        best: dict[tuple[str, frozenset[int]], tuple[tuple[bool, float, bool, bool, str], Hop, float]] = {}
         hub = _hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0
         for step in steps.facts:
             triple, status, forward, target, weighed = step
@@ -205,12 +205,13 @@ class PathSearch:
             # passing through a hub says little, unless the question names the relation that leaves it: then the
             # hub is the intermediate the question walks through ("the headquarters of the employer of X")
             damping = path.damping * (hub if hop.relevance < WANTED else 1.0)
-            candidate = Path(path.seed, path.mention, path.hops + (hop,), damping,
-                             path.score * weight * HOP_COST)
+            score = path.score * weight * HOP_COST
             key = (target, hop.matched)
-            if key not in best or _preference(candidate) > _preference(best[key]):
-                best[key] = candidate
-        return list(best.values())
+            preference = _preference(hop, score)
+            if key not in best or preference > best[key][0]:
+                best[key] = (preference, hop, damping)  # the Path is made for the winner only
+        return [Path(path.seed, path.mention, path.hops + (hop,), damping, preference[1])
+                for preference, hop, damping in best.values()]
 
     def _relevance(self, predicate: str, forward: bool, texts: dict[str, PropertyText]) -> tuple[float, frozenset[int]]:
         key = (predicate, forward)
@@ -309,11 +310,11 @@ def _diverse(paths: list[Path]) -> list[Path]:
     return kept
 
 
-def _preference(path: Path) -> tuple[bool, float, bool, bool, str]:
-    """Which of several facts between the same two nodes a path takes: an asserted one (an inverse, super-property
-    or symmetric twin inferred from it adds nothing to read), then the best scored, walked forward, specific."""
-    hop = path.hops[-1]
-    return hop.status.asserted, path.score, hop.forward, hop.triple[1] not in GENERIC_PREDICATES, hop.triple[1]
+def _preference(hop: Hop, score: float) -> tuple[bool, float, bool, bool, str]:
+    """Which of several facts between the same two nodes a path takes (its last `hop`, the path's `score` with it):
+    an asserted one (an inverse, super-property or symmetric twin inferred from it adds nothing to read), then the
+    best scored, walked forward, specific."""
+    return hop.status.asserted, score, hop.forward, hop.triple[1] not in GENERIC_PREDICATES, hop.triple[1]
 
 
 def _hub_damping(degree: int) -> float:
