@@ -44,7 +44,6 @@ STAGES = [
     ("fact reads: degrees", "attest.answer.lookup", "GraphLookup", "degrees"),
     ("fact reads: touching", "attest.answer.lookup", "GraphLookup", "facts_touching"),
     ("fact reads: hubs", "attest.answer.lookup", "GraphLookup", "hub_facts"),
-    ("fact reads: along predicates", "attest.answer.lookup", "GraphLookup", "facts_along"),
     ("property texts", "attest.answer.lookup", "GraphLookup", "property_texts"),
     ("property texts", "attest.answer.lookup", "GraphLookup", "properties_in_use"),
     ("valid time", "attest.answer.lookup", "GraphLookup", "validity"),

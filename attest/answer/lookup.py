@@ -389,22 +389,6 @@ class GraphLookup:
             quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted) + bound)
         return self._statuses(quads)
 
-    def facts_along(self, nodes: list[str], predicates: Iterable[str], limit: int = HUB_ROWS) -> dict[Triple, FactStatus]:
-        """The facts in or out of ordinary nodes along the given predicates, at most `limit` per node (counted over all
-        of them; those leaving the nodes first): hub_facts' result for nodes that are not hubs, read by one index
-        range per node instead of one per node and predicate (not remembered: the predicates vary by question)."""
-        wanted = q.IriList(tuple(NamedNode(p) for p in sorted(set(predicates) - self._not_facts)))  # those are dropped
-        if not nodes or not wanted.nodes:
-            return {}
-        entities = _nodes(nodes)
-        bound = int(limit) * len(nodes)
-        rows = list(solutions(self.store.query(q.with_values(q.FACTS_ALONG_OUT, entities=entities, wanted=wanted)
-                                               + str(bound), **self.dataset)))
-        if len(rows) < bound:
-            rows += solutions(self.store.query(q.with_values(q.FACTS_ALONG_IN, entities=entities, wanted=wanted)
-                                               + str(bound - len(rows)), **self.dataset))
-        return self._statuses(self._facts_of(rows))
-
     def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:
         """Facts and attributes out of the given subjects (resolving hashed relation ids)."""
         found = self.memo.many("from", iris, self._read_from)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from attest.answer import direction, lexicon
 from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
@@ -73,6 +73,15 @@ class Path:
         return tuple((h.triple[1], h.forward) for h in self.hops)
 
 
+@dataclass
+class Steps:
+    """The facts out of one node in one hop of the search: [triple, status, forward, target, (hop, weight) once
+    weighed] each, and the texts of their predicates."""
+
+    texts: dict[str, PropertyText]
+    facts: list[list[Any]]
+
+
 class PathSearch:
     """Finds the paths of at most `max_hops` facts that best explain a question from its linked entities."""
 
@@ -126,7 +135,8 @@ class PathSearch:
                 ends = set(list(dict.fromkeys(p.end for p in beam))[:EXPAND if wanted else WIDEN])
                 beam = [p for p in beam if p.end in ends]
             facts = self._facts({p.end for p in beam}, wanted)
-            beam = _diverse([q for p in beam for q in self._extend(p, facts.get(p.end, {}))])
+            steps: dict[str, Steps] = {}  # each end node's hops, weighed once for all paths ending there
+            beam = _diverse([q for p in beam for q in self._extend(p, self._steps(p.end, facts.get(p.end, {}), steps))])
             found.extend(beam)
         self._rescore(found)
         found.sort(key=lambda p: (-p.score, len(p.hops), p.nodes))
@@ -139,7 +149,11 @@ class PathSearch:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
             hubs = {n for n in nodes if self._degrees.get(n, 0) > BIG_NODE}
             self.sampled |= hubs
-            found = self.lookup.facts_along(sorted(nodes - hubs), wanted)
+            # an ordinary node (at most BIG_NODE triples touch it) is read whole, as the first hop reads it, and
+            # remembered until a write: a country or region many questions pass through is read once, not once per
+            # question's relations; its facts along the wanted relations are kept here
+            along = set(wanted)
+            found = {t: s for t, s in self.lookup.facts_touching(sorted(nodes - hubs)).items() if t[1] in along}
             found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
         else:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
@@ -159,33 +173,47 @@ class PathSearch:
             self._degrees.setdefault(node, len(by_node.get(node, ())))
         return by_node
 
-    def _extend(self, path: Path, facts: dict[Triple, FactStatus]) -> list[Path]:
+    def _steps(self, node: str, facts: dict[Triple, FactStatus], steps: dict[str, Steps]) -> Steps:
+        """The facts out of `node` as hops, weighed when first taken: what a hop is worth depends on the node and the
+        fact, not on the path that reached the node, so paths sharing an end (a country many seeds reach) weigh its
+        facts once. (A fact back into a path is never weighed: its predicate's relevance, once computed, widens what
+        the next hop reads.)"""
+        found = steps.get(node)
+        if found is None:
+            texts = self.lookup.property_texts({t[1] for t in facts})
+            found = steps[node] = Steps(texts, [])
+            for triple, status in facts.items():
+                forward = triple[0] == node
+                if forward or triple[2] == node:
+                    found.facts.append([triple, status, forward, triple[2] if forward else triple[0], None])
+        return found
+
+    def _extend(self, path: Path, steps: Steps) -> list[Path]:
         visited = set(path.nodes)
         # one extension per next node and question words explained: the best fact to it ("directed by X" and
         # "written by X" to the same film are two readings of the question; an inferred twin of a fact is not)
-        best: dict[tuple[str, frozenset[int]], Path] = {}
-        texts = self.lookup.property_texts({t[1] for t in facts})
+        best: dict[tuple[str, frozenset[int]], tuple[tuple[bool, float, bool, bool, str], Hop, float]] = {}
         hub = _hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0
-        for triple, status in facts.items():
-            forward = triple[0] == path.end
-            if not forward and triple[2] != path.end:
-                continue
-            target = triple[2] if forward else triple[0]
+        for step in steps.facts:
+            triple, status, forward, target, weighed = step
             if target in visited:
                 continue
-            rel, matched = self._relevance(triple[1], forward, texts)
-            hop = Hop(triple, forward, status, rel, matched)
-            weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
-            weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
+            if weighed is None:
+                rel, matched = self._relevance(triple[1], forward, steps.texts)
+                weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
+                weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
+                weighed = step[4] = (Hop(triple, forward, status, rel, matched), weight)
+            hop, weight = weighed
             # passing through a hub says little, unless the question names the relation that leaves it: then the
             # hub is the intermediate the question walks through ("the headquarters of the employer of X")
-            damping = path.damping * (hub if rel < WANTED else 1.0)
-            candidate = Path(path.seed, path.mention, path.hops + (hop,), damping,
-                             path.score * weight * HOP_COST)
-            key = (target, matched)
-            if key not in best or _preference(candidate) > _preference(best[key]):
-                best[key] = candidate
-        return list(best.values())
+            damping = path.damping * (hub if hop.relevance < WANTED else 1.0)
+            score = path.score * weight * HOP_COST
+            key = (target, hop.matched)
+            preference = _preference(hop, score)
+            if key not in best or preference > best[key][0]:
+                best[key] = (preference, hop, damping)  # the Path is made for the winner only
+        return [Path(path.seed, path.mention, path.hops + (hop,), damping, preference[1])
+                for preference, hop, damping in best.values()]
 
     def _relevance(self, predicate: str, forward: bool, texts: dict[str, PropertyText]) -> tuple[float, frozenset[int]]:
         key = (predicate, forward)
@@ -284,11 +312,11 @@ def _diverse(paths: list[Path]) -> list[Path]:
     return kept
 
 
-def _preference(path: Path) -> tuple[bool, float, bool, bool, str]:
-    """Which of several facts between the same two nodes a path takes: an asserted one (an inverse, super-property
-    or symmetric twin inferred from it adds nothing to read), then the best scored, walked forward, specific."""
-    hop = path.hops[-1]
-    return hop.status.asserted, path.score, hop.forward, hop.triple[1] not in GENERIC_PREDICATES, hop.triple[1]
+def _preference(hop: Hop, score: float) -> tuple[bool, float, bool, bool, str]:
+    """Which of several facts between the same two nodes a path takes (its last `hop`, the path's `score` with it):
+    an asserted one (an inverse, super-property or symmetric twin inferred from it adds nothing to read), then the
+    best scored, walked forward, specific."""
+    return hop.status.asserted, score, hop.forward, hop.triple[1] not in GENERIC_PREDICATES, hop.triple[1]
 
 
 def _hub_damping(degree: int) -> float:

@@ -88,6 +88,7 @@ SELECT ?s ?p ?o ?g WHERE {
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
+  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
 } LIMIT """
 
 # The same, out of the nodes only: a hub's thousands of incoming facts cannot crowd out the few that leave it.
@@ -95,21 +96,7 @@ HUB_FACTS_OUT = PREFIXES + """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES ?p { %(wanted)s }
   VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o))
-} LIMIT """
-
-# The same for ordinary nodes (not hubs): each node's triples are read once, one index range per node and direction,
-# and kept when their predicate is in the IN list. A VALUES block of predicates instead made Oxigraph look up every
-# (node, predicate) pair: 2-3x slower for 50 nodes and 30 predicates, while a hub's few wanted predicates are cheaper
-# looked up (HUB_FACTS) than its thousands of triples read. At most LIMIT rows; out of the nodes first.
-FACTS_ALONG_OUT = PREFIXES + """
-SELECT ?s ?p ?o ?g WHERE {
-  VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o }
-  FILTER(?p IN (%(wanted)s)) FILTER(isIRI(?o) || isLiteral(?o))
-} LIMIT """
-FACTS_ALONG_IN = PREFIXES + """
-SELECT ?s ?p ?o ?g WHERE {
-  VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o }
-  FILTER(?p IN (%(wanted)s)) FILTER(isIRI(?s))
+  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
 } LIMIT """
 
 # How many triples touch each IRI of the VALUES block (any predicate): hubs are read differently.
