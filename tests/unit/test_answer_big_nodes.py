@@ -39,16 +39,17 @@ def test_a_node_with_more_than_big_node_facts_is_read_by_a_sample_past_the_first
 def _expanded_past_the_first_hop(store, iris) -> tuple[set[str], set[str]]:
     """The nodes whose facts a two-hop search from Oxigraph reads along `uses` at its second hop, and the ends of
     its two-hop paths."""
-    lookup = GraphLookup(store, iris)
+    search = PathSearch(GraphLookup(store, iris), question_terms("What uses what uses Oxigraph?", []),
+                        declared=[ONT + "uses"])
     read: set[str] = set()
-    facts_along = lookup.facts_along
+    facts = search._facts
 
-    def recording(nodes, predicates):
-        read.update(nodes)
-        return facts_along(nodes, predicates)
+    def recording(nodes, wanted):
+        if wanted:  # past the first hop
+            read.update(nodes)
+        return facts(nodes, wanted)
 
-    lookup.facts_along = recording  # the real read, with the nodes it was asked for noted
-    search = PathSearch(lookup, question_terms("What uses what uses Oxigraph?", []), declared=[ONT + "uses"])
+    search._facts = recording  # the real read, with the nodes it was asked for noted
     found = search.search([(iris.entity("oxigraph"), 1.0, None)], 2)
     return read, {p.end for p in found if len(p.hops) == 2}
 
