@@ -257,6 +257,26 @@ def test_entity_by_label_matches_labels_and_alt_labels_exact_first(seeded):
     assert _rows(_get(seeded, "entity-by-label", label="no such thing")) == []
 
 
+def test_entity_by_label_keeps_every_most_specific_type_and_ranks_an_exact_alt_label_first(seeded):
+    from attest.ingest import summary
+
+    store = seeded.app.state.resources.store
+    store.load("""@prefix ont: <https://w3id.org/attest/ontology#> . @prefix e: <https://w3id.org/attest/entity/> .
+        @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+        e:acme a ont:Organization, ont:Technology, ont:Entity ; rdfs:label "Acme Sparql Works" ; skos:altLabel "acme" .
+        e:acme-labs a ont:Software ; rdfs:label "Acme Labs" .""", RdfFormat.TURTLE,
+               graph="https://w3id.org/attest/graph/document/acme")
+    summary.rebuild(store, seeded.app.state.resources.iris)
+    rows = _rows(_get(seeded, "entity-by-label", label="ACME"))
+    # the exact (alternative) label first; two unrelated types both kept, ont:Entity above them dropped
+    assert [(r["entity"], r["name"], r["rank"]) for r in rows] == [
+        (E + "acme", "Acme Sparql Works", "0"), (E + "acme-labs", "Acme Labs", "1")]
+    assert sorted(rows[0]["types"].split(", ")) == ["Organization", "Technology"] and rows[1]["types"] == "Software"
+    # a substring of a preferred label: sorted by name after the exact matches
+    assert [r["entity"] for r in _rows(_get(seeded, "entity-by-label", label="sparql"))] == [
+        E + "sparql", E + "acme", E + "endpoint"]
+
+
 def test_neighbours_lists_asserted_and_inferred_links_but_not_chunks(seeded):
     rows = _rows(_get(seeded, "neighbours", entity="sparql"))
     asserted = {(r["direction"], r["relation"], r["neighbour"]) for r in rows if r["inferred"] == "false"}
@@ -334,7 +354,8 @@ def test_fact_sources_give_confidence_extractor_and_chunk(seeded):
 
 
 @pytest.mark.parametrize("name, params", [("fact-sources", {"entity": "rdf"}), ("inferred-facts", {"entity": "sparql"}),
-                                          ("inferred-facts", {"entity": "rdf", "maxDepth": "1"})])
+                                          ("inferred-facts", {"entity": "rdf", "maxDepth": "1"}),
+                                          ("entity-by-label", {"label": "sparql"})])
 def test_a_store_without_sparql_1_2_reads_lateral_groups_as_plain_ones_with_the_same_rows(seeded, name, params):
     resources = seeded.app.state.resources
     lateral = _rows(_get(seeded, name, **params))
