@@ -323,6 +323,21 @@ def test_documents_mentioning_counts_chunks_per_document(seeded):
     assert _rows(_get(seeded, "documents-mentioning", entity="nobody")) == []
 
 
+def test_documents_mentioning_reads_a_document_level_mention_of_a_typed_document_only(seeded):
+    from attest.ingest import summary
+
+    store = seeded.app.state.resources.store
+    store.load("""@prefix ont: <https://w3id.org/attest/ontology#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        <https://w3id.org/attest/document/notes> a ont:Document ; rdfs:label "notes.md" ;
+            ont:mentions <https://w3id.org/attest/entity/semweb> .
+        <https://w3id.org/attest/note/loose> ont:mentions <https://w3id.org/attest/entity/semweb> .""",
+               RdfFormat.TURTLE, graph="https://w3id.org/attest/graph/document/notes")
+    summary.rebuild(store, seeded.app.state.resources.iris)
+    rows = _rows(_get(seeded, "documents-mentioning", entity="semweb"))
+    assert [(r["document"].rsplit("/", 1)[1], r["title"], r["mentions"]) for r in rows] == [("notes", "notes.md", "1")]
+    assert "passage" not in rows[0]
+
+
 def test_inferred_facts_carry_rule_and_depth_and_respect_max_depth(seeded):
     rows = _rows(_get(seeded, "inferred-facts", entity="sparql"))
     assert rows and all(int(r["depth"]) >= 1 and r["rule"] for r in rows)
