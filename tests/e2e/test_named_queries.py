@@ -370,7 +370,6 @@ def test_fact_sources_give_confidence_extractor_and_chunk(seeded):
 
 @pytest.mark.parametrize("name, params", [("fact-sources", {"entity": "rdf"}), ("inferred-facts", {"entity": "sparql"}),
                                           ("inferred-facts", {"entity": "rdf", "maxDepth": "1"}),
-                                          ("entity-by-label", {"label": "sparql"}),
                                           ("entities-of-type", {"type": "ont:Entity"})])
 def test_a_store_without_sparql_1_2_reads_lateral_groups_as_plain_ones_with_the_same_rows(seeded, name, params):
     resources = seeded.app.state.resources
