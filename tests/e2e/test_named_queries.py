@@ -345,6 +345,13 @@ def test_inferred_facts_carry_rule_and_depth_and_respect_max_depth(seeded):
     assert used_by and used_by[0]["subject"] == E + "rdf" and used_by[0]["direction"] == "in"
     assert used_by[0]["rule"].startswith("prp-inv") and used_by[0]["depth"] == "1"
     assert used_by[0]["premises"] == "2"  # (sparql uses rdf) and the TBox axiom (usedBy inverseOf uses)
+    # each object's label, read for the page's objects only, once per distinct label
+    assert used_by[0]["objectLabel"] == "SPARQL"
+    labels = {E + "sparql": "SPARQL", E + "rdf": "RDF", E + "w3c": "W3C", E + "semweb": "Semantic Web",
+              E + "endpoint": "SPARQL endpoint"}
+    entities = [(r["object"], r.get("objectLabel")) for r in rows if r["object"].startswith(E)]
+    assert entities and [(o, label) for o, label in entities if label != labels[o]] == []
+    assert all(r.get("objectLabel") for r in rows)  # the classes too (their ontology labels)
     shallow = _rows(_get(seeded, "inferred-facts", entity="sparql", maxDepth="1"))
     assert all(r["depth"] == "1" for r in shallow)
     assert any(int(r["depth"]) > 1 for r in rows) and len(shallow) < len(rows)
