@@ -257,6 +257,7 @@ def test_entity_by_label_matches_labels_and_alt_labels_exact_first(seeded):
     assert _rows(_get(seeded, "entity-by-label", label="no such thing")) == []
 
 
+@virtuoso_differs("7.2 joins a property path with * or + wrongly when several solutions feed it (in entity-by-label `?entity a ?type . ?type rdfs:subClassOf* ont:Entity` over the matched entities keeps only the first entity's zero-length match), so the query finds too few entities")
 def test_entity_by_label_keeps_every_most_specific_type_and_ranks_an_exact_alt_label_first(seeded):
     from attest.ingest import summary
 
