@@ -70,16 +70,19 @@ NOT_FACT = """FILTER(!STRSTARTS(STR(?p), STR(rdf:)) && !STRSTARTS(STR(?p), STR(r
          && !STRSTARTS(STR(?p), STR(sh:)) && !STRSTARTS(STR(?p), STR(att:)) && !STRSTARTS(STR(?p), STR(prov:))
          && !STRSTARTS(STR(?p), STR(skos:)))"""
 
-# Facts (IRI objects) and attributes (literal objects) out of, and facts into, the IRIs in the VALUES blocks.
-FACTS_TOUCHING = PREFIXES + """
-SELECT ?s ?p ?o ?g WHERE {
+# Facts (IRI objects) and attributes (literal objects) out of, and facts into, the IRIs in the VALUES blocks. Rows
+# whose predicate is a schema term come too: GraphLookup drops them (lookup.SCHEMA_NAMESPACES), cheaper than NOT_FACT.
+_TOUCHING = """
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
-  """ + NOT_FACT + """
   # an inferred relatesTo twins every specific fact in both directions: it would double what a hop reads
   FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
-}"""
+"""
+FACTS_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + "}"
+
+# The same as a sample of at most LIMIT rows: schema predicates are left out by the query, so they take no room in it.
+SAMPLE_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + NOT_FACT + "} LIMIT "
 
 # The same for hubs, read only along the predicates that matter to the question, and at most LIMIT rows in all.
 HUB_FACTS = PREFIXES + """
@@ -111,13 +114,13 @@ SELECT ?x (COUNT(*) AS ?n) WHERE {
 TRIPLE_DOCUMENTS = """{ SELECT (%(i)d AS ?i) ?g WHERE {
   GRAPH ?g { %(triple)s } FILTER(STRSTARTS(STR(?g), %(prefix)s)) } LIMIT %(limit)d }"""
 
-# Outgoing facts and attributes of the subjects in the VALUES block (resolving hashed relation ids).
+# Outgoing facts and attributes of the subjects in the VALUES block (resolving hashed relation ids); schema
+# predicates are dropped by GraphLookup, as for FACTS_TOUCHING.
 FACTS_FROM = PREFIXES + """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES ?s { %(entities)s }
   { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o }
   FILTER(isIRI(?o) || isLiteral(?o))
-  """ + NOT_FACT + """
 }"""
 
 # The graphs that hold each triple of the VALUES block.

@@ -9,7 +9,7 @@ from attest.answer import queries as q
 from attest.answer.lookup import GraphLookup
 from attest.answer.paths import PathSearch
 from attest.ingest import summary
-from attest.vocab import ONT
+from attest.vocab import ATT, ONT, OWL, PROV, RDF, RDFS, SKOS
 from tests.answer_support import load_graph
 
 
@@ -56,3 +56,16 @@ def test_an_iri_list_writes_named_nodes_only():
     assert q.with_values("FILTER(?p IN (%(wanted)s))", wanted=listed) == f"FILTER(?p IN (<{ONT}uses>, <{ONT}partOf>))"
     with pytest.raises(TypeError):
         q.with_values("FILTER(?p IN (%(wanted)s))", wanted=q.IriList((Literal("> ) } DROP ALL #"),)))  # type: ignore[arg-type]
+
+
+def test_schema_predicates_are_never_facts_of_a_node_read_whole(store, iris, settings):
+    load_graph(store, iris)
+    node = iris.entity("storage-layer")
+    schema = [RDF + "type", RDFS + "seeAlso", OWL + "sameAs", SKOS + "note", PROV + "wasDerivedFrom", ATT + "extractedBy"]
+    triples = " ".join(f"<{node}> <{p}> <{iris.entity('oxigraph')}> ." for p in schema)
+    store.update(f"INSERT DATA {{ GRAPH <{iris.document_graph('schema')}> {{ {triples} }} }}")
+    store.update(summary.invalidation(iris))  # as a manual edit does: every graph is read, this one too
+    lookup = GraphLookup(store, iris)
+    assert iris.document_graph("schema") in lookup.dataset["named_graphs"]
+    read = {t[1] for t in lookup.facts_touching([node])} | {t[1] for t in lookup.facts_from([node])}
+    assert ONT + "partOf" in read and not read & set(schema)
