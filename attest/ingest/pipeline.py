@@ -186,9 +186,11 @@ class IngestPipeline:
         timings = dict.fromkeys(STAGES, 0.0)
         timings["load"] = load_s
         with self._lock:
-            if self._batch is not None and (doc_id in self._batch or
-                                            (self._flushing is not None and doc_id in self._flushing[0])):
-                self._settle()  # the same document twice in one batch: the second run must see the first
+            # the same document twice: the second run must see the first in the store
+            if self._batch is not None and doc_id in self._batch:
+                self._settle()
+            elif self._flushing is not None and doc_id in self._flushing[0]:
+                self._await_batch()  # its batch is being written: wait for that write, not for the next batch
             prior = self.registry.get(doc_id)
             if prior is not None and prior.state == "done" and prior.content_hash == chash and \
                     not (replace_other_extraction and prior.extractor != self.extractor_name):
