@@ -1,7 +1,7 @@
 """SPARQL used by retrieval and verification: fixed query texts; values come in through substitutions or safe VALUES rows.
 
 Batching many ids into one query needs a VALUES block (pyoxigraph substitutions bind one term per variable).
-`values_rows` and `IriList` are the only code that writes terms into query text, and they accept nothing but pyoxigraph
+`values_rows` is the only code that writes terms into query text, and it accepts nothing but pyoxigraph
 NamedNode objects: their constructor validates the IRI (RFC 3987 forbids `>`, `<`, spaces, quotes, braces
 and `|`), so a serialized `<iri>` cannot end early or carry SPARQL (a Literal placeholder is written in the
 literal's own escaped form). Callers build IRIs only from ids that attest.answer.ids resolved and checked.
@@ -9,7 +9,6 @@ literal's own escaped form). Callers build IRIs only from ids that attest.answer
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from pyoxigraph import Literal, NamedNode
@@ -227,27 +226,14 @@ def values_rows(rows: Iterable[Sequence[NamedNode]]) -> str:
     return " ".join(out)
 
 
-@dataclass(frozen=True)
-class IriList:
-    """NamedNodes written as the list of a FILTER(?x IN (...)), checked as values_rows checks its terms."""
-
-    nodes: tuple[NamedNode, ...]
-
-    def __str__(self) -> str:
-        for term in self.nodes:
-            if type(term) is not NamedNode:  # noqa: E721 — as in values_rows
-                raise TypeError(f"IN lists take NamedNode terms only, not {type(term).__name__}")
-        return ", ".join(str(term) for term in self.nodes)
-
-
-def with_values(query: str, **blocks: Iterable[Sequence[NamedNode]] | Literal | IriList) -> str:
+def with_values(query: str, **blocks: Iterable[Sequence[NamedNode]] | Literal) -> str:
     """Fill a query's VALUES placeholders with serialized NamedNode rows (see module docstring); a Literal
-    placeholder takes the literal's own escaped serialization, an IriList its comma-separated IRIs."""
+    placeholder takes the literal's own escaped serialization."""
     return query % {name: _serialized(rows) for name, rows in blocks.items()}
 
 
-def _serialized(rows: Iterable[Sequence[NamedNode]] | Literal | IriList) -> str:
-    if type(rows) is Literal or type(rows) is IriList:  # exact types: a subclass could write anything
+def _serialized(rows: Iterable[Sequence[NamedNode]] | Literal) -> str:
+    if type(rows) is Literal:  # the exact type: a subclass could write anything
         return str(rows)
-    assert not isinstance(rows, (Literal, IriList))
+    assert not isinstance(rows, Literal)
     return values_rows(rows)

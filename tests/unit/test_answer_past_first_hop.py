@@ -1,11 +1,8 @@
-"""Facts past the first hop: ordinary nodes read whole once and remembered, inferred relatesTo twins left out."""
+"""Facts past the first hop: ordinary nodes read whole once and remembered, inferred relatesTo twins and schema
+predicates left out."""
 
 from __future__ import annotations
 
-import pytest
-from pyoxigraph import Literal, NamedNode
-
-from attest.answer import queries as q
 from attest.answer.lookup import GraphLookup
 from attest.answer.paths import PathSearch
 from attest.ingest import summary
@@ -49,13 +46,6 @@ def test_inferred_relates_to_twins_are_left_out_past_the_first_hop_as_in_the_fir
         assert facts[node] and twin not in facts[node]
     # a hub's sample along relatesTo leaves them out too
     assert twin not in GraphLookup(store, iris).hub_facts([node], [ONT + "relatesTo"])
-
-
-def test_an_iri_list_writes_named_nodes_only():
-    listed = q.IriList((NamedNode(ONT + "uses"), NamedNode(ONT + "partOf")))
-    assert q.with_values("FILTER(?p IN (%(wanted)s))", wanted=listed) == f"FILTER(?p IN (<{ONT}uses>, <{ONT}partOf>))"
-    with pytest.raises(TypeError):
-        q.with_values("FILTER(?p IN (%(wanted)s))", wanted=q.IriList((Literal("> ) } DROP ALL #"),)))  # type: ignore[arg-type]
 
 
 def test_schema_predicates_are_never_facts_of_a_node_read_whole(store, iris, settings):
