@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from attest.answer import direction, lexicon
 from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
@@ -73,13 +73,23 @@ class Path:
         return tuple((h.triple[1], h.forward) for h in self.hops)
 
 
+@dataclass(slots=True)
+class Step:
+    """A fact out of a node in one hop of the search, with its Hop and weight once weighed."""
+
+    triple: Triple
+    status: FactStatus
+    forward: bool
+    target: str
+    weighed: tuple[Hop, float] | None = None
+
+
 @dataclass
 class Steps:
-    """The facts out of one node in one hop of the search: [triple, status, forward, target, (hop, weight) once
-    weighed] each, and the texts of their predicates."""
+    """The facts out of one node in one hop of the search, and the texts of their predicates."""
 
     texts: dict[str, PropertyText]
-    facts: list[list[Any]]
+    facts: list[Step]
 
 
 class PathSearch:
@@ -185,7 +195,7 @@ class PathSearch:
             for triple, status in facts.items():
                 forward = triple[0] == node
                 if forward or triple[2] == node:
-                    found.facts.append([triple, status, forward, triple[2] if forward else triple[0], None])
+                    found.facts.append(Step(triple, status, forward, triple[2] if forward else triple[0]))
         return found
 
     def _extend(self, path: Path, steps: Steps) -> list[Path]:
@@ -195,20 +205,20 @@ class PathSearch:
         best: dict[tuple[str, frozenset[int]], tuple[tuple[bool, float, bool, bool, str], Hop, float]] = {}
         hub = _hub_damping(self._degrees.get(path.end, 0)) if path.hops else 1.0
         for step in steps.facts:
-            triple, status, forward, target, weighed = step
-            if target in visited:
+            if step.target in visited:
                 continue
-            if weighed is None:
-                rel, matched = self._relevance(triple[1], forward, steps.texts)
+            if step.weighed is None:
+                triple, status = step.triple, step.status
+                rel, matched = self._relevance(triple[1], step.forward, steps.texts)
                 weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
                 weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
-                weighed = step[4] = (Hop(triple, forward, status, rel, matched), weight)
-            hop, weight = weighed
+                step.weighed = (Hop(triple, step.forward, status, rel, matched), weight)
+            hop, weight = step.weighed
             # passing through a hub says little, unless the question names the relation that leaves it: then the
             # hub is the intermediate the question walks through ("the headquarters of the employer of X")
             damping = path.damping * (hub if hop.relevance < WANTED else 1.0)
             score = path.score * weight * HOP_COST
-            key = (target, hop.matched)
+            key = (step.target, hop.matched)
             preference = _preference(hop, score)
             if key not in best or preference > best[key][0]:
                 best[key] = (preference, hop, damping)  # the Path is made for the winner only
