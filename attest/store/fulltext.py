@@ -396,13 +396,17 @@ def document_rows(quads: Iterable[Quad], iris: Iris) -> DocumentRows:
             chunk_props.setdefault(subject, {})[p[len(ATT):]] = o
         if p in _MENTION_PROPS and "/mention/" in subject:
             mention_props.setdefault(subject, {})[p[len(ATT):]] = o
-        if not entity(subject):
+        minted = is_entity.get(subject)  # entity(), inlined: it runs for every quad
+        if minted is None:
+            minted = is_entity[subject] = iris.entity_id(subject) is not None
+        if not minted:
             continue
         if isinstance(o, NamedNode):
-            if o.value != subject and entity(o.value):
-                links.add((subject, o.value))
-            if p == _TYPE and o.value.startswith(ONT):
-                labels.add(Label(subject, "", o.value[len(ONT):]))
+            target = o.value
+            if target != subject and entity(target):
+                links.add((subject, target))
+            if p == _TYPE and target.startswith(ONT):
+                labels.add(Label(subject, "", target[len(ONT):]))
         elif p == _LABEL and isinstance(o, Literal):
             labels.add(Label(subject, o.value, ""))
     chunks: dict[str, list[Chunk]] = {}
