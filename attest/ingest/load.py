@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ MEDIA_TYPES = {
 ACCEPTED_MEDIA_TYPES = {"text/plain", "text/markdown", "text/html", "application/pdf"}
 # share of control characters (other than whitespace) above which "text" is really binary
 MAX_CONTROL_SHARE = 0.01
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0e-\x1f]")  # below 32, less \t \n \v \f \r
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def _decode(data: bytes, source: str) -> str:
 
 
 def _refuse_binary(text: str, source: str) -> None:
-    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f\v")
+    controls = len(CONTROL_CHARACTERS.findall(text))
     if controls > MAX_CONTROL_SHARE * len(text):
         raise DocumentRejected(f"{source}: looks like a binary file ({controls} control characters), not text",
                                source=source, reason="binary")

@@ -384,12 +384,7 @@ class IngestPipeline:
         # commit: document graph + status + quarantine in one transaction
         with self.clock.measure("write", timings):
             report.triples = len(gated.kept)
-            report.entities = len({q.subject for q in gated.kept
-                                   if q.predicate.value == ATT + "confidence" and isinstance(q.subject, NamedNode)
-                                   and q.subject.value.startswith(self.iris.entity_prefix)})
-            report.relations = sum(1 for q in gated.kept if q.predicate.value.startswith(ONT)
-                                   and isinstance(q.subject, NamedNode) and q.subject.value.startswith(self.iris.entity_prefix)
-                                   and isinstance(q.object, NamedNode) and q.object.value.startswith(self.iris.entity_prefix))
+            report.entities, report.relations = _entities_and_relations(gated.kept, self.iris.entity_prefix)
             status.state, status.message, status.updated = "done", "", now().isoformat()
             if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):
                 report.message = status.message = (f"the offline extractor found little: the text does not read as English "
@@ -474,6 +469,26 @@ class IngestPipeline:
         the summary triples the write may have changed (the reasoner then checks those, not the whole summary)."""
         if self.reasoner is not None:
             self.reasoner.refresh([graph], facts=facts)
+
+
+def _entities_and_relations(quads: list[Quad], prefix: str) -> tuple[int, int]:
+    """How many minted entities the quads give a confidence, and how many ontology facts link two minted entities
+    (each quad's terms read once: pyoxigraph builds a new object on every accessor)."""
+    entities: set[str] = set()
+    relations = 0
+    confidence = ATT + "confidence"
+    for q in quads:
+        s = q.subject
+        if not isinstance(s, NamedNode) or not s.value.startswith(prefix):
+            continue
+        p = q.predicate.value
+        if p == confidence:
+            entities.add(s.value)
+        if p.startswith(ONT):
+            o = q.object
+            if isinstance(o, NamedNode) and o.value.startswith(prefix):
+                relations += 1
+    return len(entities), relations
 
 
 def _chunks_of(findings, iris: Iris) -> set[str]:

@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import cast
 
 from pyoxigraph import QuerySolutions
@@ -40,6 +41,7 @@ def _numbers(key: str) -> list[str]:
     return re.findall(r"\d+", key)
 
 
+@lru_cache(maxsize=1 << 16)  # the same names are slugged for every mention of them (rdf_map, resolution)
 def slugify(label: str) -> str:
     """An entity id from a label: ASCII, lower case, hyphenated; stable, so re-ingestion mints the same IRI."""
     text = "".join(_SLUG_SYMBOLS.get(ch, ch) for ch in label)

@@ -82,6 +82,15 @@ class ShapeMemo:
         self._parents = parents
         self._ancestors: dict[str, frozenset[str]] = {}
         self.top = [self._top(node) for node in self._targeted_shapes()]
+        # which top shapes target a class, or the subjects of a predicate: a node meets only those (ids ascending)
+        self._by_class: dict[str, list[int]] = {}
+        self._by_subject_of: dict[str, list[int]] = {}
+        for i, top in enumerate(self.top):
+            for c in top.classes:
+                self._by_class.setdefault(c, []).append(i)
+            for p in top.subjects_of:
+                self._by_subject_of.setdefault(p, []).append(i)
+        self._targeting: dict[tuple[str, ...], frozenset[str]] = {}  # types -> their classes (memo of _classes)
         owners: dict = {}
         for i, top in enumerate(self.top):
             for part in self._reachable(top.node):
@@ -197,41 +206,46 @@ class ShapeMemo:
         `previous`, the index of the same document before items were quarantined, lends the signatures of
         nodes whose triples and whose neighbours' types did not change."""
         doc = DocumentIndex()
-        edges: dict = {}  # subject -> [(predicate IRI, quad)]: pyoxigraph builds a new object on every accessor
+        edges: dict = {}  # subject -> [(predicate IRI, object)]: pyoxigraph builds a new object on every accessor
         for q in quads:
             p = q.predicate.value
             if skip(p):
                 continue
-            s = q.subject
+            s, o = q.subject, q.object
             doc.stars.setdefault(s, []).append(q)
-            edges.setdefault(s, []).append((p, q))
+            edges.setdefault(s, []).append((p, o))
             if p == _TYPE:
-                doc.types.setdefault(s, []).append(cast(NamedNode | BlankNode, q.object).value)  # a class, never a triple term
+                doc.types.setdefault(s, []).append(cast(NamedNode | BlankNode, o).value)  # a class, never a triple term
         retyped = set() if previous is None else {
             n for n in previous.types.keys() | doc.types.keys() if previous.types.get(n) != doc.types.get(n)}
+        by_class, by_subject_of = self._by_class, self._by_subject_of
         for node, star in edges.items():
             if previous is not None and node in previous.keys and doc.stars[node] == previous.stars.get(node) and \
-                    not (retyped and any(q.object in retyped for q in doc.stars[node])):
+                    not (retyped and any(o in retyped for _, o in star)):
                 doc.keys[node] = previous.keys[node]
                 continue
             types = tuple(sorted(doc.types.get(node, ())))
-            classes = self._classes(types)
-            predicates = {p for p, _ in star}
+            classes = self._targeting.get(types)
+            if classes is None:
+                classes = self._targeting[types] = self._classes(types)
+            met: set[int] = set()  # the top shapes whose targets the node meets
+            for c in classes:
+                met.update(by_class.get(c, ()))
+            for p, _ in star:
+                met.update(by_subject_of.get(p, ()))
             keys: list[tuple[Any, ...]] = []
-            for i, shape in enumerate(self.top):
-                if not (shape.classes & classes or shape.subjects_of & predicates):
-                    continue
-                values = tuple(sorted(self._value(p, q, doc.types, shape) for p, q in star if p in shape.signed))
+            for i in sorted(met):
+                shape = self.top[i]
+                values = tuple(sorted(self._value(p, o, doc.types, shape) for p, o in star if p in shape.signed))
                 pairs = tuple(_pair_outcomes(doc.stars[node], p, other) for p, other in shape.pairs)
                 keys.append((i, type(node).__name__, types, values, pairs))
                 if shape.elementwise:  # each distinct value is its own key: known values in a new mix pass as before
-                    keys.extend({(i, "value", self._value(p, q, doc.types, shape)) for p, q in star
+                    keys.extend({(i, "value", self._value(p, o, doc.types, shape)) for p, o in star
                                  if p in shape.elementwise})
             doc.keys[node] = keys
         return doc
 
-    def _value(self, p: str, q: Quad, types: dict, shape: TopShape) -> tuple:
-        o = q.object
+    def _value(self, p: str, o, types: dict, shape: TopShape) -> tuple:
         if isinstance(o, Literal):
             tests = shape.tests.get(p)
             if tests is None:

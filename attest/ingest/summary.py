@@ -25,8 +25,15 @@ def is_summarized(iris: Iris, quad: Quad) -> bool:
 
 def summary_quads(iris: Iris, document: list[Quad]) -> list[Quad]:
     """A new document's contribution (adding a triple the summary holds already changes nothing)."""
-    graph = NamedNode(iris.facts_graph)
-    return [Quad(q.subject, q.predicate, q.object, graph) for q in document if is_summarized(iris, q)]
+    graph, prefix = NamedNode(iris.facts_graph), iris.entity_prefix
+    out = []
+    for q in document:  # is_summarized, each term read once (pyoxigraph builds a new object on every accessor)
+        s = q.subject
+        if isinstance(s, NamedNode) and s.value.startswith(prefix):
+            p = q.predicate
+            if not p.value.startswith((ATT, PROV)):
+                out.append(Quad(s, p, q.object, graph))
+    return out
 
 
 def _filter(iris: Iris) -> str:

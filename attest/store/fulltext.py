@@ -357,62 +357,92 @@ def close_for(store: object) -> None:
         index.close()
 
 
-def chunks_of(quads: Iterable[Quad], iris: Iris) -> dict[str, list[Chunk]]:
-    """Document id -> its chunks, read from a document graph's quads as ingestion writes them."""
-    props: dict[str, dict[str, Term]] = {}
+@dataclass
+class DocumentRows:
+    """What the index holds for one document graph, read from its quads in one pass (`document_rows`)."""
+
+    chunks: dict[str, list[Chunk]]  # document id -> its chunks
+    labels: list[Label]
+    mentions: list[MentionRow]
+    links: list[tuple[str, str]]
+
+
+_CHUNK_PROPS = frozenset((ATT + "text", ATT + "inDocument", ATT + "charStart", ATT + "charEnd"))
+_MENTION_PROPS = frozenset((ATT + "inChunk", ATT + "denotes", ATT + "charStart", ATT + "charEnd"))
+_LABEL, _TYPE = RDFS + "label", RDF + "type"
+
+
+def document_rows(quads: Iterable[Quad], iris: Iris) -> DocumentRows:
+    """A document graph's chunks, labels, mentions and links (as ingestion writes them), each quad's terms read once
+    (pyoxigraph builds a new object on every accessor) and each IRI's entity test made once."""
+    is_entity: dict[str, bool] = {}
+
+    def entity(iri: str) -> bool:
+        known = is_entity.get(iri)
+        if known is None:
+            known = is_entity[iri] = iris.entity_id(iri) is not None
+        return known
+
+    chunk_props: dict[str, dict[str, Term]] = {}
+    mention_props: dict[str, dict[str, Term]] = {}
+    labels: set[Label] = set()
+    links: set[tuple[str, str]] = set()
     for q in quads:
-        p = q.predicate.value
-        if p in (ATT + "text", ATT + "inDocument", ATT + "charStart", ATT + "charEnd") and isinstance(q.subject, NamedNode):
-            props.setdefault(q.subject.value, {})[p[len(ATT):]] = q.object
-    out: dict[str, list[Chunk]] = {}
+        s, o = q.subject, q.object
+        if not isinstance(s, NamedNode):
+            continue
+        p, subject = q.predicate.value, s.value
+        if p in _CHUNK_PROPS:
+            chunk_props.setdefault(subject, {})[p[len(ATT):]] = o
+        if p in _MENTION_PROPS and "/mention/" in subject:
+            mention_props.setdefault(subject, {})[p[len(ATT):]] = o
+        minted = is_entity.get(subject)  # entity(), inlined: it runs for every quad
+        if minted is None:
+            minted = is_entity[subject] = iris.entity_id(subject) is not None
+        if not minted:
+            continue
+        if isinstance(o, NamedNode):
+            target = o.value
+            if target != subject and entity(target):
+                links.add((subject, target))
+            if p == _TYPE and target.startswith(ONT):
+                labels.add(Label(subject, "", target[len(ONT):]))
+        elif p == _LABEL and isinstance(o, Literal):
+            labels.add(Label(subject, o.value, ""))
+    chunks: dict[str, list[Chunk]] = {}
     prefix = iris.document("")
-    for iri, found in props.items():
+    for iri, found in chunk_props.items():
         text, document = found.get("text"), found.get("inDocument")
         if isinstance(text, Literal) and isinstance(document, NamedNode):
             doc = document.value.removeprefix(prefix)
-            out.setdefault(doc, []).append(Chunk(iri, text.value, _int(found.get("charStart")), _int(found.get("charEnd"))))
-    return out
+            chunks.setdefault(doc, []).append(Chunk(iri, text.value, _int(found.get("charStart")), _int(found.get("charEnd"))))
+    mentions: set[MentionRow] = set()
+    for found in mention_props.values():
+        chunk, named = found.get("inChunk"), found.get("denotes")
+        if isinstance(chunk, NamedNode) and isinstance(named, NamedNode) and entity(named.value):
+            mentions.add(MentionRow(chunk.value, named.value, _int(found.get("charStart")), _int(found.get("charEnd"))))
+    return DocumentRows(chunks, sorted(labels, key=lambda x: (x.entity, x.label, x.type)),
+                        sorted(mentions, key=lambda m: (m.chunk, m.start or 0, m.entity)), sorted(links))
+
+
+def chunks_of(quads: Iterable[Quad], iris: Iris) -> dict[str, list[Chunk]]:
+    """Document id -> its chunks, read from a document graph's quads as ingestion writes them."""
+    return document_rows(quads, iris).chunks
 
 
 def labels_of(quads: Iterable[Quad], iris: Iris) -> list[Label]:
     """The labels and ontology types a document graph gives the entities Attest minted."""
-    out: set[Label] = set()
-    for q in quads:
-        p, o = q.predicate.value, q.object
-        if not isinstance(q.subject, NamedNode) or iris.entity_id(q.subject.value) is None:
-            continue
-        if p == RDFS + "label" and isinstance(o, Literal):
-            out.add(Label(q.subject.value, o.value, ""))
-        elif p == RDF + "type" and isinstance(o, NamedNode) and o.value.startswith(ONT):
-            out.add(Label(q.subject.value, "", o.value[len(ONT):]))
-    return sorted(out, key=lambda x: (x.entity, x.label, x.type))
+    return document_rows(quads, iris).labels
 
 
 def mentions_of(quads: Iterable[Quad], iris: Iris) -> list[MentionRow]:
     """The mention records of a document graph: which chunk names which minted entity, and where."""
-    props: dict[str, dict[str, Term]] = {}
-    for q in quads:
-        p = q.predicate.value
-        if p in (ATT + "inChunk", ATT + "denotes", ATT + "charStart", ATT + "charEnd") and isinstance(q.subject, NamedNode) \
-                and "/mention/" in q.subject.value:
-            props.setdefault(q.subject.value, {})[p[len(ATT):]] = q.object
-    out: set[MentionRow] = set()
-    for found in props.values():
-        chunk, entity = found.get("inChunk"), found.get("denotes")
-        if isinstance(chunk, NamedNode) and isinstance(entity, NamedNode) and iris.entity_id(entity.value) is not None:
-            out.add(MentionRow(chunk.value, entity.value, _int(found.get("charStart")), _int(found.get("charEnd"))))
-    return sorted(out, key=lambda m: (m.chunk, m.start or 0, m.entity))
+    return document_rows(quads, iris).mentions
 
 
 def links_of(quads: Iterable[Quad], iris: Iris) -> list[tuple[str, str]]:
     """The facts a document graph states between two minted entities, as (subject, object)."""
-    out: set[tuple[str, str]] = set()
-    for q in quads:
-        s, o = q.subject, q.object
-        if isinstance(s, NamedNode) and isinstance(o, NamedNode) and s != o and iris.entity_id(s.value) is not None \
-                and iris.entity_id(o.value) is not None:
-            out.add((s.value, o.value))
-    return sorted(out)
+    return document_rows(quads, iris).links
 
 
 def _terms(text: str, skip: frozenset[str]) -> list[str]:
@@ -444,9 +474,8 @@ def reindex(store: GraphStore, iris: Iris, doc: str, content_hash: str) -> None:
     index = for_store(store)
     if index is None:
         return
-    quads = list(store.quads(iris.document_graph(doc)))
-    index.replace(doc, content_hash, chunks_of(quads, iris).get(doc, []), labels_of(quads, iris), mentions_of(quads, iris),
-                  links_of(quads, iris))
+    rows = document_rows(store.quads(iris.document_graph(doc)), iris)
+    index.replace(doc, content_hash, rows.chunks.get(doc, []), rows.labels, rows.mentions, rows.links)
 
 
 def on_commit(store: GraphStore, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
@@ -463,6 +492,7 @@ def on_commit_many(store: GraphStore, iris: Iris, docs: dict[str, tuple[list[Qua
     for doc, (document, status) in docs.items():
         content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
                              and isinstance(q.object, Literal) and q.subject == NamedNode(iris.document(doc))), "")
-        rows.append((doc, content_hash if document else "", chunks_of(document, iris).get(doc, []),
-                     labels_of(document, iris), mentions_of(document, iris), links_of(document, iris)))
+        found = document_rows(document, iris)
+        rows.append((doc, content_hash if document else "", found.chunks.get(doc, []), found.labels, found.mentions,
+                     found.links))
     index.replace_many(rows)

@@ -108,3 +108,12 @@ def test_mention_span_points_into_the_original_text():
     start, end = mention_span(chunk, cleaned, "W3C", offset, offset + 3)
     assert original[start:end] == "W3C"
     assert mention_span(chunk, cleaned, "Absent", None, None) is None
+
+
+def test_binary_is_told_by_the_share_of_control_characters_other_than_whitespace():
+    words = "Oxigraph stores RDF. " * 48  # 1,008 characters
+    assert load_bytes((words + "\x01\x1f" * 5).encode(), source="ten.txt", max_bytes=LIMIT).text  # 10 of 1,018: kept
+    with pytest.raises(DocumentRejected, match="11 control characters"):
+        load_bytes((words + "\x02\x0e" * 5 + "\x08").encode(), source="eleven.txt", max_bytes=LIMIT)
+    spaced = words + "\t\n\v\f\r" * 40  # whitespace controls do not count
+    assert load_bytes(spaced.encode(), source="spaced.txt", max_bytes=LIMIT).text.startswith("Oxigraph")
