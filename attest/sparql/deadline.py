@@ -141,8 +141,16 @@ class Snapshots:
             self.lock.release()
 
     def stale(self) -> None:
-        """The live store was compacted: the next query takes a fresh snapshot, which links the compacted files."""
+        """The live store was compacted: the next query takes a fresh snapshot, which links the compacted files.
+
+        Unless the current snapshot already links exactly the live store's table files (a compaction of a store
+        that had nothing to compact, as on a start with no writes since the last one): a new snapshot would then
+        only make each worker reopen its store, with cold caches (+60-140 ms on its next queries on 2Wiki).
+        """
         with self.lock:
+            native = self.store.path
+            if self.current is not None and native is not None and table_files(self.current) == table_files(native):
+                return
             self.generation = None
 
     def release(self, path: Path, still_open: set[Path]) -> None:
@@ -175,6 +183,12 @@ class Snapshots:
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def table_files(store_dir: Path) -> frozenset[str]:
+    """The names of a RocksDB folder's table files: a checkpoint links them under the same names, and a compaction
+    or flush that changes anything writes new ones (RocksDB never reuses a file number)."""
+    return frozenset(p.name for p in store_dir.glob("*.sst"))
 
 
 # worker processes --------------------------------------------------------------------------------------------------
