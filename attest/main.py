@@ -102,6 +102,8 @@ def open_resources(settings: Settings) -> AppResources:
         store.close()  # a broken ontology file must not leave the store locked
         raise
     resources.query_executor = open_executor(store, settings)  # deadlines: attest/sparql/deadline.py
+    if resources.query_executor is not None and settings.query_workers_at_start:
+        resources.query_executor.warm(settings.query_workers_at_start)
     return resources
 
 

@@ -22,7 +22,7 @@ from attest.vocab import PREFIXES, XSD, Iris, is_valid_id
 #   # @param lang: string?  Language tag        -> optional parameter, left unbound when absent
 # "all": the union of every graph; "facts": the fact summary, the inferred graph, the ontology, the default graph and
 # every graph outside the document and system graphs (one copy of each fact instead of one per document)
-DATASETS = ("all", "facts")
+DATASETS = ("all", "facts", "inferred")
 PARAM_LINE = re.compile(
     r"^@param\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?P<type>[a-z]+)(?P<optional>\?)?"
     r"(?:\s*=\s*(?P<default>\S+))?(?:\s+(?P<doc>.*))?$"
@@ -120,7 +120,8 @@ class NamedQuery:
     description: str
     parameters: tuple[Parameter, ...] = field(default_factory=tuple)
     form: str = "SELECT"
-    dataset: str = "all"  # "facts": the fact summary stands for the document graphs (see DATASETS)
+    dataset: str = "all"  # "facts": the fact summary stands for the document graphs; "inferred": GRAPH ?g reads
+    # the reasoner's graphs only (see attest/operations/queries.py _dataset)
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "description": self.description, "form": self.form, "dataset": self.dataset,

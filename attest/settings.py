@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     max_result_rows: int = Field(100_000, ge=1, description="Most rows a SELECT returns before it is cut and flagged")
     max_result_bytes: int = Field(64 * 1024 * 1024, ge=1024, description="Most bytes of a query result (counted as TSV / N-Triples) before it is cut and flagged")
     query_workers: int = Field(4, ge=1, le=64, description="Query worker processes (each can be killed at its query's deadline)")
+    query_workers_at_start: int = Field(1, ge=0, le=64, description="Query workers started with the server, each with the store open, so the first queries do not wait for a process start and a store open (the others start on demand, up to query_workers)")
     sparql_in_process: bool = Field(False, description="Run /sparql queries in server threads instead of the worker processes: less latency per query, but a query past its deadline is answered 503 while its evaluation runs on")
     max_heavy_requests: int = Field(4, ge=1, description="Ingests and answers run at once; more get 429 with Retry-After")
 

@@ -73,7 +73,15 @@ def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[
 
 
 def _dataset(store: GraphStore, iris: Iris, query: NamedQuery) -> dict[str, Any]:
-    """The graphs a query reads: every graph, or (`@dataset facts`) the fact summary instead of the document graphs."""
+    """The graphs a query reads: every graph, or (`@dataset facts`) the fact summary instead of the document graphs,
+    or (`@dataset inferred`) every graph as the default graph but only the reasoner's graphs (inferred,
+    derivations) as named graphs: a `GRAPH ?g` of the entity's facts then looks in two graphs instead of reading
+    its facts in every document graph to keep the inferred ones. That query must give the same rows over every
+    graph, which a remote store reads (the protocol names a union default graph only by listing every graph)."""
+    if query.dataset == "inferred":
+        if store.raw is None:
+            return {}
+        return {"named_graphs": [iris.inferred_graph, iris.derivations_graph]}
     if query.dataset != "facts":
         return {}
     graphs = [*GraphLookup(store, iris).dataset["named_graphs"], iris.ontology_graph, ""]

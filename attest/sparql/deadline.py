@@ -60,6 +60,9 @@ WORKER_START_TIMEOUT_S = 30.0
 QUEUE_WAIT_S = 2.0  # longest wait for a free worker before 429
 WORKER_MEMORY_BYTES = 4 * 1024**3  # address space of one worker: a runaway query fails there, not the machine
 RETRY_AFTER_S = 2
+# what a worker started ahead of the first query runs: it opens the snapshot and reads an index (RocksDB opens
+# table files on first use)
+WARM_UP_QUERY = "ASK { GRAPH ?g { ?s ?p ?o } }"
 Request = dict[str, Any]  # a query as it goes down the pipe to a worker (see _request; worker.py reads it)
 Reply = dict[str, Any]  # a worker's answer (worker.py)
 
@@ -141,8 +144,16 @@ class Snapshots:
             self.lock.release()
 
     def stale(self) -> None:
-        """The live store was compacted: the next query takes a fresh snapshot, which links the compacted files."""
+        """The live store was compacted: the next query takes a fresh snapshot, which links the compacted files.
+
+        Unless the current snapshot already links exactly the live store's table files (a compaction of a store
+        that had nothing to compact, as on a start with no writes since the last one): a new snapshot would then
+        only make each worker reopen its store, with cold caches (+60-140 ms on its next queries on 2Wiki).
+        """
         with self.lock:
+            native = self.store.path
+            if self.current is not None and native is not None and table_files(self.current) == table_files(native):
+                return
             self.generation = None
 
     def release(self, path: Path, still_open: set[Path]) -> None:
@@ -175,6 +186,12 @@ class Snapshots:
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def table_files(store_dir: Path) -> frozenset[str]:
+    """The names of a RocksDB folder's table files: a checkpoint links them under the same names, and a compaction
+    or flush that changes anything writes new ones (RocksDB never reuses a file number)."""
+    return frozenset(p.name for p in store_dir.glob("*.sst"))
 
 
 # worker processes --------------------------------------------------------------------------------------------------
@@ -362,6 +379,42 @@ class DeadlineExecutor:
         self.pool = WorkerPool(settings.query_workers)
         self.snapshots = Snapshots(store, settings.data_dir / "snapshots")
         self.compactor = Compactor(store, self.snapshots.stale)
+
+    def warm(self, workers: int) -> int:
+        """Start up to `workers` query workers now, each with the store's current snapshot open, so that the first
+        queries after a start pay neither a process start nor a store open (a first named query on 2Wiki's 6,119
+        paragraphs took 150 ms more than the next). Returns how many are ready; a worker that fails is logged
+        and left to start on demand, as before."""
+        held: list[WorkerProcess] = []
+        snapshot: Path | None = None
+        ready = 0
+        try:
+            for _ in range(min(workers, self.pool.size)):
+                held.append(self.pool.acquire(0))
+            snapshot = self.snapshots.acquire(self.store.generation)
+            request, timeout, _ = self._request(WARM_UP_QUERY, None, None)
+            for worker in list(held):
+                pending = True
+                try:
+                    self._send(worker, snapshot, dict(request))
+                    if worker.replies.poll(timeout):
+                        reply = pickle.loads(worker.replies.recv_bytes())
+                        pending = False
+                        ready += "error" not in reply
+                finally:
+                    if pending:  # no reply in time: never reused with one pending
+                        held.remove(worker)
+                        if not worker.replies.closed:
+                            worker.kill(wait=False)
+                        self.pool.release(worker, dead=True)
+        except (StoreError, Overloaded, QueryResourcesExceeded, OSError, EOFError) as exc:
+            log.warning("query workers not started ahead of the first query: %s", exc)
+        finally:
+            for worker in held:
+                self.pool.release(worker)
+            if snapshot is not None:
+                self.snapshots.release(snapshot, self.pool.open_snapshots())
+        return ready
 
     def execute(self, query: str, *, timeout: float | None = None, source: str = "sparql",
                 min_generation: int | None = None, **options: Any) -> QueryOutcome:

@@ -279,3 +279,53 @@ def test_a_large_reply_is_read_whole_under_uvloop(executor):
 
     for outcome in uvloop.run(scenario()):
         assert outcome.payload.count(b'"o":') == 3000 and not outcome.truncated
+
+
+@pytest.mark.parametrize("at_start", [2, 0])
+def test_the_app_starts_its_query_workers_with_the_store_open(settings, at_start):
+    """`query_workers_at_start` workers start with the app, each with the store's snapshot open: the first queries
+    (a named query, /sparql) start no worker and take no snapshot. With 0 they start on the first query, as before."""
+    from fastapi.testclient import TestClient
+
+    from attest.main import create_app
+    from attest.store import open_store
+
+    seed = open_store(settings)
+    seed.add(_quads(100))
+    seed.close()
+    app = create_app(settings.model_copy(update={"query_workers": 3, "query_workers_at_start": at_start}))
+    with TestClient(app, base_url="http://localhost") as client:
+        executor = app.state.resources.query_executor
+        started = {w.proc.pid for w in executor.pool.idle}
+        snapshot = executor.snapshots.current
+        assert len(started) == at_start and not executor.pool.busy
+        assert all(w.alive() and w.snapshot == snapshot for w in executor.pool.idle)
+        assert (snapshot is not None and snapshot.exists()) == bool(at_start)
+        named = client.get("/queries/class-counts", headers={"Accept": "application/sparql-results+json"})
+        point = client.get("/sparql", params={"query": POINT}, headers={"Accept": "application/sparql-results+json"})
+        assert named.status_code == 200 and point.status_code == 200 and "value 42" in point.text
+        now = {w.proc.pid for w in executor.pool.idle}
+        if at_start:
+            assert now == started and executor.snapshots.current == snapshot
+        else:
+            assert len(now) == 1 and executor.snapshots.current is not None
+
+
+def test_a_worker_that_cannot_start_with_the_app_leaves_the_app_up(settings, tmp_path, monkeypatch, caplog):
+    import attest.sparql.deadline as deadline
+    from fastapi.testclient import TestClient
+
+    from attest.main import create_app
+
+    broken = tmp_path / "exits.py"
+    broken.write_text("raise SystemExit(3)\n")
+    monkeypatch.setattr(deadline, "WORKER_SCRIPT", broken)
+    app = create_app(settings)
+    with TestClient(app, base_url="http://localhost") as client:
+        executor = app.state.resources.query_executor
+        assert not executor.pool.idle and not executor.pool.busy and not executor.pool.starting
+        assert "query workers not started ahead of the first query" in caplog.text
+        monkeypatch.setattr(deadline, "WORKER_SCRIPT", deadline.Path(deadline.__file__).with_name("worker.py"))
+        reply = client.get("/sparql", params={"query": "ASK { ?s ?p ?o }"},
+                           headers={"Accept": "application/sparql-results+json"})
+        assert reply.status_code == 200 and reply.json()["boolean"] is True  # started on demand

@@ -16,7 +16,7 @@ from attest.named_queries import NamedQueries, parse_named_query
 from attest.operations.queries import named_queries_of
 from attest.vocab import ONT, XSD, Iris
 from tests.conftest import REPO
-from tests.remote_support import virtuoso_differs
+from tests.remote_support import embedded_only, virtuoso_differs
 
 pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
 
@@ -484,3 +484,30 @@ def test_stores_without_the_deadline_executor_are_queried_in_process(seeded):
         state.query_executor = saved
     assert [r["entity"] for r in rows] == [E + "sparql", E + "endpoint"]
     assert any(t.object == Literal("W3C") for t in parse(turtle.content, RdfFormat.TURTLE))
+
+
+@embedded_only
+def test_dataset_inferred_names_the_reasoners_graphs_and_keeps_every_graph_as_the_default(tmp_path):
+    """`@dataset inferred`: GRAPH ?g ranges over the inferred and derivations graphs only (on the embedded store),
+    while the default graph stays the union of every graph (labels stated in document graphs are read)."""
+    from fastapi.testclient import TestClient
+
+    from attest.main import create_app
+    from attest.settings import load_settings
+
+    queries = tmp_path / "queries"
+    queries.mkdir()
+    (queries / "graphs.rq").write_text(
+        "# The graphs of the entity's facts, and its labels.\n# @param entity: entity\n# @dataset inferred\n"
+        "SELECT DISTINCT ?entity ?g ?label WHERE { { GRAPH ?g { ?entity ?p ?o } } UNION "
+        "{ ?entity <http://www.w3.org/2000/01/rdf-schema#label> ?label } }")
+    settings = load_settings(None, data_dir=tmp_path / "data", queries_dir=queries, ontology_dir=REPO / "ontology")
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
+        resources = client.app.state.resources
+        resources.store.load(SEED, RdfFormat.TRIG)
+        summary.rebuild(resources.store, resources.iris)
+        _materialize(resources.store, resources.iris)
+        assert {q["name"]: q for q in client.get("/queries").json()["queries"]}["graphs"]["dataset"] == "inferred"
+        rows = _rows(_get(client, "graphs", entity="sparql"))
+    assert {r["g"] for r in rows if "g" in r} == {IRIS.inferred_graph}  # not the document graph that states its facts
+    assert {r["label"] for r in rows if "label" in r} == {"SPARQL"}
