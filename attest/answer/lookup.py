@@ -153,6 +153,7 @@ class GraphLookup:
         self.owner = owner if owner is not None else store
         self.label_predicates = list(label_predicates or (RDFS + "label", SKOS + "altLabel"))
         self._label_nodes = [(NamedNode(p),) for p in self.label_predicates]
+        self._inferred = [(NamedNode(iris.inferred_graph),)]  # the fact reads' VALUES ?inferred (queries.NOT_TWIN)
         self._not_facts = frozenset(self.label_predicates) | frozenset(DESCRIPTION_PREDICATES)
         self._fact_predicates: dict[str, bool] = {}
         self._kinds: dict[str, str | None] = {}
@@ -372,7 +373,7 @@ class GraphLookup:
         """Each IRI's quads: a quad between two of them is both one's and the other's."""
         out: dict[str, set[Quad]] = {i: set() for i in iris}
         for batch in _batches(_nodes(iris)):
-            for quad in self._fact_quads(q.with_values(q.FACTS_TOUCHING, entities=batch)):
+            for quad in self._fact_quads(q.with_values(q.FACTS_TOUCHING, entities=batch, inferred=self._inferred)):
                 for end in (quad[0], quad[2]):
                     if end in out:
                         out[end].add(quad)
@@ -385,12 +386,13 @@ class GraphLookup:
             return {}
         wanted = [(NamedNode(p),) for p in sorted(set(predicates))]
         nodes = _nodes(hubs)
-        query = (q.with_values(q.HUB_FACTS, entities=nodes, wanted=wanted) if wanted
-                 else q.with_values(q.SAMPLE_TOUCHING, entities=nodes))
+        query = (q.with_values(q.HUB_FACTS, entities=nodes, wanted=wanted, inferred=self._inferred) if wanted
+                 else q.with_values(q.SAMPLE_TOUCHING, entities=nodes, inferred=self._inferred))
         bound = str(int(limit) * len(hubs))
         quads = list(self._fact_quads(query + bound))
         if wanted and len(quads) >= int(bound):  # the bound was reached: the facts leaving the nodes get their own
-            quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted) + bound)
+            quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted, inferred=self._inferred)
+                                      + bound)
         return self._statuses(quads)
 
     def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:

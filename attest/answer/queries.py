@@ -69,15 +69,23 @@ NOT_FACT = """FILTER(!STRSTARTS(STR(?p), STR(rdf:)) && !STRSTARTS(STR(?p), STR(r
          && !STRSTARTS(STR(?p), STR(sh:)) && !STRSTARTS(STR(?p), STR(att:)) && !STRSTARTS(STR(?p), STR(prov:))
          && !STRSTARTS(STR(?p), STR(skos:)))"""
 
-# Facts (IRI objects) and attributes (literal objects) out of, and facts into, the IRIs in the VALUES blocks. Rows
-# whose predicate is a schema term come too: GraphLookup drops them (lookup.SCHEMA_NAMESPACES), cheaper than NOT_FACT.
+# An inferred relatesTo twins every specific fact in both directions: it would double what a hop reads. ?inferred is
+# the inferred graph's IRI (GraphLookup fills it in): comparing terms decodes no string, where STRENDS(STR(?g))
+# decoded the graph of each of the many relatesTo rows (a VALUES block, not a substitution: pyoxigraph substitutes only
+# variables that are selected, and a selected ?inferred would be decoded on every row).
+NOT_TWIN = "VALUES ?inferred { %(inferred)s } FILTER(?p != ont:relatesTo || !BOUND(?g) || ?g != ?inferred)"
+
+# Types and labels are never facts: comparing the predicate's term leaves them out before their rows are decoded
+# (about one row in five of a node's; the other schema predicates are rarer, and dropped by GraphLookup, as cheaper
+# than seven STRSTARTS per row as in NOT_FACT).
+NOT_TYPE_OR_LABEL = "FILTER(?p != rdf:type && ?p != rdfs:label && ?p != skos:altLabel)"
+
+# Facts (IRI objects) and attributes (literal objects) out of, and facts into, the IRIs in the VALUES blocks.
 _TOUCHING = """
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
-  # an inferred relatesTo twins every specific fact in both directions: it would double what a hop reads
-  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
-"""
+""" + NOT_TYPE_OR_LABEL + "\n" + NOT_TWIN + "\n"
 FACTS_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + "}"
 
 # The same as a sample of at most LIMIT rows: schema predicates are left out by the query, so they take no room in it.
@@ -90,7 +98,7 @@ SELECT ?s ?p ?o ?g WHERE {
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
-  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
+  """ + NOT_TWIN + """
 } LIMIT """
 
 # The same, out of the nodes only: a hub's thousands of incoming facts cannot crowd out the few that leave it.
@@ -98,7 +106,7 @@ HUB_FACTS_OUT = PREFIXES + """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES ?p { %(wanted)s }
   VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o))
-  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
+  """ + NOT_TWIN + """
 } LIMIT """
 
 # How many triples touch each IRI of the VALUES block (any predicate): hubs are read differently.
