@@ -354,14 +354,19 @@ class GraphLookup:
 
     def degrees(self, iris: Iterable[str]) -> dict[str, int]:
         """How many triples touch each IRI, in any graph (a cheap count: decides which IRIs are hubs)."""
-        found = self.memo.many("degree", iris, self._read_degrees)
-        return {i: n or 0 for i, n in found.items()}
+        return {i: sum(counts.values()) for i, counts in self.predicate_counts(iris).items()}
 
-    def _read_degrees(self, iris: list[str]) -> dict[str, int]:
-        out: dict[str, int] = {}
+    def predicate_counts(self, iris: Iterable[str]) -> dict[str, dict[str, int]]:
+        """How many triples touch each IRI by predicate, in any graph, schema predicates included (a cheap count: no
+        triple is decoded); shared, read-only."""
+        found = self.memo.many("predicate counts", iris, self._read_predicate_counts)
+        return {i: counts or {} for i, counts in found.items()}
+
+    def _read_predicate_counts(self, iris: list[str]) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
         for batch in _batches(_nodes(iris)):
-            for row in solutions(self.store.query(q.with_values(q.DEGREES, entities=batch), **self.dataset)):
-                out[row["x"].value] = int(row["n"].value)
+            for row in solutions(self.store.query(q.with_values(q.PREDICATE_COUNTS, entities=batch), **self.dataset)):
+                out.setdefault(row["x"].value, {})[row["p"].value] = int(row["n"].value)
         return out
 
     def facts_touching(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:

@@ -156,15 +156,20 @@ class PathSearch:
         """The facts touching each node: along the wanted predicates when there are any, else whole for ordinary
         nodes and a bounded sample for hubs."""
         if wanted:  # a bounded read; a hub gets a small share of its own, so it cannot fill the others' bound
-            self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
+            counts = self.lookup.predicate_counts(nodes)
+            self._degrees.update({n: sum(c.values()) for n, c in counts.items() if n not in self._degrees})
             hubs = {n for n in nodes if self._degrees.get(n, 0) > BIG_NODE}
             self.sampled |= hubs
+            # a node with no triple along the wanted relations has nothing to give this hop: it is not read (about
+            # half the nodes past the first hop on 2Wiki's paragraphs)
+            along = set(wanted)
+            useful = {n for n in nodes if not along.isdisjoint(counts.get(n, ()))}
             # an ordinary node (at most BIG_NODE triples touch it) is read whole, as the first hop reads it, and
             # remembered until a write: a country or region many questions pass through is read once, not once per
             # question's relations; its facts along the wanted relations are kept here
-            along = set(wanted)
-            found = {t: s for t, s in self.lookup.facts_touching(sorted(nodes - hubs)).items() if t[1] in along}
-            found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
+            found = {t: s for t, s in self.lookup.facts_touching(sorted(useful - hubs)).items() if t[1] in along}
+            if hubs & useful:  # all the hubs, or the share each gets of the bound would change
+                found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
         else:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
             hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}

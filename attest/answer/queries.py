@@ -109,12 +109,13 @@ SELECT ?s ?p ?o ?g WHERE {
   """ + NOT_TWIN + """
 } LIMIT """
 
-# How many triples touch each IRI of the VALUES block (any predicate): hubs are read differently.
-DEGREES = PREFIXES + """
-SELECT ?x (COUNT(*) AS ?n) WHERE {
+# How many triples touch each IRI of the VALUES block, by predicate (their sum is the IRI's degree: hubs are read
+# differently; a node with no triple along the predicates a hop wants need not be read at all).
+PREDICATE_COUNTS = PREFIXES + """
+SELECT ?x ?p (COUNT(*) AS ?n) WHERE {
   VALUES ?x { %(entities)s }
   { GRAPH ?g { ?x ?p ?o } } UNION { GRAPH ?g { ?s ?p ?x } } UNION { ?x ?p ?o } UNION { ?s ?p ?x }
-} GROUP BY ?x"""
+} GROUP BY ?x ?p"""
 
 # The document graphs (their IRI prefix: a pyoxigraph Literal, escaped) that hold a triple, at most %(limit)d of
 # them: one bounded subquery per triple (the branches are joined by UNION in lookup.documents).
