@@ -41,6 +41,8 @@ STAGES = [
     ("path search", "attest.answer.paths", "PathSearch", "__init__"),
     ("path search", "attest.answer.paths", "PathSearch", "search"),
     ("path search: predicate relevance", "attest.answer.paths", None, "relevance"),
+    ("path search: predicate relevance", "attest.answer.paths", None, "term_matches"),
+    ("path search: predicate relevance", "attest.answer.paths", None, "relevance_of"),
     ("fact reads: degrees", "attest.answer.lookup", "GraphLookup", "degrees"),
     ("fact reads: touching", "attest.answer.lookup", "GraphLookup", "facts_touching"),
     ("fact reads: hubs", "attest.answer.lookup", "GraphLookup", "hub_facts"),
