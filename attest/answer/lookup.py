@@ -391,13 +391,12 @@ class GraphLookup:
             return {}
         wanted = [(NamedNode(p),) for p in sorted(set(predicates))]
         nodes = _nodes(hubs)
-        query = (q.with_values(q.HUB_FACTS, entities=nodes, wanted=wanted, inferred=self._inferred) if wanted
-                 else q.with_values(q.SAMPLE_TOUCHING, entities=nodes, inferred=self._inferred))
+        query = (q.with_values(q.HUB_FACTS, entities=nodes, wanted=wanted) if wanted
+                 else q.with_values(q.SAMPLE_TOUCHING, entities=nodes))
         bound = str(int(limit) * len(hubs))
         quads = list(self._fact_quads(query + bound))
         if wanted and len(quads) >= int(bound):  # the bound was reached: the facts leaving the nodes get their own
-            quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted, inferred=self._inferred)
-                                      + bound)
+            quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted) + bound)
         return self._statuses(quads)
 
     def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:

@@ -74,6 +74,9 @@ NOT_FACT = """FILTER(!STRSTARTS(STR(?p), STR(rdf:)) && !STRSTARTS(STR(?p), STR(r
 # decoded the graph of each of the many relatesTo rows (a VALUES block, not a substitution: pyoxigraph substitutes only
 # variables that are selected, and a selected ?inferred would be decoded on every row).
 NOT_TWIN = "VALUES ?inferred { %(inferred)s } FILTER(?p != ont:relatesTo || !BOUND(?g) || ?g != ?inferred)"
+# The same by the graph's name, for the samples (LIMIT): they are the first rows Oxigraph gives, and the VALUES join
+# changes that order (which facts a hub gives) while it saves nothing on a bounded read.
+NOT_TWIN_BY_NAME = 'FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))'
 
 # Types and labels are never facts: comparing the predicate's term leaves them out before their rows are decoded
 # (about one row in five of a node's; the other schema predicates are rarer, and dropped by GraphLookup, as cheaper
@@ -85,11 +88,11 @@ _TOUCHING = """
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
-""" + NOT_TYPE_OR_LABEL + "\n" + NOT_TWIN + "\n"
-FACTS_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + "}"
+"""
+FACTS_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + NOT_TYPE_OR_LABEL + "\n" + NOT_TWIN + "\n}"
 
 # The same as a sample of at most LIMIT rows: schema predicates are left out by the query, so they take no room in it.
-SAMPLE_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + NOT_FACT + "} LIMIT "
+SAMPLE_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + NOT_TWIN_BY_NAME + "\n" + NOT_FACT + "} LIMIT "
 
 # The same for hubs, read only along the predicates that matter to the question, and at most LIMIT rows in all.
 HUB_FACTS = PREFIXES + """
@@ -98,7 +101,7 @@ SELECT ?s ?p ?o ?g WHERE {
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
-  """ + NOT_TWIN + """
+  """ + NOT_TWIN_BY_NAME + """
 } LIMIT """
 
 # The same, out of the nodes only: a hub's thousands of incoming facts cannot crowd out the few that leave it.
@@ -106,7 +109,7 @@ HUB_FACTS_OUT = PREFIXES + """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES ?p { %(wanted)s }
   VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o))
-  """ + NOT_TWIN + """
+  """ + NOT_TWIN_BY_NAME + """
 } LIMIT """
 
 # How many triples touch each IRI of the VALUES block, by predicate (their sum is the IRI's degree: hubs are read
