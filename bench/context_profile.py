@@ -2,6 +2,7 @@
 
     python bench/context_profile.py --data-dir DIR [--set 2wiki|hotpotqa] [--queries 100] [--answer] [--cold]
     python bench/context_profile.py --data-dir DIR --dump FILE    # also write every response's `sources` as JSON
+    python bench/context_profile.py --data-dir DIR --rows         # also count the rows each kind of read took
 
 DIR is a `bench/docqa.py --data-dir` folder (its `<set>/attest.yaml` names the store; no server may hold it). The
 queries are docqa.py's: the 2wiki set's 100 seeded paragraphs' first sentences, the HotpotQA questions. Each runs once
@@ -9,6 +10,8 @@ through AnswerService.context (or .answer with --answer, extractive), as a serve
 remembered across requests until a write (`--cold` forgets them before each request, as a write would). Every stage's
 own time (its callees' stages left out) is measured as wall clock and as the thread's CPU time; "other" is the rest of
 the request. Serialization is the response's JSON dump (what FastAPI's response model does besides validation).
+`--rows` counts the rows the store returned to the fact reads, by kind, over the measured requests: a measure of
+their work that the machine's load does not move (it runs on older checkouts too, where a kind may be missing).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ STAGES = [
     ("path search", "attest.answer.paths", "PathSearch", "__init__"),
     ("path search", "attest.answer.paths", "PathSearch", "search"),
     ("path search: predicate relevance", "attest.answer.paths", None, "relevance"),
+    ("path search: predicate relevance", "attest.answer.paths", None, "term_matches"),
+    ("path search: predicate relevance", "attest.answer.paths", None, "relevance_of"),
     ("fact reads: degrees", "attest.answer.lookup", "GraphLookup", "degrees"),
     ("fact reads: touching", "attest.answer.lookup", "GraphLookup", "facts_touching"),
     ("fact reads: hubs", "attest.answer.lookup", "GraphLookup", "hub_facts"),
@@ -57,6 +62,50 @@ STAGES = [
     ("answer: verify", "attest.answer.verify", "Verifier", "verify"),
     ("answer: sparql", "attest.answer.service", "AnswerService", "answer_sparql"),
 ]
+
+
+# (kind, GraphLookup method): the store rows read inside the method count for the kind (the innermost one)
+ROW_KINDS = [("whole reads of nodes", "_read_touching"), ("hub samples", "hub_facts"),
+             ("degrees / predicate counts", "_read_degrees"), ("degrees / predicate counts", "_read_predicate_counts"),
+             ("facts out of subjects", "_read_from"), ("entity details", "_read_details")]
+
+
+class Rows:
+    """Rows of the store's answers to GraphLookup, counted per ROW_KINDS kind (and queries per kind)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, int] = defaultdict(int)
+        self.queries: dict[str, int] = defaultdict(int)
+        self.kinds: list[str] = []
+        self.on = False
+
+    def install(self) -> None:
+        from attest.answer import lookup
+
+        for kind, method in ROW_KINDS:
+            if hasattr(lookup.GraphLookup, method):
+                setattr(lookup.GraphLookup, method, self._within(kind, getattr(lookup.GraphLookup, method)))
+        solutions = lookup.solutions
+
+        def counted(result: Any) -> Any:
+            kind = self.kinds[-1] if self.kinds and self.on else None
+            if kind is not None:
+                self.queries[kind] += 1
+            for row in solutions(result):
+                if kind is not None:
+                    self.rows[kind] += 1
+                yield row
+        lookup.solutions = counted
+
+    def _within(self, kind: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def counting(*args: Any, **kwargs: Any) -> Any:
+            self.kinds.append(kind)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.kinds.pop()
+        return counting
 
 
 class Clock:
@@ -119,6 +168,7 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="forget every remembered lookup before each request")
     parser.add_argument("--slowest", type=int, default=0, help="also show the N slowest requests' largest stages")
     parser.add_argument("--dump", type=Path, help="write each query's `sources` (and, beside, its paths) as JSON")
+    parser.add_argument("--rows", action="store_true", help="also count the store rows each kind of fact read took")
     args = parser.parse_args()
 
     from attest.answer.inference import reasoner_inference
@@ -138,8 +188,12 @@ def main() -> None:
     iris = Iris(settings.base_iri)
     clock = Clock()
     instrument(clock)
+    rows = Rows()
+    if args.rows:
+        rows.install()
     service = AnswerService(store, iris, settings, reasoner_inference(store, iris, settings), owner=store)
     service.context(ContextQuery(query="warm up", limit=20))  # builds the label index, as docqa.py's warm-up does
+    rows.on = True
     walls: dict[str, list[float]] = defaultdict(list)
     cpus: dict[str, list[float]] = defaultdict(list)
     totals, total_cpu, dumped, paths = [], [], [], []
@@ -190,6 +244,10 @@ def main() -> None:
         w = walls[stage]
         print(f"| {stage} | {statistics.median(w):.1f} | {pct(w, 0.95):.1f} | {statistics.mean(w):.1f} | "
               f"{statistics.mean(cpus[stage]):.1f} | {100 * sum(w) / whole:.0f}% |")
+    if args.rows:
+        print()
+        for kind in sorted(rows.rows):
+            print(f"- {kind}: {rows.rows[kind]} rows in {rows.queries[kind]} queries")
     for cpu, text, stages in sorted(requests, key=lambda r: -r[0])[:args.slowest]:
         largest = sorted(stages.items(), key=lambda kv: -kv[1])[:4]
         print(f"- CPU {cpu:.1f} ms: {text[:70]!r}: " + ", ".join(f"{k} {v:.1f}" for k, v in largest))

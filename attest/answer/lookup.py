@@ -97,7 +97,7 @@ class FactStatus:
 class Phrases(TypedDict):
     """LabelMatcher's phrase table of a label index (attest/answer/linking.py)."""
 
-    table: dict[tuple[str, ...], list[str]]  # a label's folded words -> IRIs, in index order
+    table: dict[tuple[str, ...], tuple[str, ...]]  # a label's folded words -> IRIs, in index order
     longest: dict[str, int]  # first word -> most words of a label starting with it
     vocabulary: set[str]  # the folded words classes and properties are named by
     related: dict[str, float]  # what WordNet relates the vocabulary's words to
@@ -120,7 +120,7 @@ class LabelIndex:
     vocabulary: list[str] = field(default_factory=list)  # names of classes and properties: relation and type words
     properties: list[str] = field(default_factory=list)  # IRIs declared as properties, in any graph
     ranks: dict[tuple[str, str], int] = field(default_factory=dict)  # (IRI, label) -> best predicate's rank
-    normalized: list[str] | None = None  # filled once by LabelMatcher, kept with the cached index
+    normalized: tuple[str, ...] | None = None  # filled once by LabelMatcher, kept with the cached index
     phrases: Phrases | None = None  # likewise: the matcher's phrase table
     by_length: "ByLength | None" = None  # likewise: the normalized labels sorted by length, for near misses
 
@@ -153,6 +153,7 @@ class GraphLookup:
         self.owner = owner if owner is not None else store
         self.label_predicates = list(label_predicates or (RDFS + "label", SKOS + "altLabel"))
         self._label_nodes = [(NamedNode(p),) for p in self.label_predicates]
+        self._inferred = [(NamedNode(iris.inferred_graph),)]  # the fact reads' VALUES ?inferred (queries.NOT_TWIN)
         self._not_facts = frozenset(self.label_predicates) | frozenset(DESCRIPTION_PREDICATES)
         self._fact_predicates: dict[str, bool] = {}
         self._kinds: dict[str, str | None] = {}
@@ -353,14 +354,19 @@ class GraphLookup:
 
     def degrees(self, iris: Iterable[str]) -> dict[str, int]:
         """How many triples touch each IRI, in any graph (a cheap count: decides which IRIs are hubs)."""
-        found = self.memo.many("degree", iris, self._read_degrees)
-        return {i: n or 0 for i, n in found.items()}
+        return {i: sum(counts.values()) for i, counts in self.predicate_counts(iris).items()}
 
-    def _read_degrees(self, iris: list[str]) -> dict[str, int]:
-        out: dict[str, int] = {}
+    def predicate_counts(self, iris: Iterable[str]) -> dict[str, dict[str, int]]:
+        """How many triples touch each IRI by predicate, in any graph, schema predicates included (a cheap count: no
+        triple is decoded); shared, read-only."""
+        found = self.memo.many("predicate counts", iris, self._read_predicate_counts)
+        return {i: counts or {} for i, counts in found.items()}
+
+    def _read_predicate_counts(self, iris: list[str]) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
         for batch in _batches(_nodes(iris)):
-            for row in solutions(self.store.query(q.with_values(q.DEGREES, entities=batch), **self.dataset)):
-                out[row["x"].value] = int(row["n"].value)
+            for row in solutions(self.store.query(q.with_values(q.PREDICATE_COUNTS, entities=batch), **self.dataset)):
+                out.setdefault(row["x"].value, {})[row["p"].value] = int(row["n"].value)
         return out
 
     def facts_touching(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:
@@ -368,15 +374,16 @@ class GraphLookup:
         found = self.memo.many("touching", iris, self._read_touching)
         return self._statuses(quad for quads in found.values() for quad in quads or ())
 
-    def _read_touching(self, iris: list[str]) -> dict[str, list[Quad]]:
-        """Each IRI's quads: a quad between two of them is both one's and the other's."""
+    def _read_touching(self, iris: list[str]) -> dict[str, tuple[Quad, ...]]:
+        """Each IRI's quads: a quad between two of them is both one's and the other's (remembered as tuples of strings,
+        which the garbage collector stops tracking: a full collection does not walk them)."""
         out: dict[str, set[Quad]] = {i: set() for i in iris}
         for batch in _batches(_nodes(iris)):
-            for quad in self._fact_quads(q.with_values(q.FACTS_TOUCHING, entities=batch)):
+            for quad in self._fact_quads(q.with_values(q.FACTS_TOUCHING, entities=batch, inferred=self._inferred)):
                 for end in (quad[0], quad[2]):
                     if end in out:
                         out[end].add(quad)
-        return {i: sorted(quads) for i, quads in out.items()}
+        return {i: tuple(sorted(quads)) for i, quads in out.items()}
 
     def hub_facts(self, hubs: list[str], predicates: Iterable[str], limit: int = HUB_ROWS) -> dict[Triple, FactStatus]:
         """At most `limit` facts per node (counted over all of them) along the given predicates, or any when none
@@ -398,12 +405,12 @@ class GraphLookup:
         found = self.memo.many("from", iris, self._read_from)
         return self._statuses(quad for quads in found.values() for quad in quads or ())
 
-    def _read_from(self, iris: list[str]) -> dict[str, list[Quad]]:
+    def _read_from(self, iris: list[str]) -> dict[str, tuple[Quad, ...]]:
         out: dict[str, list[Quad]] = {i: [] for i in iris}
         for batch in _batches(_nodes(iris)):
             for quad in self._fact_quads(q.with_values(q.FACTS_FROM, entities=batch)):
                 out[quad[0]].append(quad)
-        return out
+        return {i: tuple(quads) for i, quads in out.items()}  # as in _read_touching
 
     def _fact_quads(self, query: str) -> Iterable[Quad]:
         """The rows of a fact query that are facts: in a fact graph, between nodes, with a predicate that says something."""

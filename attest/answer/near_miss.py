@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -14,16 +15,17 @@ MAX_TIES = 5  # labels of the best score kept per span, the first by index (what
 
 @dataclass(frozen=True)
 class ByLength:
-    """Labels sorted by length (ties in index order), with their lengths and their indices in the label list."""
+    """Labels sorted by length (ties in index order), with their lengths and their indices in the label list (tuples:
+    the garbage collector does not walk a tuple of strings or numbers; these live as long as the label index)."""
 
-    labels: list[str]
-    lengths: list[int]
+    labels: tuple[str, ...]
+    lengths: tuple[int, ...]
     index: np.ndarray
 
 
-def by_length(labels: list[str]) -> ByLength:
+def by_length(labels: Sequence[str]) -> ByLength:
     order = sorted(range(len(labels)), key=lambda i: (len(labels[i]), i))
-    return ByLength([labels[i] for i in order], [len(labels[i]) for i in order], np.array(order, dtype=np.int64))
+    return ByLength(tuple(labels[i] for i in order), tuple(len(labels[i]) for i in order), np.array(order, dtype=np.int64))
 
 
 def length_window(length: int, cutoff: float) -> tuple[int, int]:

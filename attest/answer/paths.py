@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from itertools import repeat
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from attest.answer import direction, lexicon
 from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
-from attest.answer.predicates import CAMEL, PropertyText, Term, class_words, describing_words, relevance
+from attest.answer.predicates import (
+    CAMEL, PropertyText, Term, class_words, describing_words, relevance, relevance_of, term_matches,
+)
 from attest.answer.words import normalize
 
 IRRELEVANT = 0.05  # a hop whose predicate the question never mentions keeps this much of the path's score
@@ -113,18 +116,15 @@ class PathSearch:
         self.sampled: set[str] = set()  # the big nodes past the first hop whose facts were read by a sample
         if terms and declared:
             texts = lookup.property_texts(declared)
+            # each declared property's words met by the question's, once for the two weighings below
+            matches = {(p, forward): term_matches(terms, describing_words(texts[p], _local(p), not forward))
+                       for p in declared for forward in (True, False)}
             # a relation word the graph names as written means that relation: only the other words are read
             # through WordNet (whose other senses of "starred" would also reach "has tags")
-            self.lexical = frozenset()
-            for predicate in declared:
-                for forward in (True, False):
-                    self._relevance(predicate, forward, texts)
-            spelled = frozenset().union(*(m for r, m in self._words.values() if r >= SPELLED))
+            spelled = frozenset().union(*(m for r, m in map(relevance_of, matches.values(), repeat(frozenset()))
+                                          if r >= SPELLED))
             self.lexical = frozenset(range(len(terms))) - spelled
-            self._words.clear()
-            for predicate in declared:
-                for forward in (True, False):
-                    self._relevance(predicate, forward, texts)
+            self._words.update({key: relevance_of(m, self.lexical) for key, m in matches.items()})
 
     def search(self, seeds: list[tuple[str, float, int | None]], max_hops: int) -> list[Path]:
         """Every path kept by the beam, best first (a path of any length from 1 to max_hops); a seed is
@@ -156,15 +156,20 @@ class PathSearch:
         """The facts touching each node: along the wanted predicates when there are any, else whole for ordinary
         nodes and a bounded sample for hubs."""
         if wanted:  # a bounded read; a hub gets a small share of its own, so it cannot fill the others' bound
-            self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
+            counts = self.lookup.predicate_counts(nodes)
+            self._degrees.update({n: sum(c.values()) for n, c in counts.items() if n not in self._degrees})
             hubs = {n for n in nodes if self._degrees.get(n, 0) > BIG_NODE}
             self.sampled |= hubs
+            # a node with no triple along the wanted relations has nothing to give this hop: it is not read (about
+            # half the nodes past the first hop on 2Wiki's paragraphs)
+            along = set(wanted)
+            useful = {n for n in nodes if not along.isdisjoint(counts.get(n, ()))}
             # an ordinary node (at most BIG_NODE triples touch it) is read whole, as the first hop reads it, and
             # remembered until a write: a country or region many questions pass through is read once, not once per
             # question's relations; its facts along the wanted relations are kept here
-            along = set(wanted)
-            found = {t: s for t, s in self.lookup.facts_touching(sorted(nodes - hubs)).items() if t[1] in along}
-            found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
+            found = {t: s for t, s in self.lookup.facts_touching(sorted(useful - hubs)).items() if t[1] in along}
+            if hubs & useful:  # all the hubs, or the share each gets of the bound would change
+                found.update(self.lookup.hub_facts(sorted(hubs), wanted, limit=HUB_SAMPLE))
         else:
             self._degrees.update(self.lookup.degrees([n for n in nodes if n not in self._degrees]))
             hubs = {n for n in nodes if self._degrees.get(n, 0) > HUB_DEGREE}
@@ -228,8 +233,8 @@ class PathSearch:
     def _relevance(self, predicate: str, forward: bool, texts: dict[str, PropertyText]) -> tuple[float, frozenset[int]]:
         key = (predicate, forward)
         if key not in self._words:
-            local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-            self._words[key] = relevance(self.terms, describing_words(texts[predicate], local, not forward), self.lexical)
+            self._words[key] = relevance(self.terms, describing_words(texts[predicate], _local(predicate), not forward),
+                                         self.lexical)
         return self._words[key]
 
     def _rescore(self, paths: list[Path]) -> None:
@@ -268,8 +273,7 @@ class PathSearch:
 
     @staticmethod
     def _name(predicate: str, texts: dict[str, PropertyText]) -> str:
-        local = predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-        return texts[predicate].label or CAMEL.sub(" ", local)
+        return texts[predicate].label or CAMEL.sub(" ", _local(predicate))
 
     def _against_wording(self, path: Path, anchor: int, texts: dict[str, PropertyText]) -> bool:
         """Whether the first hop goes against the way the question's wording walks its relation."""
@@ -327,6 +331,11 @@ def _preference(hop: Hop, score: float) -> tuple[bool, float, bool, bool, str]:
     an asserted one (an inverse, super-property or symmetric twin inferred from it adds nothing to read), then the
     best scored, walked forward, specific."""
     return hop.status.asserted, score, hop.forward, hop.triple[1] not in GENERIC_PREDICATES, hop.triple[1]
+
+
+def _local(predicate: str) -> str:
+    """A predicate IRI's local name."""
+    return predicate.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1]
 
 
 def _hub_damping(degree: int) -> float:

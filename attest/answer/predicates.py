@@ -144,9 +144,18 @@ def relevance(terms: list[Term], words: PredicateWords, lexical: frozenset[int] 
     """(0-1, the indexes of the question terms it matched): the best match of a question word to the property's words,
     by spelling or, a little weaker, through WordNet ("couple" ~ "spouse", "father" -> "parents"); `lexical`: the
     terms that may match through WordNet (None: all)."""
+    return relevance_of(term_matches(terms, words), lexical)
+
+
+def term_matches(terms: list[Term], words: PredicateWords) -> list[tuple[float, float]]:
+    """Each question term's (match by spelling, match through WordNet) to the property's words."""
+    return [_term_match(term, words) for term in terms]
+
+
+def relevance_of(matches: list[tuple[float, float]], lexical: frozenset[int] | None = None) -> tuple[float, frozenset[int]]:
+    """`relevance` from the terms' matches (`term_matches`): one property weighed for several `lexical` sets."""
     best, matched = 0.0, set()
-    for i, term in enumerate(terms):
-        spelled, related = _term_match(term, words)
+    for i, (spelled, related) in enumerate(matches):
         score = max(spelled, related if lexical is None or i in lexical else 0.0)
         if score > 0:
             matched.add(i)

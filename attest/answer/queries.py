@@ -69,19 +69,30 @@ NOT_FACT = """FILTER(!STRSTARTS(STR(?p), STR(rdf:)) && !STRSTARTS(STR(?p), STR(r
          && !STRSTARTS(STR(?p), STR(sh:)) && !STRSTARTS(STR(?p), STR(att:)) && !STRSTARTS(STR(?p), STR(prov:))
          && !STRSTARTS(STR(?p), STR(skos:)))"""
 
-# Facts (IRI objects) and attributes (literal objects) out of, and facts into, the IRIs in the VALUES blocks. Rows
-# whose predicate is a schema term come too: GraphLookup drops them (lookup.SCHEMA_NAMESPACES), cheaper than NOT_FACT.
+# An inferred relatesTo twins every specific fact in both directions: it would double what a hop reads. ?inferred is
+# the inferred graph's IRI (GraphLookup fills it in): comparing terms decodes no string, where STRENDS(STR(?g))
+# decoded the graph of each of the many relatesTo rows (a VALUES block, not a substitution: pyoxigraph substitutes only
+# variables that are selected, and a selected ?inferred would be decoded on every row).
+NOT_TWIN = "VALUES ?inferred { %(inferred)s } FILTER(?p != ont:relatesTo || !BOUND(?g) || ?g != ?inferred)"
+# The same by the graph's name, for the samples (LIMIT): they are the first rows Oxigraph gives, and the VALUES join
+# changes that order (which facts a hub gives) while it saves nothing on a bounded read.
+NOT_TWIN_BY_NAME = 'FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))'
+
+# Types and labels are never facts: comparing the predicate's term leaves them out before their rows are decoded
+# (about one row in five of a node's; the other schema predicates are rarer, and dropped by GraphLookup, as cheaper
+# than seven STRSTARTS per row as in NOT_FACT).
+NOT_TYPE_OR_LABEL = "FILTER(?p != rdf:type && ?p != rdfs:label && ?p != skos:altLabel)"
+
+# Facts (IRI objects) and attributes (literal objects) out of, and facts into, the IRIs in the VALUES blocks.
 _TOUCHING = """
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
-  # an inferred relatesTo twins every specific fact in both directions: it would double what a hop reads
-  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
 """
-FACTS_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + "}"
+FACTS_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + NOT_TYPE_OR_LABEL + "\n" + NOT_TWIN + "\n}"
 
 # The same as a sample of at most LIMIT rows: schema predicates are left out by the query, so they take no room in it.
-SAMPLE_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + NOT_FACT + "} LIMIT "
+SAMPLE_TOUCHING = PREFIXES + "SELECT ?s ?p ?o ?g WHERE {" + _TOUCHING + NOT_TWIN_BY_NAME + "\n" + NOT_FACT + "} LIMIT "
 
 # The same for hubs, read only along the predicates that matter to the question, and at most LIMIT rows in all.
 HUB_FACTS = PREFIXES + """
@@ -90,7 +101,7 @@ SELECT ?s ?p ?o ?g WHERE {
   { VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o)) }
   UNION
   { VALUES ?o { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?s)) }
-  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
+  """ + NOT_TWIN_BY_NAME + """
 } LIMIT """
 
 # The same, out of the nodes only: a hub's thousands of incoming facts cannot crowd out the few that leave it.
@@ -98,15 +109,16 @@ HUB_FACTS_OUT = PREFIXES + """
 SELECT ?s ?p ?o ?g WHERE {
   VALUES ?p { %(wanted)s }
   VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o))
-  FILTER(!(BOUND(?g) && ?p = ont:relatesTo && STRENDS(STR(?g), "/graph/inferred")))
+  """ + NOT_TWIN_BY_NAME + """
 } LIMIT """
 
-# How many triples touch each IRI of the VALUES block (any predicate): hubs are read differently.
-DEGREES = PREFIXES + """
-SELECT ?x (COUNT(*) AS ?n) WHERE {
+# How many triples touch each IRI of the VALUES block, by predicate (their sum is the IRI's degree: hubs are read
+# differently; a node with no triple along the predicates a hop wants need not be read at all).
+PREDICATE_COUNTS = PREFIXES + """
+SELECT ?x ?p (COUNT(*) AS ?n) WHERE {
   VALUES ?x { %(entities)s }
   { GRAPH ?g { ?x ?p ?o } } UNION { GRAPH ?g { ?s ?p ?x } } UNION { ?x ?p ?o } UNION { ?s ?p ?x }
-} GROUP BY ?x"""
+} GROUP BY ?x ?p"""
 
 # The document graphs (their IRI prefix: a pyoxigraph Literal, escaped) that hold a triple, at most %(limit)d of
 # them: one bounded subquery per triple (the branches are joined by UNION in lookup.documents).

@@ -205,8 +205,9 @@ class FullText:
         cost as much as those chunks (131 ms of a 175 ms /context at 50,000 documents). Here:
         - each word's chunks are counted up to CANDIDATES + 1 (a common word's count stops there);
         - words are read from the rarest up while their rows add up to at most CANDIDATES: every chunk naming one of
-          them is scored over all the words (two bounded queries: the rare words alone, then the chunks naming a rare
-          and a common word, whose BM25 is the sum over all the words they contain). That is exact BM25 for them;
+          them is scored over all the words, once (two bounded queries: the chunks naming rare words and no common
+          one, then those naming a rare and a common word; BM25 is the sum over the words a chunk contains). That is
+          exact BM25 for them;
         - a chunk naming only the common words scores at most the sum of their idf x (k1 + 1). When the best `limit`
           rows already reach that bound, no such chunk can enter and the result is exactly FTS5's;
         - otherwise the newest CANDIDATES chunks naming all the common words are scored too (a row range that FTS5
@@ -229,7 +230,10 @@ class FullText:
         common = [t for t in terms if t not in rare]
         scores: dict[int, float] = {}
         if rare:
-            scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?", (_any(rare),)))
+            # each chunk scored once: those naming no common word, then those naming one, over all the words (a
+            # phrase a chunk lacks adds 0 to its bm25(), so the first score is the rare words' alone, as before)
+            scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?",
+                                     (f"({_any(rare)}) NOT ({_any(common)})" if common else _any(rare),)))
             scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?",
                                      (f"({_any(rare)}) AND ({_any(common)})",)))
             bound = -sum(_idf(rows, self._postings(db, t)) * (K1 + 1) for t in common)  # bm25() < 0: lower is better

@@ -34,3 +34,16 @@ def test_mentions_matches_the_whole_word_definition(labels, words, separators):
     text = "".join(w + s for w, s in zip(words, separators))
     index = LabelIndex(labels, [str(i) for i in range(len(labels))], {})
     assert LabelMatcher(index).mentions(text) == _whole_words(labels, text)
+
+
+def test_the_tables_kept_with_a_label_index_are_not_walked_by_the_garbage_collector():
+    import gc
+
+    labels = ["Apache Jena", "SPARQL 1.1", "Jena", "RDF", "Tim Berners-Lee"]
+    index = LabelIndex(labels, ["jena", "sparql", "jena-2", "rdf", "tim"], {})
+    matcher = LabelMatcher(index)
+    assert matcher.table[("jena",)] == ("jena-2",)
+    gc.collect()  # a collection stops tracking what holds only strings and numbers: tuples and dicts, not lists
+    kept = [matcher.table, *matcher.table.values(), matcher.normalized, matcher.by_length.labels,
+            matcher.by_length.lengths]
+    assert not any(gc.is_tracked(t) for t in kept)
