@@ -190,6 +190,26 @@ def test_cli_reason_then_explain(settings, tmp_path):
     assert bad.returncode != 0 and "IRI" in bad.stderr
 
 
+
+def test_cli_reason_ends_without_teardown_and_leaves_its_writes_durable(settings):
+    """`attest reason` leaves its process with os._exit: its report, its exit code and its records are all there."""
+    iris = Iris(settings.base_iri)
+    store = EmbeddedStore(settings.store_path, iris)
+    store.add(quads(iris.document_graph("cli"), (ex("cat"), TYPE, ex("Dog")), (ex("cat"), TYPE, ex("Cat")),
+                    (ex("Cat"), NamedNode(OWL + "disjointWith"), ex("Dog")), (ex("Cat"), SCO, ex("Animal"))))
+    store.close()
+    base = [sys.executable, "-m", "attest.cli", "--data-dir", str(settings.data_dir)]
+    done = subprocess.run(base + ["reason", "--full"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr  # the inconsistency's exit code
+    assert "full:" in done.stdout and "inconsistency cax-dw" in done.stdout
+    store = EmbeddedStore(settings.store_path, iris)
+    try:
+        assert (ex("cat"), TYPE, ex("Animal")) in graph_set(store, iris.inferred_graph)
+        kept = Reasoner(store, iris).materialize()  # the stamp went in last: the records are complete
+        assert kept.records_kept
+    finally:
+        store.close()
+
 def test_materialize_without_full_finds_changed_graphs_itself(world):
     store, iris = world
     reasoner = Reasoner(store, iris)

@@ -32,13 +32,13 @@ def test_the_invoked_command_is_found_past_the_app_options():
 
 
 def test_a_command_runs_without_importing_the_others(tmp_path):
-    code = ("import sys; sys.argv = ['attest', '--data-dir', sys.argv[1], 'reason', '--help']\n"
+    code = ("import sys; sys.argv = ['attest', '--data-dir', sys.argv[1], 'explain', '--help']\n"
             "from attest.cli import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('attest.cli.')))")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "data")], cwd=REPO, capture_output=True,
                           text=True, check=True)
-    assert "--full" in done.stdout
+    assert "--max-depth" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "['attest.cli.base', 'attest.cli.reasoning']"
 
 
