@@ -73,11 +73,27 @@ class Reasoner:
         self._violations_written: set[tuple] = set()
         self._needed: set[Encoded] | None = None  # owl:Thing types written as premises (_writer)
         self._asserted_things: set[Encoded] | None = None  # asserted (x rdf:type owl:Thing), for inferred_count
-        self.stamp: ClosureStamp | None = None  # of the asserted triples the engine holds
+        self._stamp: ClosureStamp | None = None  # of the asserted triples the engine holds (see stamp)
         self.first: ReasoningReport | None = None  # this reasoner's first (full) run
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
         self._off: set[validity.Fact] | None = None  # facts that do not hold today (graph/validity), per run
+
+    @property
+    def stamp(self) -> ClosureStamp | None:
+        """The closure stamp of the asserted triples the engine holds; None before the first run. A full run leaves
+        it to be computed here on first use: a full write asks for it while the loaders write the records, where
+        its cost (a digest per asserted triple) overlaps theirs."""
+        if self._stamp is None and self.engine is not None:
+            self._stamp = stamp = ClosureStamp(self.engine.terms)
+            for t in set().union(*self._graphs.values()):
+                stamp.add(t)
+        return self._stamp
+
+    def _closure_stamp(self) -> ClosureStamp:
+        stamp = self.stamp
+        assert stamp is not None  # called once the closure exists
+        return stamp
 
     # --- which graphs are asserted ---------------------------------------------------------------------------
     def is_asserted_graph(self, graph: str) -> bool:
@@ -256,9 +272,7 @@ class Reasoner:
         start = time.perf_counter()
         terms = TermDict()
         self._graphs = {g: self._read(g, terms) for g in self.asserted_graphs()}
-        self.stamp = stamp = ClosureStamp(terms)
-        for t in set().union(*self._graphs.values()):
-            stamp.add(t)
+        self._stamp = None  # computed on first use, from self._graphs (see stamp)
         self.engine = e = Engine(terms)
         self._needed = self._asserted_things = None
         e.on_level = self.progress
@@ -321,20 +335,19 @@ class Reasoner:
 
     def _write_all(self) -> None:
         e = self.engine
-        assert e is not None and self.stamp is not None  # set together
+        assert e is not None  # the stamp is computed from its input where it costs least (see stamp)
         self._needed = None  # found again over the whole closure: a full write keeps only what is needed now
         writer = self._writer()
         raw = self.store.raw
         violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
         if raw is None:
-            quads = [*writer.all_quads(), self.stamp.quad(self.iris)]
+            quads = [*writer.all_quads(), self._closure_stamp().quad(self.iris)]
             for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
                 self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
         else:
             # a crash inside the guard leaves a marker: the next open empties both graphs (the stamp with them),
-            # and the next run re-derives them
-            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph],
-                                             finish=quad_data("INSERT DATA", [self.stamp.quad(self.iris)])):
+            # and the next run re-derives them; the stamp goes in last, once every record is loaded
+            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
                 for node in (writer.inferred, writer.derivations):
                     raw.remove_graph(node)
                 with Loaders() as loaders:  # each slice's records load while the next slice's are written out
@@ -343,6 +356,8 @@ class Reasoner:
                         loaders.submit(raw.bulk_load, "".join(plain).encode(), RdfFormat.N_QUADS)
                         loaders.submit(_extend_parsed, raw, "".join(with_blanks))
                     loaders.submit(raw.bulk_extend, violation_quads)
+                    mark = self._closure_stamp().quad(self.iris)  # computed, if not yet, while the loaders write
+                raw.add(mark)
         self._violations_written = set(e.violations)
 
     def _write_changes(self, touched: set[Encoded]) -> None:
