@@ -86,8 +86,7 @@ class Reasoner:
         its cost (a digest per asserted triple) overlaps theirs."""
         if self._stamp is None and self.engine is not None:
             self._stamp = stamp = ClosureStamp(self.engine.terms)
-            for t in set().union(*self._graphs.values()):
-                stamp.add(t)
+            stamp.add_all(set().union(*self._graphs.values()))
         return self._stamp
 
     def _closure_stamp(self) -> ClosureStamp:
