@@ -6,6 +6,7 @@ command or `attest.cli.cli` imports them all. Start-up is most of a short comman
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -30,7 +31,9 @@ ALL_MODULES = ("core", "answer", "ingest", "compact", "sparql", "reasoning", "in
                "ask_sparql", "discover")
 _OPTIONS_WITH_VALUE = ("--config", "-c", "--data-dir")  # the app callback's (attest.cli.base.configure)
 # commands that have written and closed everything when they return: their process ends without the interpreter's
-# teardown, which frees every object one by one (half a second after `reason` on a 100k-triple store)
+# teardown, which frees every object one by one (half a second after `reason` on a 100k-triple store), and runs
+# without the cyclic GC, whose first pass after the reasoner re-enables it walks every object of the closure
+# (another half second); the reasoner pauses it for its whole run anyway (attest/reasoner/engine.py, gc_paused)
 EXIT_WITHOUT_TEARDOWN = frozenset({"reason"})
 
 
@@ -69,6 +72,8 @@ def main() -> None:
 
     command = invoked_command(sys.argv[1:])
     cli = register(COMMAND_MODULES.get(command or "", ALL_MODULES))
+    if command in EXIT_WITHOUT_TEARDOWN:
+        gc.disable()
     try:
         cli()
     except AttestError as exc:
