@@ -6,6 +6,7 @@ import threading
 from contextlib import nullcontext
 import time
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any, cast
@@ -282,7 +283,7 @@ class Reasoner:
         if kept:
             self._violations_written = set(e.violations)
         else:
-            self._write_all()
+            kept = not self._write_all(keep_equal=True)
         report = self._report("full", start, reasoned, sorted(self._graphs), set() if kept else set(e.inferred()))
         report.records_kept = kept
         self.first = self.first or report
@@ -332,12 +333,18 @@ class Reasoner:
         known |= new
         return new
 
-    def _write_all(self) -> None:
+    def _write_all(self, keep_equal: bool = False) -> bool:
+        """Replace both graphs with the whole closure's records; with `keep_equal`, leave them when they already hold
+        exactly those (a full run over an unchanged store: removing them first costs more than writing them).
+        Returns whether anything was written."""
         e = self.engine
         assert e is not None  # the stamp is computed from its input where it costs least (see stamp)
         self._needed = None  # found again over the whole closure: a full write keeps only what is needed now
         writer = self._writer()
         raw = self.store.raw
+        if keep_equal and raw is not None and self._stored_records_equal(writer):
+            self._violations_written = set(e.violations)
+            return False
         violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
         if raw is None:
             quads = [*writer.all_quads(), self._closure_stamp().quad(self.iris)]
@@ -358,6 +365,31 @@ class Reasoner:
                     mark = self._closure_stamp().quad(self.iris)  # computed, if not yet, while the loaders write
                 raw.add(mark)
         self._violations_written = set(e.violations)
+        return True
+
+    def _stored_records_equal(self, writer: RecordWriter) -> bool:
+        """Whether the inferred and derivations graphs hold exactly what _write_all would write: each of its quads is
+        looked up (the stamp first: records of other triples or rules fail at once), and the two graphs hold no
+        more quads than that."""
+        raw = self.store.raw
+        assert raw is not None  # the embedded store's native API
+        if self._closure_stamp().quad(self.iris) not in raw:
+            return False
+        e = writer.engine
+        expected = 1
+        records = chain((writer.inferred_quads(t) for t in e.inferred()),
+                        (writer.violation_quads(rule, premises) for rule, premises in e.violations))
+        for record in records:
+            quads = set(record)  # a premise named twice is one quad
+            for q in quads:
+                if q not in raw:
+                    return False
+            expected += len(quads)
+        stored = 0
+        for graph in (self.iris.inferred_graph, self.iris.derivations_graph):
+            counted = cast(QuerySolutions, raw.query(INFERRED_COUNT.format(graph=graph)))
+            stored += int(next(iter(counted))["n"].value)
+        return stored == expected
 
     def _write_changes(self, touched: set[Encoded]) -> None:
         e = self.engine
