@@ -29,8 +29,9 @@ def end_progress() -> None:
 @cli.command()
 def reason(
     ctx: typer.Context,
-    full: Annotated[bool, typer.Option("--full", help="Recompute from scratch and rewrite every record (without it, a "
-                                                     "fresh process keeps stored records whose stamp is current)")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Recompute from scratch and rewrite the records unless they "
+                                                     "already are exactly these, quad for quad (without it, a fresh "
+                                                     "process keeps stored records whose stamp is current)")] = False,
 ) -> None:
     """Materialize the OWL 2 RL consequences of the store into the inferred graph, with derivation records."""
     from attest.reasoner import Reasoner

@@ -6,6 +6,7 @@ import threading
 from contextlib import nullcontext
 import time
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any, cast
@@ -73,11 +74,26 @@ class Reasoner:
         self._violations_written: set[tuple] = set()
         self._needed: set[Encoded] | None = None  # owl:Thing types written as premises (_writer)
         self._asserted_things: set[Encoded] | None = None  # asserted (x rdf:type owl:Thing), for inferred_count
-        self.stamp: ClosureStamp | None = None  # of the asserted triples the engine holds
+        self._stamp: ClosureStamp | None = None  # of the asserted triples the engine holds (see stamp)
         self.first: ReasoningReport | None = None  # this reasoner's first (full) run
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
         self._off: set[validity.Fact] | None = None  # facts that do not hold today (graph/validity), per run
+
+    @property
+    def stamp(self) -> ClosureStamp | None:
+        """The closure stamp of the asserted triples the engine holds; None before the first run. A full run leaves
+        it to be computed here on first use: a full write asks for it while the loaders write the records, where
+        its cost (a digest per asserted triple) overlaps theirs."""
+        if self._stamp is None and self.engine is not None:
+            self._stamp = stamp = ClosureStamp(self.engine.terms)
+            stamp.add_all(set().union(*self._graphs.values()))
+        return self._stamp
+
+    def _closure_stamp(self) -> ClosureStamp:
+        stamp = self.stamp
+        assert stamp is not None  # called once the closure exists
+        return stamp
 
     # --- which graphs are asserted ---------------------------------------------------------------------------
     def is_asserted_graph(self, graph: str) -> bool:
@@ -256,9 +272,7 @@ class Reasoner:
         start = time.perf_counter()
         terms = TermDict()
         self._graphs = {g: self._read(g, terms) for g in self.asserted_graphs()}
-        self.stamp = stamp = ClosureStamp(terms)
-        for t in set().union(*self._graphs.values()):
-            stamp.add(t)
+        self._stamp = None  # computed on first use, from self._graphs (see stamp)
         self.engine = e = Engine(terms)
         self._needed = self._asserted_things = None
         e.on_level = self.progress
@@ -269,7 +283,7 @@ class Reasoner:
         if kept:
             self._violations_written = set(e.violations)
         else:
-            self._write_all()
+            kept = not self._write_all(keep_equal=True)
         report = self._report("full", start, reasoned, sorted(self._graphs), set() if kept else set(e.inferred()))
         report.records_kept = kept
         self.first = self.first or report
@@ -319,22 +333,27 @@ class Reasoner:
         known |= new
         return new
 
-    def _write_all(self) -> None:
+    def _write_all(self, keep_equal: bool = False) -> bool:
+        """Replace both graphs with the whole closure's records; with `keep_equal`, leave them when they already hold
+        exactly those (a full run over an unchanged store: removing them first costs more than writing them).
+        Returns whether anything was written."""
         e = self.engine
-        assert e is not None and self.stamp is not None  # set together
+        assert e is not None  # the stamp is computed from its input where it costs least (see stamp)
         self._needed = None  # found again over the whole closure: a full write keeps only what is needed now
         writer = self._writer()
         raw = self.store.raw
+        if keep_equal and raw is not None and self._stored_records_equal(writer):
+            self._violations_written = set(e.violations)
+            return False
         violation_quads = [q for rule, prem in e.violations for q in writer.violation_quads(rule, prem)]
         if raw is None:
-            quads = [*writer.all_quads(), self.stamp.quad(self.iris)]
+            quads = [*writer.all_quads(), self._closure_stamp().quad(self.iris)]
             for graph, node in ((self.iris.inferred_graph, writer.inferred), (self.iris.derivations_graph, writer.derivations)):
                 self.store.replace_graph(graph, [q for q in quads if q.graph_name == node])
         else:
             # a crash inside the guard leaves a marker: the next open empties both graphs (the stamp with them),
-            # and the next run re-derives them
-            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph],
-                                             finish=quad_data("INSERT DATA", [self.stamp.quad(self.iris)])):
+            # and the next run re-derives them; the stamp goes in last, once every record is loaded
+            with self.store.bulk_write_guard([self.iris.inferred_graph, self.iris.derivations_graph]):
                 for node in (writer.inferred, writer.derivations):
                     raw.remove_graph(node)
                 with Loaders() as loaders:  # each slice's records load while the next slice's are written out
@@ -343,7 +362,34 @@ class Reasoner:
                         loaders.submit(raw.bulk_load, "".join(plain).encode(), RdfFormat.N_QUADS)
                         loaders.submit(_extend_parsed, raw, "".join(with_blanks))
                     loaders.submit(raw.bulk_extend, violation_quads)
+                    mark = self._closure_stamp().quad(self.iris)  # computed, if not yet, while the loaders write
+                raw.add(mark)
         self._violations_written = set(e.violations)
+        return True
+
+    def _stored_records_equal(self, writer: RecordWriter) -> bool:
+        """Whether the inferred and derivations graphs hold exactly what _write_all would write: each of its quads is
+        looked up (the stamp first: records of other triples or rules fail at once), and the two graphs hold no
+        more quads than that."""
+        raw = self.store.raw
+        assert raw is not None  # the embedded store's native API
+        if self._closure_stamp().quad(self.iris) not in raw:
+            return False
+        e = writer.engine
+        expected = 1
+        records = chain((writer.inferred_quads(t) for t in e.inferred()),
+                        (writer.violation_quads(rule, premises) for rule, premises in e.violations))
+        for record in records:
+            quads = set(record)  # a premise named twice is one quad
+            for q in quads:
+                if q not in raw:
+                    return False
+            expected += len(quads)
+        stored = 0
+        for graph in (self.iris.inferred_graph, self.iris.derivations_graph):
+            counted = cast(QuerySolutions, raw.query(INFERRED_COUNT.format(graph=graph)))
+            stored += int(next(iter(counted))["n"].value)
+        return stored == expected
 
     def _write_changes(self, touched: set[Encoded]) -> None:
         e = self.engine

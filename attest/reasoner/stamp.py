@@ -9,6 +9,7 @@ the reasoner's own source, so records from other rules never count as current.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -38,6 +39,14 @@ class ClosureStamp:
     def add(self, t: Encoded) -> None:
         self.count += 1
         self.total = (self.total + self._digest(t)) & _MASK
+
+    def add_all(self, triples: Iterable[Encoded]) -> None:
+        """add() for each of `triples`, in one pass (a full run's whole input: no call per triple)."""
+        nt, blake2b, from_bytes = self.terms.nt, hashlib.blake2b, int.from_bytes
+        digests = [from_bytes(blake2b(f"{nt(s)} {nt(p)} {nt(o)}".encode(), digest_size=8).digest(), "big")
+                   for s, p, o in triples]
+        self.count += len(digests)
+        self.total = (self.total + sum(digests)) & _MASK
 
     def remove(self, t: Encoded) -> None:
         self.count -= 1

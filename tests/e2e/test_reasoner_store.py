@@ -190,6 +190,26 @@ def test_cli_reason_then_explain(settings, tmp_path):
     assert bad.returncode != 0 and "IRI" in bad.stderr
 
 
+
+def test_cli_reason_ends_without_teardown_and_leaves_its_writes_durable(settings):
+    """`attest reason` leaves its process with os._exit: its report, its exit code and its records are all there."""
+    iris = Iris(settings.base_iri)
+    store = EmbeddedStore(settings.store_path, iris)
+    store.add(quads(iris.document_graph("cli"), (ex("cat"), TYPE, ex("Dog")), (ex("cat"), TYPE, ex("Cat")),
+                    (ex("Cat"), NamedNode(OWL + "disjointWith"), ex("Dog")), (ex("Cat"), SCO, ex("Animal"))))
+    store.close()
+    base = [sys.executable, "-m", "attest.cli", "--data-dir", str(settings.data_dir)]
+    done = subprocess.run(base + ["reason", "--full"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr  # the inconsistency's exit code
+    assert "full:" in done.stdout and "inconsistency cax-dw" in done.stdout
+    store = EmbeddedStore(settings.store_path, iris)
+    try:
+        assert (ex("cat"), TYPE, ex("Animal")) in graph_set(store, iris.inferred_graph)
+        kept = Reasoner(store, iris).materialize()  # the stamp went in last: the records are complete
+        assert kept.records_kept
+    finally:
+        store.close()
+
 def test_materialize_without_full_finds_changed_graphs_itself(world):
     store, iris = world
     reasoner = Reasoner(store, iris)
@@ -214,8 +234,29 @@ def test_a_new_process_keeps_records_stamped_with_the_same_triples(world):
     before = records(store, iris)
     again = Reasoner(store, iris).materialize()  # a new process: closure rebuilt in memory
     assert again.records_kept and again.inferred == first.inferred and records(store, iris) == before
-    assert not Reasoner(store, iris).materialize(full=True).records_kept  # --full always rewrites
-    assert records(store, iris) == before
+    full = Reasoner(store, iris).materialize(full=True)  # recomputed; the records are already exactly these
+    assert full.records_kept and full.inferred == first.inferred and records(store, iris) == before
+
+
+def test_full_rewrites_records_that_differ_in_any_quad(world):
+    """--full leaves the two graphs alone only when they hold exactly its records: a missing quad, an extra one or
+    a changed one (each a hand edit behind the stamp) makes it rewrite them all, back to the same records."""
+    store, iris = world
+    Reasoner(store, iris).materialize()
+    before = records(store, iris)
+    derivations, inferred = NamedNode(iris.derivations_graph), NamedNode(iris.inferred_graph)
+    depth = next(q for q in store.raw.quads_for_pattern(None, NamedNode(ATT + "depth"), None, derivations))
+    edits = [
+        lambda: store.raw.remove(depth),  # a record loses a quad
+        lambda: store.raw.add(Quad(ex("zed"), TYPE, ex("Person"), inferred)),  # an inferred triple no rule derives
+        lambda: (store.raw.remove(depth), store.raw.add(Quad(depth.subject, depth.predicate, Literal(
+            "9", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")), derivations))),  # a wrong depth
+    ]
+    for edit in edits:
+        edit()
+        assert records(store, iris) != before
+        report = Reasoner(store, iris).materialize(full=True)
+        assert not report.records_kept and records(store, iris) == before
 
 
 def test_records_are_rewritten_when_the_triples_or_the_inferred_graph_changed_behind_the_reasoner(world):

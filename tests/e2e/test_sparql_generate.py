@@ -201,7 +201,7 @@ def _attest(tmp_path, llm_url: str, *args):
     """The CLI in-process (typer's runner), configured through ATTEST_* variables as a user's shell would."""
     from typer.testing import CliRunner
 
-    from attest.cli.base import cli
+    from attest.cli import cli  # every command registered (attest.cli.base's app has only those imported)
     from tests.conftest import REPO
 
     env = {"ATTEST_ONTOLOGY_DIR": str(REPO / "ontology"), "ATTEST_LLM_BASE_URL": llm_url,
