@@ -5,22 +5,23 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
 import yaml
-from tqdm import tqdm
 
 from attest import folders
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
 from attest.ingest import summary
-from attest.ontology import check_ontology, load_ontology
 from attest.settings import Settings
 from attest.store import EmbeddedStore, open_store
 from attest.store.rdfio import format_for_path
 from attest.store.rewrite import NEW, lock_writer, settle, sibling, swap_in, sync_tree
 from attest.vocab import Iris
+
+if TYPE_CHECKING:  # the progress bar and the ontology loader (rdflib) are imported when a command needs them
+    from tqdm import tqdm
 
 EXPORT_FORMATS = {"nquads": "nq", "trig": "trig"}
 
@@ -95,6 +96,8 @@ def load(
     graph: Annotated[Optional[str], typer.Option("--graph", "-g", help="Named graph for triples (default: the default graph)")] = None,
 ) -> None:
     """Load RDF files; each is written whole or not at all (a syntax error names file:line:column)."""
+    from tqdm import tqdm
+
     for path in files:
         format_for_path(path)  # unknown extensions fail before anything is written
     settings = settings_of(ctx)
@@ -196,6 +199,8 @@ def restore(
 @ontology_cli.command("check")
 def ontology_check(ctx: typer.Context) -> None:
     """Parse the ontology files; report errors as file:line:column. Changes nothing."""
+    from attest.ontology import check_ontology
+
     settings = settings_of(ctx)
     report = check_ontology(settings.ontology_dir, Iris(settings.base_iri), settings.ontology_modules_off)
     typer.echo(f"ontology OK: {len(report.files)} files, {report.triples} triples")
@@ -208,6 +213,8 @@ def ontology_reload(ctx: typer.Context) -> None:
     iris = Iris(settings.base_iri)
     store = open_store(settings)
     try:
+        from attest.ontology import load_ontology
+
         report = load_ontology(store, settings.ontology_dir, iris, settings.ontology_modules_off)
         typer.echo(f"ontology reloaded: {len(report.files)} files, {report.triples} triples")
         if settings.reason_after_ingest:

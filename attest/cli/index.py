@@ -6,7 +6,6 @@ import typer
 
 from attest.cli.base import cli, settings_of
 from attest.ingest import summary
-from attest.ingest.status import sync_fulltext
 from attest.store import fulltext, open_store
 from attest.vocab import Iris
 
@@ -17,6 +16,8 @@ cli.add_typer(index_cli, name="index")
 @index_cli.command()
 def rebuild(ctx: typer.Context) -> None:
     """Recompute both from the document graphs (the server must be stopped)."""
+    from attest.ingest.status import sync_fulltext  # the ingest pipeline: imported when the command runs
+
     settings = settings_of(ctx)
     iris = Iris(settings.base_iri)
     store = open_store(settings)

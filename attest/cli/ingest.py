@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
-from tqdm import tqdm
 
 from attest.cli.base import cli, settings_of
 from attest.cli.compact import finish_bulk_ingest, tables_now
@@ -54,6 +53,8 @@ def ingest(
         reports: list[DocumentReport] = []
         if retry_failed:
             reports.extend(session.pipeline.retry_failed())
+        from tqdm import tqdm  # imported when the command runs, not for `attest --help`
+
         quiet = not sys.stderr.isatty()
 
         def committed(n: int) -> None:

@@ -7,7 +7,6 @@ from typing import Annotated, Optional
 
 import typer
 from pyoxigraph import DefaultGraph
-from tqdm import tqdm
 
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
@@ -41,6 +40,8 @@ def migrate(
     """Copy every graph of the embedded store (data_dir) into a remote store; the embedded store is left as it is.
 
     A cut copy leaves load markers behind: the next Attest process to open the target empties those graphs."""
+    from tqdm import tqdm
+
     from attest.store.remote import RemoteStore, chunks  # httpx: imported when used
 
     settings = settings_of(ctx)
