@@ -19,20 +19,22 @@ INCLUDES = NamedNode(ATT + "includesGraph")
 
 def is_summarized(iris: Iris, quad: Quad) -> bool:
     """Whether a document triple belongs in the summary: about a minted entity, not provenance or a record."""
-    return (isinstance(quad.subject, NamedNode) and quad.subject.value.startswith(iris.entity_prefix)
-            and not quad.predicate.value.startswith((ATT, PROV)))
+    return _summarized(quad.subject, quad.predicate, iris.entity_prefix)
+
+
+def _summarized(subject: object, predicate: NamedNode, entity_prefix: str) -> bool:
+    return (isinstance(subject, NamedNode) and subject.value.startswith(entity_prefix)
+            and not predicate.value.startswith((ATT, PROV)))
 
 
 def summary_quads(iris: Iris, document: list[Quad]) -> list[Quad]:
     """A new document's contribution (adding a triple the summary holds already changes nothing)."""
     graph, prefix = NamedNode(iris.facts_graph), iris.entity_prefix
     out = []
-    for q in document:  # is_summarized, each term read once (pyoxigraph builds a new object on every accessor)
-        s = q.subject
-        if isinstance(s, NamedNode) and s.value.startswith(prefix):
-            p = q.predicate
-            if not p.value.startswith((ATT, PROV)):
-                out.append(Quad(s, p, q.object, graph))
+    for q in document:  # each term read once: pyoxigraph builds a new object on every accessor
+        s, p = q.subject, q.predicate
+        if _summarized(s, p, prefix):
+            out.append(Quad(s, p, q.object, graph))
     return out
 
 
