@@ -400,10 +400,7 @@ def document_rows(quads: Iterable[Quad], iris: Iris) -> DocumentRows:
             chunk_props.setdefault(subject, {})[p[len(ATT):]] = o
         if p in _MENTION_PROPS and "/mention/" in subject:
             mention_props.setdefault(subject, {})[p[len(ATT):]] = o
-        minted = is_entity.get(subject)  # entity(), inlined: it runs for every quad
-        if minted is None:
-            minted = is_entity[subject] = iris.entity_id(subject) is not None
-        if not minted:
+        if not entity(subject):
             continue
         if isinstance(o, NamedNode):
             target = o.value
@@ -427,26 +424,6 @@ def document_rows(quads: Iterable[Quad], iris: Iris) -> DocumentRows:
             mentions.add(MentionRow(chunk.value, named.value, _int(found.get("charStart")), _int(found.get("charEnd"))))
     return DocumentRows(chunks, sorted(labels, key=lambda x: (x.entity, x.label, x.type)),
                         sorted(mentions, key=lambda m: (m.chunk, m.start or 0, m.entity)), sorted(links))
-
-
-def chunks_of(quads: Iterable[Quad], iris: Iris) -> dict[str, list[Chunk]]:
-    """Document id -> its chunks, read from a document graph's quads as ingestion writes them."""
-    return document_rows(quads, iris).chunks
-
-
-def labels_of(quads: Iterable[Quad], iris: Iris) -> list[Label]:
-    """The labels and ontology types a document graph gives the entities Attest minted."""
-    return document_rows(quads, iris).labels
-
-
-def mentions_of(quads: Iterable[Quad], iris: Iris) -> list[MentionRow]:
-    """The mention records of a document graph: which chunk names which minted entity, and where."""
-    return document_rows(quads, iris).mentions
-
-
-def links_of(quads: Iterable[Quad], iris: Iris) -> list[tuple[str, str]]:
-    """The facts a document graph states between two minted entities, as (subject, object)."""
-    return document_rows(quads, iris).links
 
 
 def _terms(text: str, skip: frozenset[str]) -> list[str]:

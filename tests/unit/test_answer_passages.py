@@ -176,7 +176,7 @@ def test_which_x_of_no_ontology_class_keeps_the_noun(terms):
 def test_the_index_reads_mentions_and_entity_links_from_a_document_graph():
     from pyoxigraph import Literal, NamedNode, Quad
 
-    from attest.store.fulltext import links_of, mentions_of
+    from attest.store.fulltext import document_rows
     from attest.vocab import ATT, ONT, Iris
 
     iris = Iris("https://w3id.org/attest/")
@@ -188,5 +188,6 @@ def test_the_index_reads_mentions_and_entity_links_from_a_document_graph():
              Quad(mention, NamedNode(ATT + "charEnd"), Literal(7), g),
              Quad(hall, NamedNode(ONT + "memberOf"), som, g),
              Quad(hall, NamedNode(ONT + "memberOf"), NamedNode("https://elsewhere.org/x"), g)]  # not minted: no link
-    assert mentions_of(quads, iris) == [MentionRow(chunk.value, hall.value, 3, 7)]
-    assert links_of(quads, iris) == [(hall.value, som.value)]
+    rows = document_rows(quads, iris)
+    assert rows.mentions == [MentionRow(chunk.value, hall.value, 3, 7)]
+    assert rows.links == [(hall.value, som.value)]
