@@ -399,6 +399,15 @@ def test_class_counts_and_entities_of_type(seeded):
     assert [(r["entity"], r["label"]) for r in rows] == [(E + "w3c", "W3C")]
 
 
+def test_entities_of_type_lists_an_entity_typed_by_several_subclasses_once(seeded):
+    # sparql is a Technology and (inferred) an Entity: both classes are under ont:Entity, one row with its label
+    rows = _rows(_get(seeded, "entities-of-type", type="ont:Entity"))
+    entities = [r["entity"] for r in rows]
+    assert len(entities) == len(set(entities)) == 5
+    assert (E + "sparql", "SPARQL") in [(r["entity"], r["label"]) for r in rows]
+    assert [r["label"].lower() for r in rows] == sorted(r["label"].lower() for r in rows)
+
+
 def test_describe_entity_is_rdf_in_the_asked_syntax(seeded):
     response = seeded.get("/queries/describe-entity", params={"entity": "w3c"}, headers={"Accept": "text/turtle"})
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/turtle")
