@@ -1,6 +1,9 @@
-"""Near-miss linking: the length-windowed, batched search finds what rapidfuzz's full scan found, and follows the store."""
+"""Near-miss linking: the length-windowed, bigram-filtered, batched search finds what rapidfuzz's full scan found, and
+follows the store."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from hypothesis import given, settings, strategies as st
 from pyoxigraph import Literal, NamedNode, Quad
@@ -8,7 +11,8 @@ from rapidfuzz import fuzz, process
 
 from attest.answer.linking import LINK_CUTOFF, LabelMatcher
 from attest.answer.lookup import GraphLookup
-from attest.answer.near_miss import MAX_TIES, best_labels, by_length, length_window
+from attest.answer import near_miss
+from attest.answer.near_miss import MAX_TIES, best_labels, bigrams, by_length, length_window, shared_bigrams
 from attest.ingest import summary
 from attest.ingest.status import commit
 from tests.answer_support import load_graph
@@ -70,6 +74,42 @@ def test_a_label_outside_the_length_window_cannot_reach_the_cutoff(a, b, cutoff)
         assert fuzz.ratio(a, b) < cutoff
 
 
+def _bigram_bag(text: str) -> Counter[str]:
+    return Counter(text[i:i + 2] for i in range(len(text) - 1))
+
+
+@settings(max_examples=500, deadline=None)
+@given(a=near(), b=near(), cutoff=st.sampled_from([LINK_CUTOFF, 70.0, 95.0, 100.0]))
+def test_a_label_within_the_cutoff_shares_the_bigrams_the_bound_asks(a, b, cutoff):
+    low, high = length_window(len(a), cutoff)
+    if fuzz.ratio(a, b) >= cutoff:
+        assert low <= len(b) <= high
+        assert sum((_bigram_bag(a) & _bigram_bag(b)).values()) >= shared_bigrams(len(a), cutoff)
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels=st.lists(st.one_of(TEXT, near(), st.text(max_size=12)), max_size=30), span=st.one_of(near(), TEXT))
+def test_the_bigram_index_counts_shared_bigrams_with_repeats(labels, span):
+    index = bigrams(labels)
+    assert index is not None
+    shared: Counter[int] = Counter()
+    for key in index.keys_of(span):
+        k = int(index.keys.searchsorted(key))
+        if k < len(index.keys) and index.keys[k] == key:
+            shared.update(index.postings[index.starts[k]:index.starts[k + 1]].tolist())
+    assert [shared[i] for i in range(len(labels))] == [sum((_bigram_bag(span) & _bigram_bag(label)).values())
+                                                        for label in labels]
+
+
+def test_labels_whose_keys_do_not_fit_are_all_scored(monkeypatch):
+    monkeypatch.setattr(near_miss, "KEY_BITS", 8)  # 2 x 3 character bits + 4 label bits + 4 occurrence bits > 8
+    labels = ["alpha cluster", "alpha clusters", "zeta cluster", "beta"] * 3
+    table = by_length(labels)
+    assert table.bigrams is None
+    spans = ["alpha clustr", "zeta clusterr", "nothing like it"]
+    assert best_labels(spans, table, LINK_CUTOFF) == [_full_scan(s, labels, LINK_CUTOFF) for s in spans]
+
+
 def _label(iris, entity: str, text: str, graph: NamedNode) -> Quad:
     return Quad(NamedNode(iris.entity(entity)), NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), Literal(text),
                 graph)
@@ -91,5 +131,7 @@ def test_near_misses_follow_documents_added_and_removed(store, iris):
     index = GraphLookup(store, iris).label_index()
     assert _linked(store, iris, question) == [[iris.entity("redis-cluster")]]
     assert index.by_length is not None and index.by_length is not before  # the length table was rebuilt with the labels
+    assert index.by_length.bigrams is not None and before is not None and before.bigrams is not None
+    assert len(index.by_length.bigrams.postings) > len(before.bigrams.postings)  # ... and its bigrams with them
     commit(store, iris, "redis", document=[], status=[], quarantine=[], fresh=False)  # the document removed
     assert _linked(store, iris, question) == []
