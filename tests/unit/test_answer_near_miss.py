@@ -45,13 +45,16 @@ def _full_scan(span: str, labels: list[str], cutoff: float) -> tuple[float, list
        cutoff=st.sampled_from([LINK_CUTOFF, 70.0, 95.0]))
 def test_best_labels_equal_a_full_scan(labels, spans, cutoff):
     expected = [_full_scan(s, labels, cutoff) for s in spans]
-    assert best_labels(spans, by_length(labels), cutoff) == expected
+    table = by_length(labels)
+    assert best_labels(spans, table, cutoff) == expected  # windows this small are scored whole
+    assert best_labels(spans, table, cutoff, filter_from=0) == expected  # ... or through the bigram filter
 
 
 def test_best_labels_keep_the_first_ties_by_index_across_many_spans():
     labels = ["zeta cluster", "alpha cluster"] + ["alpha clusters"] * 7 + ["alpha cluster"] * 6
     spans = ["alpha clustr", "zeta clusterr", "nothing like it at all"] * 30  # several cdist batches
     found = best_labels(spans, by_length(labels), LINK_CUTOFF)
+    assert best_labels(spans, by_length(labels), LINK_CUTOFF, filter_from=0) == found
     expected = (fuzz.ratio("alpha clustr", "alpha cluster"), [1, 9, 10, 11, 12])  # 7 tie: the first 5 by index
     assert found[0] == _full_scan("alpha clustr", labels, LINK_CUTOFF) == expected
     assert found[1] == (fuzz.ratio("zeta clusterr", "zeta cluster"), [0])
@@ -63,7 +66,9 @@ def test_best_labels_keep_the_first_ties_by_index_across_many_spans():
        cutoff=st.sampled_from([LINK_CUTOFF, 70.0, 95.0]))
 def test_best_labels_equal_a_full_scan_on_edited_names(labels, spans, cutoff):
     expected = [_full_scan(s, labels, cutoff) for s in spans]
-    assert best_labels(spans, by_length(labels), cutoff) == expected
+    table = by_length(labels)
+    assert best_labels(spans, table, cutoff) == expected
+    assert best_labels(spans, table, cutoff, filter_from=0) == expected
 
 
 @settings(max_examples=500, deadline=None)
@@ -107,7 +112,7 @@ def test_labels_whose_keys_do_not_fit_are_all_scored(monkeypatch):
     table = by_length(labels)
     assert table.bigrams is None
     spans = ["alpha clustr", "zeta clusterr", "nothing like it"]
-    assert best_labels(spans, table, LINK_CUTOFF) == [_full_scan(s, labels, LINK_CUTOFF) for s in spans]
+    assert best_labels(spans, table, LINK_CUTOFF, filter_from=0) == [_full_scan(s, labels, LINK_CUTOFF) for s in spans]
 
 
 def _label(iris, entity: str, text: str, graph: NamedNode) -> Quad:
