@@ -35,7 +35,7 @@ class Bigrams:
 
     def keys_of(self, text: str) -> list[int]:
         """`text`'s numbered bigrams as keys (a bigram with a character no label has gets a key no label has)."""
-        codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         found = np.searchsorted(self.alphabet, codes)
         ranks = [k + 1 if k < len(self.alphabet) and self.alphabet[k] == c else 0
                  for k, c in zip(found.tolist(), codes.tolist())]
@@ -70,7 +70,7 @@ def bigrams(labels: Sequence[str]) -> Bigrams | None:
     labels, where a loop over each label's bigrams in Python took 380 ms: the index is rebuilt with the labels after
     every write)."""
     lengths = np.fromiter((len(label) for label in labels), dtype=np.int64, count=len(labels))
-    codes = np.frombuffer("".join(labels).encode("utf-32-le"), dtype=np.uint32)
+    codes = np.frombuffer("".join(labels).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     present = np.zeros(int(codes.max()) + 1 if len(codes) else 0, dtype=bool)
     present[codes] = True
     alphabet = np.flatnonzero(present).astype(np.uint32)

@@ -106,6 +106,14 @@ def test_the_bigram_index_counts_shared_bigrams_with_repeats(labels, span):
                                                         for label in labels]
 
 
+def test_characters_outside_the_basic_plane_and_lone_surrogates_are_bigrams_like_others():
+    labels = ["caf\u00e9 \U0001f600 club", "caf\u00e9 \ud800 club", "cafe club", "\U0001f600\U0001f600\U0001f600\U0001f600\U0001f600\U0001f600"]
+    spans = ["caf\u00e9 \U0001f600 clubs", "caf\u00e9 \ud800 clubs", "\U0001f600\U0001f600\U0001f600\U0001f600\U0001f600", "\ud801\ud801\ud801\ud801\ud801"]
+    expected = [_full_scan(s, labels, LINK_CUTOFF) for s in spans]
+    assert expected[0] is not None and expected[1] is not None and expected[2] is not None
+    assert best_labels(spans, by_length(labels), LINK_CUTOFF, filter_from=0) == expected
+
+
 def test_labels_whose_keys_do_not_fit_are_all_scored(monkeypatch):
     monkeypatch.setattr(near_miss, "KEY_BITS", 8)  # 2 x 3 character bits + 4 label bits + 4 occurrence bits > 8
     labels = ["alpha cluster", "alpha clusters", "zeta cluster", "beta"] * 3
