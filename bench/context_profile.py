@@ -235,15 +235,15 @@ def main() -> None:
           f"{statistics.mean(totals):.1f} ms; CPU p50 {statistics.median(total_cpu):.1f} / p95 {pct(total_cpu, 0.95):.1f} "
           f"/ mean {statistics.mean(total_cpu):.1f} ms")
     print()
-    print("| stage (own time) | wall p50 | wall p95 | wall mean | CPU mean | share of wall |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| stage (own time) | wall p50 | wall p95 | wall mean | CPU mean | CPU p95 | share of wall |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     whole = sum(totals)
     for stage in sorted(walls, key=lambda s: -sum(walls[s])):
         if not any(walls[stage]):
             continue
         w = walls[stage]
         print(f"| {stage} | {statistics.median(w):.1f} | {pct(w, 0.95):.1f} | {statistics.mean(w):.1f} | "
-              f"{statistics.mean(cpus[stage]):.1f} | {100 * sum(w) / whole:.0f}% |")
+              f"{statistics.mean(cpus[stage]):.1f} | {pct(cpus[stage], 0.95):.1f} | {100 * sum(w) / whole:.0f}% |")
     if args.rows:
         print()
         for kind in sorted(rows.rows):
