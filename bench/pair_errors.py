@@ -11,15 +11,16 @@ chunking and the shipped extractor as bench/extract.py sends it, the first of th
   * literal end: one end is a date or number (TIME / NUM: attributes, not entities);
   * name not found: no mention of one end overlaps any of its annotated mentions (by its gold type and shape:
     lower case, several words with a lower-case connector, one word, several words);
-  * other boundary: one end is found only under another span (a mention overlapping its annotated mention);
+  * other boundary: one end is found only under another span (a mention overlapping its annotated mention): longer,
+    shorter, crossing, or the annotation's leading "the" ("the United States");
   * other chunk: both ends found, but never in one chunk;
   * candidate, not stated: the two names form a candidate pair (relation_pairs) that the classifier and the
     rules left unstated, by the kind of the candidates (S one sentence, X the topic and a later sentence, C a
     country and another sentence) and how near the best one's score came to its kind's threshold;
   * no candidate, one sentence: the two ends share a sentence in the gold but no candidate joins them (a mention
     missing in that sentence, names more than MAX_GAP tokens apart, or a line that is not prose);
-  * no candidate, a pronoun: the ends never share a sentence, and a sentence holding one opens with a pronoun or
-    "The <noun>" whose nearest earlier name of a fitting kind is the other end's (coreference would reach it);
+  * no candidate, a pronoun: the ends never share a sentence, and a sentence holding one has a pronoun or opens
+    with "The <noun>" right after a sentence naming the other (a loose upper bound of what coreference could reach);
   * no candidate, the topic: one end is the document's first named entity (what the topic candidates should catch);
   * no candidate, other sentences: the rest (relations between two non-topic names of different sentences).
 The annotation is used for this analysis only: no rule is taken from these documents' words.
@@ -57,6 +58,19 @@ def _shape(names: set[str]) -> str:
     if any(w.lower() in CONNECTORS or w[:1].islower() for w in longest[1:-1]):
         return "with a connector"
     return "several words"
+
+
+def _boundary(doc: GoldDoc, entity, mentions: list[tuple[int, int, int, str]]) -> str:
+    """How the first mention overlapping one of the entity's annotated mentions differs from it."""
+    gs, ge, s, e = next((gs, ge, s, e) for _, s, e, _ in mentions for _, gs, ge in entity.spans if s < ge and gs < e)
+    gold = doc.text[gs:ge]
+    if gold.lower().startswith("the ") and s == gs + 4 and e == ge:
+        return "the annotation holds a leading 'the'"
+    if s <= gs and e >= ge:
+        return "the mention is longer" + (" (words before)" if s < gs else " (words after)")
+    if s >= gs and e <= ge:
+        return "the mention is shorter" + (" (words cut after)" if s == gs else " (words cut before)")
+    return "the spans cross"
 
 
 class PairErrors:
@@ -126,7 +140,7 @@ class PairErrors:
                     return f"name not found: {e.type}, {_shape(e.names)}"
         for e in (eh, et):
             if not e.names & texts:
-                return "other boundary"
+                return "other boundary: " + _boundary(doc, e, mentions)
         chunks_h = {k for k, _, _, x in mentions if x in eh.names}
         chunks_t = {k for k, _, _, x in mentions if x in et.names}
         if not chunks_h & chunks_t:
