@@ -67,6 +67,7 @@ class LlmExtractor:
             nonce="$nonce",  # filled per chunk below
             types=self._type_lines(),
             predicates=self._predicate_lines(),
+            attributes=self._attribute_lines(),
             schema=json.dumps(Extraction.model_json_schema(), separators=(",", ":")),
         )
 
@@ -82,6 +83,11 @@ class LlmExtractor:
             signature = f"({term.domain or 'Entity'} -> {term.range or 'Entity'})"
             lines.append(f"- {term.name} {signature} - {_first_sentence(term.comment) or term.label}")
         return "\n".join(lines)
+
+    def _attribute_lines(self) -> str:
+        lines = [f"- {term.name} (of {term.domain or 'Entity'}) - {_first_sentence(term.comment) or term.label}"
+                 for term in sorted(self.terms.attributes.values(), key=lambda t: t.name)]
+        return "\n".join(lines) or "- (none: leave attributes empty)"
 
     def messages(self, text: str, reference: date | None = None) -> tuple[list[dict[str, str]], list[Finding]]:
         """The chat messages for one chunk, and what sanitization neutralized in it; `reference`: the day relative

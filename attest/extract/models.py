@@ -1,4 +1,4 @@
-"""What an extractor returns for one chunk: entities and relations, as pydantic models (also the LLM's JSON schema)."""
+"""What an extractor returns for one chunk: entities, relations and literal attributes, as pydantic models (also the LLM's JSON schema)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,17 @@ class ExtractedRelation(BaseModel):
         return partial_date(value, end=True)
 
 
+class ExtractedAttribute(BaseModel):
+    """A literal value the chunk states about one entity (a date of birth, a founding year), kept as written."""
+
+    subject: str = Field(description="Name of the entity it is about, exactly as in `entities`")
+    predicate: str = Field(description="Local name of an ontology datatype property, e.g. birthDate, inception")
+    value: str = Field(description="The value exactly as written in the text, e.g. \"12 March 1955\" or \"1955\"")
+    confidence: float = Field(description="How sure the extractor is, from 0 to 1")
+    start: int | None = Field(default=None, description="Character offset in the chunk where the sentence stating it starts")
+    end: int | None = Field(default=None, description="Character offset in the chunk where that sentence ends (exclusive)")
+
+
 class RefusedSentence(BaseModel):
     """A sentence of the chunk flagged as an injection attempt: it contributes no entities and no relations."""
 
@@ -65,6 +76,8 @@ class Extraction(BaseModel):
 
     entities: list[ExtractedEntity] = Field(default_factory=list, description="Entities mentioned in the chunk")
     relations: list[ExtractedRelation] = Field(default_factory=list, description="Relations stated in the chunk")
+    attributes: list[ExtractedAttribute] = Field(default_factory=list,
+                                                 description="Literal values (dates) the chunk states about its entities")
     # filled by the extractor, never by a model: left out of the JSON schema the LLM is given
     refused: SkipJsonSchema[list[RefusedSentence]] = Field(
         default_factory=list, description="Sentences of the chunk refused as injection attempts (reported, not extracted)")

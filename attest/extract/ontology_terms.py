@@ -6,8 +6,10 @@ Interface (stable; used by the extractors, the validator and the ingest pipeline
     terms = terms_from_store(store, iris.ontology_graph)  # or read the store's ontology graph
     terms.types            -> {local name: TypeTerm}       every class rdfs:subClassOf+ ont:Entity
     terms.predicates       -> {local name: PredicateTerm}  object properties between entities
+    terms.attributes       -> {local name: PredicateTerm}  datatype properties of entities (literal values: birthDate)
     terms.normalize_type("organisation")  -> "Organization" | None
     terms.normalize_predicate("part of")  -> "partOf" | None
+    terms.normalize_attribute("date of birth")  -> "birthDate" | None
     terms.is_subtype("TripleStore", "Technology") -> True
 
 Normalization ignores case, spaces, underscores and hyphens, and knows each term's local name,
@@ -60,6 +62,22 @@ SELECT ?prop ?label ?alt ?domain ?range ?comment ?inverse WHERE {
 }
 """
 
+# the same columns as OBJECT_PROPERTIES, so that one reader builds both (a literal has no inverse)
+DATATYPE_PROPERTIES = """
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+PREFIX owl: <http://www.w3.org/2002/07/owl#>
+PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+SELECT ?prop ?label ?alt ?domain ?range ?comment ?inverse WHERE {
+  ?prop a owl:DatatypeProperty .
+  FILTER(isIRI(?prop))
+  OPTIONAL { ?prop rdfs:label ?label }
+  OPTIONAL { ?prop skos:altLabel ?alt }
+  OPTIONAL { ?prop rdfs:domain ?domain . FILTER(isIRI(?domain)) }
+  OPTIONAL { ?prop rdfs:range ?range . FILTER(isIRI(?range)) }
+  OPTIONAL { ?prop rdfs:comment ?comment }
+}
+"""
+
 
 def squash(text: str) -> str:
     """The comparison key of a spelling: lower case, no spaces, underscores, hyphens or dots."""
@@ -106,13 +124,16 @@ class PredicateTerm:
 class OntologyTerms:
     """The ontology's extractable vocabulary and a forgiving lookup from written spellings to local names."""
 
-    def __init__(self, types: dict[str, TypeTerm], predicates: dict[str, PredicateTerm]) -> None:
+    def __init__(self, types: dict[str, TypeTerm], predicates: dict[str, PredicateTerm],
+                 attributes: dict[str, PredicateTerm] | None = None) -> None:
         if not types or not predicates:
             raise OntologyError("the ontology defines no entity classes under ont:Entity or no object properties between them")
         self.types = types
         self.predicates = predicates
+        self.attributes = attributes or {}
         self._type_index = _index(types.values())
         self._predicate_index = _index(predicates.values())
+        self._attribute_index = _index(self.attributes.values())
         self._ancestors: dict[str, frozenset[str]] = {}  # the classes do not change once loaded: read once each
 
     def normalize_type(self, written: str) -> str | None:
@@ -122,6 +143,10 @@ class OntologyTerms:
     def normalize_predicate(self, written: str) -> str | None:
         """Local name of the property `written` names (local name, label, altLabel or full IRI), else None."""
         return self._predicate_index.get(squash(_strip_ns(written))) if written else None
+
+    def normalize_attribute(self, written: str) -> str | None:
+        """Local name of the datatype property `written` names (local name, label, altLabel or IRI), else None."""
+        return self._attribute_index.get(squash(_strip_ns(written))) if written else None
 
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type and every named superclass of it (within the entity classes)."""
@@ -181,7 +206,7 @@ def _bound(solution, var: str) -> str:
     return value
 
 
-def _terms_from_solutions(class_rows, property_rows) -> OntologyTerms:
+def _terms_from_solutions(class_rows, property_rows, attribute_rows=()) -> OntologyTerms:
     types: dict[str, TypeTerm] = {}
     for row in class_rows:
         iri = _bound(row, "cls")
@@ -197,16 +222,25 @@ def _terms_from_solutions(class_rows, property_rows) -> OntologyTerms:
         if comment := _value(row, "comment"):
             term.comment = comment
     entity_like = set(types) | {"Entity"}
+    predicates = _properties(property_rows, entity_like, literal=False)
+    attributes = _properties(attribute_rows, entity_like, literal=True)
+    attributes.pop("description", None)  # an entity's description is its own field (ExtractedEntity.description)
+    return OntologyTerms(types, predicates, attributes)
+
+
+def _properties(rows, entity_like: set[str], literal: bool) -> dict[str, PredicateTerm]:
+    """Object properties between entities, or (literal) datatype properties whose domain is an entity class."""
     predicates: dict[str, PredicateTerm] = {}
     excluded: set[str] = set()
-    for row in property_rows:
+    for row in rows:
         iri = _bound(row, "prop")
         if not iri.startswith(ONT):
             continue
         name = local_name(iri)
         domain, range_ = _value(row, "domain"), _value(row, "range")
         # a relation the extractors emit links two entities; properties to documents (sectionOf) are not theirs
-        if (domain and local_name(domain) not in entity_like) or (range_ and local_name(range_) not in entity_like):
+        if (domain and local_name(domain) not in entity_like) or (
+                not literal and range_ and local_name(range_) not in entity_like):
             excluded.add(name)
             continue
         predicate = predicates.setdefault(name, PredicateTerm(name, iri))
@@ -224,7 +258,7 @@ def _terms_from_solutions(class_rows, property_rows) -> OntologyTerms:
             predicate.comment = comment
     for name in excluded:
         predicates.pop(name, None)
-    return OntologyTerms(types, predicates)
+    return predicates
 
 
 def load_terms(ontology_dir: Path, off: Collection[str] = ()) -> OntologyTerms:
@@ -237,7 +271,8 @@ def load_terms(ontology_dir: Path, off: Collection[str] = ()) -> OntologyTerms:
     store.extend(quads)
     named = NamedNode(graph)
     return _terms_from_solutions(
-        store.query(ENTITY_CLASSES, default_graph=named), store.query(OBJECT_PROPERTIES, default_graph=named)
+        store.query(ENTITY_CLASSES, default_graph=named), store.query(OBJECT_PROPERTIES, default_graph=named),
+        store.query(DATATYPE_PROPERTIES, default_graph=named),
     )
 
 
@@ -246,4 +281,5 @@ def terms_from_store(store, ontology_graph: str) -> OntologyTerms:
     return _terms_from_solutions(
         store.query(ENTITY_CLASSES, default_graph=[ontology_graph]),
         store.query(OBJECT_PROPERTIES, default_graph=[ontology_graph]),
+        store.query(DATATYPE_PROPERTIES, default_graph=[ontology_graph]),
     )

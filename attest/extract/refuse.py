@@ -178,4 +178,19 @@ def drop_refused(extraction: Extraction, text: str, refused: list[RefusedSentenc
                 together.dropped.append(label)  # stated only where the instruction is
                 continue
         relations.append(relation)
-    return extraction.model_copy(update={"entities": entities, "relations": relations, "refused": refused})
+    attributes = []
+    for attribute in extraction.attributes:  # a value stated only beside its subject in a refused sentence goes too
+        label = f"{attribute.subject} {attribute.predicate} {attribute.value}"
+        subject_pattern, value_pattern = _pattern(attribute.subject), _pattern(attribute.value)
+        if _fold(attribute.subject).strip() in gone:
+            next((r for r in refused if attribute.subject in r.dropped), refused[0]).dropped.append(label)
+            continue
+        if subject_pattern is not None and value_pattern is not None:
+            patterns = (subject_pattern, value_pattern)
+            together = next((r for r, t in zip(refused, refused_texts) if all(p.search(t) for p in patterns)), None)
+            if together is not None and not any(all(p.search(s) for p in patterns) for s in benign_sentences):
+                together.dropped.append(label)
+                continue
+        attributes.append(attribute)
+    return extraction.model_copy(update={"entities": entities, "relations": relations, "attributes": attributes,
+                                         "refused": refused})

@@ -2,11 +2,13 @@
 
 Interface (stable; used by the ingest pipeline after every extractor):
 
-    validator = ExtractionValidator(terms, threshold=0.6, max_entities=20, max_relations=30, max_name_chars=200)
+    validator = ExtractionValidator(terms, threshold=0.6, max_entities=20, max_relations=30, max_name_chars=200,
+                                    max_value_chars=60)
     result = validator.validate(extraction)     # -> ValidationResult
     result.accepted                             # Extraction: names whitespace-collapsed, types and predicates
                                                 #   normalized to ontology local names, relations pointing at
-                                                #   accepted entity names exactly
+                                                #   accepted entity names exactly, attributes (literal values) on a datatype
+                                #   property of the ontology, about an accepted entity, value short and plain
     result.rejected                             # list[Rejection(item, reason)], in the order found; nothing dropped silently:
                                                 #   sentences the extractor refused as injection attempts come first
                                                 #   (kind "sentence", item = RefusedSentence with its span and drops)
@@ -22,7 +24,7 @@ import unicodedata
 from functools import lru_cache
 from dataclasses import dataclass, field
 
-from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
+from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.sanitize import injection_kinds
 
@@ -47,13 +49,15 @@ PAYLOAD = re.compile(
 class Rejection:
     """An extracted item the validator refused, and why."""
 
-    item: ExtractedEntity | ExtractedRelation | RefusedSentence
+    item: ExtractedEntity | ExtractedRelation | ExtractedAttribute | RefusedSentence
     reason: str
 
     @property
     def kind(self) -> str:
         if isinstance(self.item, RefusedSentence):
             return "sentence"
+        if isinstance(self.item, ExtractedAttribute):
+            return "attribute"
         return "entity" if isinstance(self.item, ExtractedEntity) else "relation"
 
     def to_dict(self) -> dict[str, object]:
@@ -98,18 +102,21 @@ class ExtractionValidator:
         max_relations: int = 30,
         max_name_chars: int = 200,
         max_description_chars: int = 1000,
+        max_value_chars: int = 60,
     ) -> None:
         self.terms = terms
         self.threshold = threshold
         self.max_entities, self.max_relations = max_entities, max_relations
         self.max_name_chars, self.max_description_chars = max_name_chars, max_description_chars
+        self.max_value_chars = max_value_chars
 
     def validate(self, extraction: Extraction) -> ValidationResult:
         rejected = [Rejection(sentence, f"refused sentence: {sentence.reason}") for sentence in extraction.refused]
         entities = self._entities(extraction.entities, rejected)
         by_key = {name_key(e.name): e.name for e in entities}
         relations = self._relations(extraction.relations, by_key, rejected)
-        return ValidationResult(Extraction(entities=entities, relations=relations), rejected)
+        attributes = self._attributes(extraction.attributes, by_key, rejected)
+        return ValidationResult(Extraction(entities=entities, relations=relations, attributes=attributes), rejected)
 
     # ------------------------------------------------------------------
     def _confidence_problem(self, confidence: float) -> str | None:
@@ -188,3 +195,40 @@ class ExtractionValidator:
             rejected.append(Rejection(relation, f"over the per-chunk cap of {self.max_relations} relations"))
         keep = {id(r) for r in ranked[: self.max_relations]}
         return [r for r in kept.values() if id(r) in keep]
+
+    def _attributes(self, items: list[ExtractedAttribute], names: dict[str, str],
+                    rejected: list[Rejection]) -> list[ExtractedAttribute]:
+        """Domain is not judged here either (SHACL and the reasoner see the typed subject); a value is one short line."""
+        kept: dict[tuple[str, str, str], ExtractedAttribute] = {}
+        for attribute in items:
+            predicate = self.terms.normalize_attribute(attribute.predicate)
+            subject, value = names.get(name_key(attribute.subject)), clean_name(attribute.value)
+            if problem := self._confidence_problem(attribute.confidence):
+                reason = problem
+            elif predicate is None:
+                reason = f"unknown attribute {attribute.predicate!r}: not a datatype property of the ontology"
+            elif subject is None:
+                reason = f"subject {clean_name(attribute.subject)[:80]!r} is not an accepted entity of this chunk"
+            elif not value:
+                reason = "empty or whitespace-only value"
+            elif problem := text_problem("value", value, self.max_value_chars):
+                reason = problem
+            else:
+                reason = None
+            if reason:
+                rejected.append(Rejection(attribute, reason))
+                continue
+            assert subject is not None and predicate is not None  # each None set a reason above
+            key = (subject, predicate, value.casefold())
+            candidate = attribute.model_copy(update={"subject": subject, "predicate": predicate, "value": value})
+            if key in kept:
+                loser, winner = sorted((kept[key], candidate), key=lambda a: a.confidence)
+                kept[key] = winner
+                rejected.append(Rejection(loser, "duplicate attribute in the same chunk"))
+            else:
+                kept[key] = candidate
+        ranked = sorted(kept.values(), key=lambda a: -a.confidence)
+        for attribute in ranked[self.max_relations:]:
+            rejected.append(Rejection(attribute, f"over the per-chunk cap of {self.max_relations} attributes"))
+        keep = {id(a) for a in ranked[: self.max_relations]}
+        return [a for a in kept.values() if id(a) in keep]
