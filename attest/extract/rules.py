@@ -44,8 +44,9 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.pipeline import EntityRuler
 from spacy.tokens import Doc, Span
 
+from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
-from attest.extract.models import ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
+from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.phrase_rulers import ruled_entities
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
@@ -643,10 +644,17 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
                 assert sentence is not None  # the filter above found one
                 sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
-        return self._extraction(doc, mentions, held, refused, triples, DatedText(tokens(doc).text, reference))
+        attributes = literal_attributes(tokens(doc), mentions, self.terms)
+        for attribute in [a for a in attributes if inside(refused, a.start) is not None]:  # stated in a refused sentence
+            attributes.remove(attribute)
+            sentence = inside(refused, attribute.start)
+            assert sentence is not None  # the filter above found one
+            sentence.dropped.append(f"{attribute.subject} {attribute.predicate} {attribute.value}")
+        return self._extraction(doc, mentions, held, refused, triples, DatedText(tokens(doc).text, reference), attributes)
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
-                    triples: list, dated: DatedText | None = None) -> Extraction:
+                    triples: list, dated: DatedText | None = None,
+                    attributes: list[ExtractedAttribute] = ()) -> Extraction:  # type: ignore[assignment]
         # (name, type, confidence, start, end) by casefolded name: the first mention's span, the strongest
         # evidence's name and type (the earlier on a tie); a model is built once per name
         named: dict[str, tuple[str, str, float, int, int]] = {}
@@ -676,7 +684,14 @@ class RuleExtractor(NameSpans, LowercaseNames):
             assert sentence is not None  # held mentions are those inside a refused sentence
             if m.type is not None and m.text.casefold() not in entities and m.text not in sentence.dropped:
                 sentence.dropped.append(m.text)
-        return Extraction(entities=list(entities.values()), relations=list(relations.values()), refused=refused)
+        kept: dict[tuple[str, str, str], ExtractedAttribute] = {}
+        for attribute in attributes:  # about a named entity whose final type is in the attribute's domain
+            entity = entities.get(attribute.subject.casefold())
+            if entity is not None and fits(self.terms, entity.type, attribute.predicate):
+                kept.setdefault((entity.name.casefold(), attribute.predicate, attribute.value.casefold()),
+                                attribute.model_copy(update={"subject": entity.name}))
+        return Extraction(entities=list(entities.values()), relations=list(relations.values()),
+                          attributes=list(kept.values()), refused=refused)
 
 
 def _valid_time(dated: DatedText | None, doc: Doc, subject: Mention, obj: Mention, classified: bool,

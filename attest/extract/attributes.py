@@ -1,0 +1,162 @@
+"""Literal attributes read from encyclopedic English: dates of birth, death, founding and publication, kept as written.
+
+Interface (used by the rule extractor):
+
+    found = literal_attributes(table, mentions, terms)   # -> list[ExtractedAttribute], sentence spans in the chunk
+
+What is read (precision first: an answer may cite the fact), each date as the text writes it ("12 March 1955",
+"March 1955", "1955"; a vague one, "c. 1900" or "early 1950s", never):
+  * a parenthesis right after a person's name: "NAME (born 12 March 1955)", "NAME (12 March 1900 – 5 May 1980)",
+    "NAME (1900–1980)", "NAME (German: ...; 1900–1980)", "NAME (died 1980)";
+  * a life event whose subject opens its clause: "NAME was born (in PLACE) on/in DATE", "NAME, a chemist, died in
+    DATE", "NAME, born DATE, ..."; a pronoun subject ("He was born in 1955") is the chunk's first person;
+  * "NAME was founded / established / formed / incorporated (by ...) in DATE" and "Founded in DATE, NAME ..."
+    (inception, never of a person); "NAME was published / released in DATE" and "NAME is a 1999 American film"
+    (publicationDate, only of a creative work).
+The subject is always a mention the extractor typed: birthDate and deathDate only on a Person, publicationDate only on
+a CreativeWork (the ontology makes them the properties' domains, and a Person or a work the reasoner would infer from
+a wrong subject could clash with a disjoint class). Every pattern is linear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from attest.extract.dates import _DAY, _MONTH, _YEAR
+from attest.extract.mentions import Mention
+from attest.extract.models import ExtractedAttribute
+from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.token_table import TokenTable
+
+# a date as written: day month year, month day year, month year, or a year (never vague, never relative)
+DATE = (rf"(?:{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}|{_MONTH}\s+{_DAY},\s+{_YEAR}|{_MONTH}\s+{_DAY}\s+{_YEAR}"
+        rf"|{_MONTH},?\s+{_YEAR}|{_YEAR})")
+_VAGUE = r"(?<!c\.\s)(?<!ca\.\s)(?<!circa\s)"
+_DASH = r"\s*(?:[-–—]|\bto\b)\s*"
+
+# the whole parenthesis after a name: an optional lead ("German: Franz Müller;") then the dates
+_PAREN = re.compile(
+    rf"\s*\((?:[^();]{{0,120}};\s*)?(?:"
+    rf"(?:born|b\.)\s+(?:on\s+|in\s+)?(?P<born>{DATE})"
+    rf"|(?:died|d\.)\s+(?:on\s+|in\s+)?(?P<died>{DATE})"
+    rf"|(?P<from>{DATE})(?:,\s*[^()\d;,]{{1,40}}(?:,\s*[^()\d;,]{{1,40}})?)?{_DASH}(?P<to>{DATE})(?:,\s*[^()\d;]{{1,60}})?"
+    rf")\s*\)", re.IGNORECASE)
+
+# what may stand between a clause's subject and its verb: "was", "had", one comma-enclosed apposition
+_LINK = re.compile(r"\A\s*(?:,[^,;()]{1,80},\s*)?(?:(?:was|is|were|had\s+been|has\s+been)\s+)?\Z", re.IGNORECASE)
+_PRONOUN = re.compile(r"\A\s*(?:he|she)\s+(?:was\s+)?\Z", re.IGNORECASE)
+
+_BORN = re.compile(rf"\bborn(?:\s+in\s+[^.;(),\d]{{1,60}}?(?:,\s*[^.;(),\d]{{1,40}}?)?)?\s+(?:on|in)\s+{_VAGUE}(?P<date>{DATE})"
+                   rf"|\bborn\s+(?P<bare>{DATE})", re.IGNORECASE)
+_DIED = re.compile(rf"\bdied(?:\s+in\s+[^.;(),\d]{{1,60}}?(?:,\s*[^.;(),\d]{{1,40}}?)?)?\s+(?:on|in)\s+{_VAGUE}(?P<date>{DATE})",
+                   re.IGNORECASE)
+_FOUNDED = re.compile(rf"\b(?:founded|established|formed|incorporated|created)(?:\s+by\s+[^.;(),\d]{{1,60}}?)?"
+                      rf"(?:\s+in\s+[^.;(),\d]{{1,40}}?)?\s+(?:on|in)\s+{_VAGUE}(?P<date>{DATE})", re.IGNORECASE)
+_PUBLISHED = re.compile(rf"\b(?:first\s+)?(?:published|released|premiered)(?:\s+by\s+[^.;(),\d]{{1,60}}?)?"
+                        rf"\s+(?:on|in)\s+{_VAGUE}(?P<date>{DATE})", re.IGNORECASE)
+_OPENING = re.compile(rf"\A\s*(?P<verb>founded|established|formed|published|released|first\s+published)"
+                      rf"\s+(?:on|in)\s+(?P<date>{DATE}),\s*\Z", re.IGNORECASE)
+# "NAME is a 1999 American film": the year, then up to three modifiers, then a class label of a creative work
+_YEAR_WORK = re.compile(rf"\s*(?:is|was)\s+(?:a|an)\s+(?P<date>{_YEAR})\s+(?P<words>(?:[\w-]+\s+){{0,3}}[\w-]+)",
+                        re.IGNORECASE)
+
+EVENTS = (("birthDate", _BORN, "Person"), ("deathDate", _DIED, "Person"), ("inception", _FOUNDED, None),
+          ("publicationDate", _PUBLISHED, "CreativeWork"))
+# the class a subject must have (None: anything but a person), by attribute
+REQUIRED = {"birthDate": "Person", "deathDate": "Person", "inception": None, "publicationDate": "CreativeWork"}
+_FUNCTION_WORDS = frozenset({"of", "on", "by", "about", "for", "in", "and", "or", "with", "from", "to", "the", "a", "an"})
+
+
+def literal_attributes(table: TokenTable, mentions: list[Mention], terms: OntologyTerms) -> list[ExtractedAttribute]:
+    """The dated attributes the chunk's sentences state about its typed mentions (refused sentences: none passed)."""
+    text = table.text
+    typed = sorted((m for m in mentions if m.type is not None), key=lambda m: m.start_char)
+    person = next((m for m in typed if terms.is_subtype(m.type or "", "Person")), None)
+    found: list[ExtractedAttribute] = []
+    for s, e in table.sentences:
+        start, end = table.start_char(s), table.end_char(e)
+        in_sent = [m for m in typed if start <= m.start_char < end]
+        for subject, predicate, value, confidence in _sentence(text, start, end, in_sent, person, terms):
+            found.append(ExtractedAttribute(subject=subject.text, predicate=predicate, value=" ".join(value.split()),
+                                            confidence=confidence, start=start, end=end))
+    return found
+
+
+def fits(terms: OntologyTerms, type_name: str, predicate: str) -> bool:
+    """Whether an entity of this class may carry the attribute (its domain, as these rules read it)."""
+    return predicate in REQUIRED and _fits_type(terms, type_name, REQUIRED[predicate])
+
+
+def _fits(terms: OntologyTerms, mention: Mention, required: str | None) -> bool:
+    return _fits_type(terms, mention.type or "", required)
+
+
+def _fits_type(terms: OntologyTerms, kind: str, required: str | None) -> bool:
+    if required is None:  # inception: anything that comes into being, never a person
+        return not terms.is_subtype(kind, "Person")
+    return terms.is_subtype(kind, required)
+
+
+def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: Mention | None,
+              terms: OntologyTerms) -> Iterator[tuple[Mention, str, str, float]]:
+    for m in in_sent:  # "NAME (born ...)", "NAME (1900–1980)"
+        if terms.is_subtype(m.type or "", "Person") and (match := _PAREN.match(text, m.end_char, end)):
+            if match.group("born"):
+                yield m, "birthDate", match.group("born"), 0.9
+            elif match.group("died"):
+                yield m, "deathDate", match.group("died"), 0.9
+            else:
+                yield m, "birthDate", match.group("from"), 0.9
+                yield m, "deathDate", match.group("to"), 0.9
+    for predicate, pattern, required in EVENTS:
+        for match in pattern.finditer(text, start, end):
+            date = match.group("date") if "date" in pattern.groupindex and match.group("date") else match.groupdict().get("bare")
+            if not date:
+                continue
+            subject, confidence = _subject(text, start, match.start(), in_sent, person, required, terms)
+            if subject is not None:
+                yield subject, predicate, date, confidence
+    if (comma := text.find(",", start, end)) > 0 and (opening := _OPENING.match(text[start:comma + 1])):
+        after = next((m for m in in_sent if m.start_char > comma), None)
+        verb = opening.group("verb").lower()
+        predicate, required = ("inception", None) if verb in ("founded", "established", "formed") else \
+            ("publicationDate", "CreativeWork")
+        if after is not None and not text[comma + 1:after.start_char].strip() and _fits(terms, after, required):
+            yield after, predicate, opening.group("date"), 0.85
+    if in_sent and text[start:in_sent[0].start_char].strip().lower() in ("", "the") and terms.is_subtype(in_sent[0].type or "", "CreativeWork"):
+        first = in_sent[0]
+        if (work := _YEAR_WORK.match(text, first.end_char, end)) and _names_work(work.group("words"), terms):
+            yield first, "publicationDate", work.group("date"), 0.85
+
+
+def _names_work(words: str, terms: OntologyTerms) -> bool:
+    """Whether a word of the phrase is a class label of a creative work ("film", "novel", "album"), after modifiers
+    only ("American comedy film"; not "report on film")."""
+    for word in words.split():
+        if word.lower() in _FUNCTION_WORDS:
+            return False
+        if (kind := terms.normalize_type(word)) is not None and terms.is_subtype(kind, "CreativeWork"):
+            return True
+    return False
+
+
+def _subject(text: str, sent_start: int, verb_at: int, in_sent: list[Mention], person: Mention | None,
+             required: str | None, terms: OntologyTerms) -> tuple[Mention | None, float]:
+    """The clause's subject before the verb: a mention that opens the sentence and only "was" or an apposition between,
+    an apposition's head ("NAME, born 1955,"), or for a sentence-opening pronoun the chunk's first person."""
+    before = [m for m in in_sent if m.end_char <= verb_at]
+    if before:
+        last = before[-1]
+        between = text[last.end_char:verb_at]
+        first = before[0]
+        opens = text[sent_start:first.start_char].strip().lower() in ("", "the")  # "The X Institute was founded"
+        if opens and _LINK.match(text[first.end_char:verb_at]) and _fits(terms, first, required):
+            return first, 0.85
+        if between.strip() == "," and _fits(terms, last, required):  # "NAME, born 1955, ..."
+            return last, 0.85
+        return None, 0.0
+    head = text[sent_start:verb_at]
+    if required == "Person" and person is not None and person.start_char < sent_start and _PRONOUN.match(head):
+        return person, 0.8
+    return None, 0.0
