@@ -347,7 +347,7 @@ class IngestPipeline:
         clean_starts = {ch.id: ch.clean_start for ch in chunks} if chunks else {}
         extractions = []
         for c, cache, accepted in validated:
-            ce = ChunkExtraction(chunk_nodes[c.id], relations=list(accepted.relations))
+            ce = ChunkExtraction(chunk_nodes[c.id], relations=list(accepted.relations), attributes=list(accepted.attributes))
             spans = cache.get("spans") or {}
             for entity in accepted.entities:
                 if entity.name in spans:
@@ -366,6 +366,14 @@ class IngestPipeline:
                     spans[key] = list(cleaned.span_to_original(clean_starts[c.id] + rel.start, clean_starts[c.id] + rel.end))
                 if spans.get(key):
                     ce.sentences[i] = tuple(spans[key])
+            for i, attribute in enumerate(ce.attributes):  # the same for literal attributes
+                key = f"attribute:{attribute.subject}|{attribute.predicate}|{attribute.value}"
+                if key not in spans and cleaned is not None and attribute.start is not None and attribute.end is not None \
+                        and 0 <= attribute.start < attribute.end <= len(c.text):
+                    spans[key] = list(cleaned.span_to_original(clean_starts[c.id] + attribute.start,
+                                                               clean_starts[c.id] + attribute.end))
+                if spans.get(key):
+                    ce.attribute_sentences[i] = tuple(spans[key])
             cache["spans"] = spans
             c.cache = json.dumps(cache)
             extractions.append(ce)

@@ -1,8 +1,9 @@
-"""Map one document's resolved extractions to RDF: entities, relations with RDF 1.2 reifiers, chunks, PROV-O.
+"""Map one document's resolved extractions to RDF: entities, relations and literal attributes with RDF 1.2 reifiers, chunks, PROV-O.
 
 Statement-level metadata uses RDF 1.2 reification: the asserted triple `s p o` sits in the document graph
 and a reifier node carries `rdf:reifies <<( s p o )>>` with its confidence and source chunk(s). Nothing is said
-twice (README "Provenance vocabulary"): the extractor, model and time are recorded once per document graph, on
+twice (README "Provenance vocabulary"). A literal attribute (`entity ont:birthDate "1955"`, the value as written)
+has the same reifier layout as a relation: the extractor, model and time are recorded once per document graph, on
 its one extraction activity (prov:Activity, prov:wasAssociatedWith the agent); a chunk's mentions are its
 mention records, not also `ont:mentions` links; a mention's surface form is written only where it differs from
 the entity's rdfs:label. Every IRI is minted from content, so re-ingesting the same text yields the same quads.
@@ -17,7 +18,7 @@ from functools import cache
 
 from pyoxigraph import Literal, NamedNode, Quad, Triple
 
-from attest.extract.models import ExtractedEntity, ExtractedRelation
+from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation
 from attest.ingest.chunk import Chunk
 from attest.ingest.resolve import Resolution, slugify
 from attest.vocab import ATT, ONT, PROV, RDF, RDFS, SKOS, XSD, Iris
@@ -92,6 +93,8 @@ class ChunkExtraction:
     mentions: dict[str, Mention] = field(default_factory=dict)  # by the entity name the relations use
     relations: list[ExtractedRelation] = field(default_factory=list)
     sentences: dict[int, tuple[int, int]] = field(default_factory=dict)  # relations[i] -> its sentence, original span
+    attributes: list[ExtractedAttribute] = field(default_factory=list)
+    attribute_sentences: dict[int, tuple[int, int]] = field(default_factory=dict)  # attributes[i] -> its sentence
 
 
 class DocumentMapper:
@@ -133,6 +136,7 @@ class DocumentMapper:
         alt_labels: dict[str, set[str]] = {}
         # (s, p, o) IRIs -> each stating relation, its chunk and its sentence's span
         statements: dict[tuple[str, str, str], list[tuple[ExtractedRelation, Chunk, tuple[int, int] | None]]] = {}
+        literals: dict[tuple[str, str, str], list[tuple[ExtractedAttribute, Chunk, tuple[int, int] | None]]] = {}
         for ce in chunks:
             chunk_node = self._chunk(ce.chunk, doc_node)
             for name, mention in ce.mentions.items():
@@ -155,6 +159,10 @@ class DocumentMapper:
                     continue
                 key = (subject.resolution.iri, ONT + rel.predicate, object_.resolution.iri)
                 statements.setdefault(key, []).append((rel, ce.chunk, ce.sentences.get(i)))
+            for i, attribute in enumerate(ce.attributes):
+                if (subject := ce.mentions.get(attribute.subject)) is not None:
+                    key = (subject.resolution.iri, ONT + attribute.predicate, attribute.value)
+                    literals.setdefault(key, []).append((attribute, ce.chunk, ce.attribute_sentences.get(i)))
 
         for iri, (r, type_name, confidence, description) in entities.items():
             node = NamedNode(iri)
@@ -180,7 +188,25 @@ class DocumentMapper:
             for field_name, predicate in (("valid_from", "validFrom"), ("valid_to", "validTo")):  # valid time, first dated source
                 if day := next((d for rel, _, _ in sources if (d := getattr(rel, field_name))), None):
                     add(stmt, att(predicate), Literal(day.isoformat(), datatype=NamedNode(XSD + "date")))
+        for (s, p, value), attribute_sources in literals.items():
+            self._statement(doc.id, (s, p, value), [(a.confidence, chunk, span) for a, chunk, span in attribute_sources])
         return self.quads
+
+    def _statement(self, doc_id: str, key: tuple[str, str, str],
+                   sources: list[tuple[float, Chunk, tuple[int, int] | None]]) -> None:
+        """An asserted literal-valued triple (subject IRI, predicate IRI, value) and its reifier: confidence, chunk(s),
+        the first stating sentence."""
+        add = self.add
+        triple = Triple(NamedNode(key[0]), NamedNode(key[1]), Literal(key[2]))
+        add(triple.subject, triple.predicate, triple.object)
+        stmt = NamedNode(f"{self.iris.base}statement/{short_hash(doc_id, key[0], key[1], 'literal', key[2])}")
+        add(stmt, REIFIES, triple)
+        add(stmt, att("confidence"), decimal(max(confidence for confidence, _, _ in sources)))
+        for chunk in dict.fromkeys(c for _, c, _ in sources):
+            add(stmt, att("inChunk"), NamedNode(self.iris.chunk(chunk.id)))
+        if sentence := next((span for _, _, span in sources if span), None):
+            add(stmt, att("charStart"), integer(sentence[0]))
+            add(stmt, att("charEnd"), integer(sentence[1]))
 
     def _chunk(self, chunk: Chunk, doc_node: NamedNode) -> NamedNode:
         node = NamedNode(self.iris.chunk(chunk.id))
