@@ -84,3 +84,18 @@ def test_an_llm_attribute_lands_with_its_sentence(store, llm_settings, fake_llm,
     assert [(r["name"], r["p"], r["value"], text[int(r["start"]):int(r["end"])]) for r in found] == [
         ("Ada Lovelace", ONT + "birthDate", "1815", "Ada Lovelace was born in 1815.")]
     assert any(r["kind"] == "attribute" and "unknown attribute" in r["reason"] for r in report.rejected_items)
+
+
+def test_literal_attributes_pass_the_summary_the_valid_time_and_the_reasoner(store, settings, iris):
+    from attest.ingest import validity
+    from attest.reasoner import Reasoner
+
+    ingest(offline_pipeline(store, settings), "kowalczyk.txt", TEXT)
+    person = NamedNode(iris.entity_prefix + "marta-kowalczyk")
+    facts = {(q.subject, q.predicate, q.object) for q in store.quads(iris.facts_graph)}
+    assert (person, NamedNode(ONT + "birthDate"), Literal("12 March 1955")) in facts  # the summary keeps the literal
+    validity.rebuild(store, iris)  # a literal-valued statement neither breaks nor enters graph/validity
+    assert not [q for q in store.quads(iris.validity_graph) if isinstance(q.object, Literal)
+                and q.object.value == "12 March 1955"]
+    report = Reasoner(store, iris).materialize(full=True)
+    assert report.consistent  # the domain types the subject Person: no clash with what it already is
