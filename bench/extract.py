@@ -11,6 +11,10 @@ receive). Reported:
   * relation pairs, untyped and either direction: precision and recall;
   * typed relations for each Wikidata property the ontology maps (owl:equivalentProperty / skos:exactMatch to
     wdt:P..., or via owl:inverseOf): precision and recall, and their micro average;
+  * literal attributes (dates as written: birthDate P569, deathDate P570, inception P571, publicationDate P577)
+    against the gold pairs whose tail is a TIME entity: a predicted (subject, attribute, value) is right when the
+    subject is a mention name of the gold head and the value equals (case and spaces folded) a mention name of the
+    gold tail; a gold pair is found when one such prediction hits it;
   * documents/s of the extraction (clean + chunk + extract + validate, one process).
 --cv K trains the relation model on K-1 folds (bench/train_relations.py, fixed seed) and scores the held-out fold,
 for every fold: the honest figure, since the shipped model is trained on all 500 documents.
@@ -33,30 +37,85 @@ from attest.extract.validate import ExtractionValidator  # noqa: E402
 from attest.ingest.chunk import chunk_text, clean  # noqa: E402
 from docred import GoldDoc, folds, load_docs  # noqa: E402
 from extract_errors import ErrorTally  # noqa: E402
-from train_relations import wikidata_map  # noqa: E402
+from train_relations import ALIGNMENT, wikidata_map  # noqa: E402
 
 ONTOLOGY = REPO / "ontology"
 
 
-def run_extraction(docs: list[GoldDoc], extractor, validator) -> tuple[list[tuple[list, list]], float]:
-    """(entities, relations) accepted for each document, and the seconds it took."""
+def run_extraction(docs: list[GoldDoc], extractor, validator) -> tuple[list[tuple[list, list, list]], float]:
+    """(entities, relations, attributes) accepted for each document, and the seconds it took."""
     results = []
     start = time.perf_counter()
     for doc in docs:
         cleaned = clean(doc.markdown, markdown=True)
-        entities, relations = [], []
+        entities, relations, attributes = [], [], []
         for chunk in chunk_text("bench", cleaned):
             accepted = validator.validate(extractor.extract(chunk.text)).accepted
             entities.extend(accepted.entities)
             relations.extend(accepted.relations)
-        results.append((entities, relations))
+            attributes.extend(accepted.attributes)
+        results.append((entities, relations, attributes))
     return results, time.perf_counter() - start
+
+
+def attribute_map(terms) -> dict[str, str]:
+    """datatype property local name -> its Wikidata property id (skos:exactMatch)."""
+    from pyoxigraph import RdfFormat, Store
+
+    store = Store()
+    for path in sorted(ONTOLOGY.glob("*.ttl")):
+        store.load(path.read_bytes(), format=RdfFormat.TURTLE)
+    out = {}
+    for row in store.query(ALIGNMENT):
+        name = row["p"].value.rsplit("#", 1)[-1]
+        if name in terms.attributes:
+            out[name] = row["wd"].value.rsplit("/", 1)[-1]
+    return out
+
+
+def fold(value: str) -> str:
+    return " ".join(value.split()).casefold()
 
 
 class Tally:
     def __init__(self) -> None:
         self.c = Counter()
         self.typed: dict[str, Counter] = {}
+        self.literal: dict[str, Counter] = {}
+
+    def add_attributes(self, doc: GoldDoc, attributes, attr_wd: dict[str, str]) -> None:
+        """Literal attributes against the gold pairs of the mapped properties whose tail is a TIME entity."""
+        wanted = set(attr_wd.values())
+        gold = {(h, t, pid) for (h, t), props in doc.relations.items() for pid in props & wanted
+                if doc.entities[t].type == "TIME"}
+        for pid in wanted:
+            self.literal.setdefault(pid, Counter())["gold"] += sum(1 for g in gold if g[2] == pid)
+        hit = set()
+        for a in {(a.subject, attr_wd[a.predicate], fold(a.value)) for a in attributes if a.predicate in attr_wd}:
+            subject, pid, value = a
+            hits = {(h, t, p) for h, t, p in gold if p == pid and subject in doc.entities[h].names
+                    and value in {fold(n) for n in doc.entities[t].names}}
+            t = self.literal[pid]
+            t["pred"] += 1
+            t["tp"] += bool(hits)
+            hit |= hits
+        for _, _, pid in hit:
+            self.literal[pid]["found"] += 1
+
+    def literal_report(self, attr_wd: dict[str, str]) -> str:
+        names = {pid: name for name, pid in attr_wd.items()}
+        lines = ["| literal attribute (gold tail a TIME entity) | precision | recall | predicted | gold |",
+                 "|---|---|---|---|---|"]
+        total = Counter()
+        for pid, t in sorted(self.literal.items()):
+            total.update(t)
+            p = t["tp"] / t["pred"] if t["pred"] else 0.0
+            r = t["found"] / t["gold"] if t["gold"] else 0.0
+            lines.append(f"| {pid} {names[pid]} | {p:.3f} | {r:.3f} | {t['pred']} | {t['gold']} |")
+        p = total["tp"] / total["pred"] if total["pred"] else 0.0
+        r = total["found"] / total["gold"] if total["gold"] else 0.0
+        lines.append(f"| all four (micro) | {p:.3f} | {r:.3f} | {total['pred']} | {total['gold']} |")
+        return "\n".join(lines)
 
     def add_doc(self, doc: GoldDoc, entities, relations, wd: dict[str, tuple[str, bool]]) -> None:
         c = self.c
@@ -155,6 +214,7 @@ def main() -> None:
     terms = load_terms(ONTOLOGY)
     validator = ExtractionValidator(terms)
     wd = wikidata_map(ONTOLOGY, terms)
+    attr_wd = attribute_map(terms)
     tally = Tally()
     errors = ErrorTally(terms) if args.errors >= 0 else None
     seconds = 0.0
@@ -170,18 +230,20 @@ def main() -> None:
             test = [docs[i] for i in held]
             results, s = run_extraction(test, make_extractor(terms, model), validator)
             seconds += s
-            for doc, (entities, relations) in zip(test, results):
+            for doc, (entities, relations, attributes) in zip(test, results):
                 tally.add_doc(doc, entities, relations, wd)
+                tally.add_attributes(doc, attributes, attr_wd)
                 if errors is not None:
                     errors.add_doc(doc, entities)
             print(f"fold {k + 1}/{args.cv} scored", file=sys.stderr)
     else:
         results, seconds = run_extraction(docs, make_extractor(terms), validator)
-        for doc, (entities, relations) in zip(docs, results):
+        for doc, (entities, relations, attributes) in zip(docs, results):
             tally.add_doc(doc, entities, relations, wd)
+            tally.add_attributes(doc, attributes, attr_wd)
             if errors is not None:
                 errors.add_doc(doc, entities)
-    text = tally.report(len(docs) / seconds if seconds else None)
+    text = tally.report(len(docs) / seconds if seconds else None) + "\n\n" + tally.literal_report(attr_wd)
     print(text)
     if errors is not None:
         print(errors.report(args.errors))
