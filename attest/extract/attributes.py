@@ -7,7 +7,8 @@ Interface (used by the rule extractor):
 What is read (precision first: an answer may cite the fact), each date as the text writes it ("12 March 1955",
 "March 1955", "1955"; a vague one, "c. 1900" or "early 1950s", never):
   * a parenthesis right after a person's name: "NAME (born 12 March 1955)", "NAME (12 March 1900 – 5 May 1980)",
-    "NAME (1900–1980)", "NAME (German: ...; 1900–1980)", "NAME (died 1980)";
+    "NAME (1900–1980)", "NAME (German: ...; 1900–1980)", "NAME (died 1980)"; a range is a life only when its years
+    lie 15 to 120 apart ("Lynn Harrell (1986–1993)" in a list of office holders is a tenure);
   * a life event whose subject opens its clause: "NAME was born (in PLACE) on/in DATE", "NAME, a chemist, died in
     DATE", "NAME, born DATE, ..."; a pronoun subject ("He was born in 1955") is the chunk's first person;
   * "NAME was founded / established / formed / incorporated (by ...) in DATE" and "Founded in DATE, NAME ..."
@@ -74,8 +75,7 @@ def literal_attributes(table: TokenTable, mentions: list[Mention], terms: Ontolo
     typed = sorted((m for m in mentions if m.type is not None), key=lambda m: m.start_char)
     person = next((m for m in typed if terms.is_subtype(m.type or "", "Person")), None)
     found: list[ExtractedAttribute] = []
-    for s, e in table.sentences:
-        start, end = table.start_char(s), table.end_char(e)
+    for start, end in _lines(table):
         in_sent = [m for m in typed if start <= m.start_char < end]
         for subject, predicate, value, confidence in _sentence(text, start, end, in_sent, person, terms):
             found.append(ExtractedAttribute(subject=subject.text, predicate=predicate, value=" ".join(value.split()),
@@ -86,6 +86,23 @@ def literal_attributes(table: TokenTable, mentions: list[Mention], terms: Ontolo
 def fits(terms: OntologyTerms, type_name: str, predicate: str) -> bool:
     """Whether an entity of this class may carry the attribute (its domain, as these rules read it)."""
     return predicate in REQUIRED and _fits_type(terms, type_name, REQUIRED[predicate])
+
+
+def _lines(table: TokenTable) -> Iterator[tuple[int, int]]:
+    """Character spans of the sentences, cut at line breaks too: a heading is no part of the sentence under it."""
+    text = table.text
+    for s, e in table.sentences:
+        start, end = table.start_char(s), table.end_char(e)
+        for line in re.finditer(r"[^\n]+", text[start:end]):
+            if line.group().strip():
+                yield start + line.start() + len(line.group()) - len(line.group().lstrip()), start + line.end()
+
+
+def _lifespan(born: str, died: str) -> bool:
+    """Whether two dates in a parenthesis read as a life: 15 to 120 years apart ("(1986–1993)" after a name is a
+    tenure more often than a life)."""
+    first, last = re.findall(r"[12][0-9]{3}", born)[-1:], re.findall(r"[12][0-9]{3}", died)[-1:]
+    return bool(first and last) and 15 <= int(last[0]) - int(first[0]) <= 120
 
 
 def _fits(terms: OntologyTerms, mention: Mention, required: str | None) -> bool:
@@ -106,7 +123,7 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
                 yield m, "birthDate", match.group("born"), 0.9
             elif match.group("died"):
                 yield m, "deathDate", match.group("died"), 0.9
-            else:
+            elif _lifespan(match.group("from"), match.group("to")):
                 yield m, "birthDate", match.group("from"), 0.9
                 yield m, "deathDate", match.group("to"), 0.9
     for predicate, pattern, required in EVENTS:

@@ -36,6 +36,7 @@ def attributes(extraction: Extraction) -> set[tuple[str, str, str]]:
     ("The Halvorsen Institute was founded in 1921 by Erik Halvorsen.", {("Halvorsen Institute", "inception", "1921")}),
     ("Founded in 1891, Brackwater University is a private university.", {("Brackwater University", "inception", "1891")}),
     ("Quiet Mornings is a 1987 American drama film directed by Ana Ruiz.", {("Quiet Mornings", "publicationDate", "1987")}),
+    ("# Quiet Mornings\n\nQuiet Mornings is a 1987 American drama film.", {("Quiet Mornings", "publicationDate", "1987")}),
 ])
 def test_encyclopedic_dates_become_literal_attributes(rules, text, expected):
     extraction = rules.extract(text)
@@ -52,6 +53,7 @@ def test_encyclopedic_dates_become_literal_attributes(rules, text, expected):
     "Ruth Calloway and Ana Ruiz were born in 1948.",               # no single subject opens the clause
     "In 1955 Ruth Calloway moved to Leeds.",                       # no life event
     "Ana Ruiz founded a company in 1990.",                         # the founder is not founded
+    "The chair was later held by Ana Ruiz (1986–1993).",           # seven years: a tenure, not a life
 ])
 def test_dates_no_pattern_states_about_the_subject_give_nothing(rules, text):
     assert attributes(rules.extract(text)) == set()
