@@ -31,14 +31,17 @@ from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.token_table import TokenTable
 
 # a date as written: day month year, month day year, month year, or a year (never vague, never relative)
-DATE = (rf"(?:{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}|{_MONTH}\s+{_DAY},\s+{_YEAR}|{_MONTH}\s+{_DAY}\s+{_YEAR}"
+# (beside a day and a month a year of one to three digits is a year too: "11 November 875")
+_EARLY = r"(?<![\w$£€#.,/-])[1-9][0-9]{0,2}(?![\w%]|[.,/][0-9]|-[0-9])"
+DATE = (rf"(?:{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(?:{_YEAR}|{_EARLY})|{_MONTH}\s+{_DAY},\s+(?:{_YEAR}|{_EARLY})"
+        rf"|{_MONTH}\s+{_DAY}\s+{_YEAR}"
         rf"|{_MONTH},?\s+{_YEAR}|{_YEAR})")
 _VAGUE = r"(?<!c\.\s)(?<!ca\.\s)(?<!circa\s)"
 _DASH = r"\s*(?:[-–—]|\bto\b)\s*"
 
 # the whole parenthesis after a name: an optional lead ("German: Franz Müller;") then the dates
 _PAREN = re.compile(
-    rf"\s*\((?:[^();]{{0,120}};\s*)?(?:"
+    rf"\s*\(\s*(?:[^();]{{0,120}};\s*)?(?:"
     rf"(?:born|b\.)\s+(?:on\s+|in\s+)?(?P<born>{DATE})"
     rf"|(?:died|d\.)\s+(?:on\s+|in\s+)?(?P<died>{DATE})"
     rf"|(?P<from>{DATE})(?:,\s*[^()\d;,]{{1,40}}(?:,\s*[^()\d;,]{{1,40}})?)?{_DASH}(?P<to>{DATE})(?:,\s*[^()\d;]{{1,60}})?"
