@@ -101,6 +101,15 @@ def _lines(table: TokenTable) -> Iterator[tuple[int, int]]:
                 yield start + line.start() + len(line.group()) - len(line.group().lstrip()), start + line.end()
 
 
+_TITLE_BEFORE = re.compile(r"(?:\bof|\b(?!(?:Sir|Dame|Lord|Lady|Dr|Saint|St|King|Queen)\b)[A-Z][\w'-]*)\.?\s*\Z")
+
+
+def _fragment(before: str) -> bool:
+    """Whether the mention is likely the tail of a longer name the extractor cut ("2nd Prince of Solms-Braunfels",
+    "7th Viscount Powerscourt"): "of" or a capitalized word right before it (an honorific such as "Sir" aside)."""
+    return bool(before.strip()) and _TITLE_BEFORE.search(before) is not None
+
+
 def _lifespan(born: str, died: str) -> bool:
     """Whether two dates in a parenthesis read as a life: 15 to 120 years apart ("(1986–1993)" after a name is a
     tenure more often than a life)."""
@@ -121,6 +130,8 @@ def _fits_type(terms: OntologyTerms, kind: str, required: str | None) -> bool:
 def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: Mention | None,
               terms: OntologyTerms) -> Iterator[tuple[Mention, str, str, float]]:
     for m in in_sent:  # "NAME (born ...)", "NAME (1900–1980)"
+        if _fragment(text[start:m.start_char]):
+            continue
         if terms.is_subtype(m.type or "", "Person") and (match := _PAREN.match(text, m.end_char, end)):
             if match.group("born"):
                 yield m, "birthDate", match.group("born"), 0.9

@@ -54,6 +54,7 @@ def test_encyclopedic_dates_become_literal_attributes(rules, text, expected):
     "In 1955 Ruth Calloway moved to Leeds.",                       # no life event
     "Ana Ruiz founded a company in 1990.",                         # the founder is not founded
     "The chair was later held by Ana Ruiz (1986–1993).",           # seven years: a tenure, not a life
+    "He was a son of Karl Odmann, 2nd Prince of Varnhorst-Linden (1721–1783).",  # a cut name's tail: a title
 ])
 def test_dates_no_pattern_states_about_the_subject_give_nothing(rules, text):
     assert attributes(rules.extract(text)) == set()
