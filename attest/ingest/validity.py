@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -153,6 +153,82 @@ def stored_occurrences(store: GraphStore, iris: Iris, keys: set[Key] | None, ski
                        min(stated.get(r["g"]) or [date.min])) for r in rows]
 
 
+def as_stored(iris: Iris, graph: str, quads: Iterable[Quad]) -> tuple[list[Occurrence], set[Key]]:
+    """What `stored_occurrences` reads from document graph `graph` once it holds the quads of `quads` in it, without
+    reading it; and the pairs for which that read picks one of several rows (a statement node that reifies two
+    stated facts, or has two starts or two ends), which only the store can tell."""
+    if not graph.startswith(iris.document_graph_prefix):
+        return [], set()
+    name = NamedNode(graph)
+    mine = [q for q in quads if q.graph_name == name]
+    asserted = {(q.subject, q.predicate, q.object) for q in mine}
+    facts: dict[object, set[tuple[NamedNode, NamedNode, Any]]] = {}  # statement node -> the stated facts it reifies
+    dates: dict[object, dict[str, set[object]]] = {}
+    for q in mine:
+        if q.predicate == REIFIES and isinstance(q.object, Triple):
+            s, p, o = q.object.subject, q.object.predicate, q.object.object
+            if isinstance(s, NamedNode) and s.value.startswith(iris.entity_prefix) and (s, p, o) in asserted:
+                facts.setdefault(q.subject, set()).add((s, p, o))
+        elif q.predicate in (VALID_FROM, VALID_TO):
+            dates.setdefault(q.subject, {}).setdefault(q.predicate.value, set()).add(q.object)
+    stated = _stated_day(mine)
+    out: list[Occurrence] = []
+    unsure: set[Key] = set()
+    for st, triples in facts.items():
+        d = dates.get(st, {})
+        if len(triples) > 1 or any(len(values) > 1 for values in d.values()):
+            unsure.update((s, p) for s, p, _ in triples)
+            continue
+        ((s, p, o),) = triples
+        start, end = (_day(next(iter(d[k]))) if k in d else None for k in (VALID_FROM.value, VALID_TO.value))
+        out.append(Occurrence(graph, s, p, o, start, end, stated))
+    return out, unsure
+
+
+@dataclass
+class StoredStatements:
+    """The stored statements of the pairs one bulk ingest's batches read (`change`), kept for its next batches:
+    a hub's pair is restated by many documents, and reading all of them again for every batch grows with the store.
+
+    Kept exact by what the caller tells: it writes the documents of each `change` as given, then says the store's
+    `generation` once that write and what follows it are done (`settled`); only then are those documents'
+    statements (`as_stored`) added. Any other write in between (another document's commit, a deletion, a SPARQL
+    update) moves the generation, and everything kept is dropped, to be read again from the store."""
+
+    generation: int | None = None  # the store's generation when `known` was current
+    known: dict[Key, list[Occurrence]] = field(default_factory=dict)  # every stored statement of each kept pair
+    pending: dict[str, list[Quad]] = field(default_factory=dict)  # the last change's documents, until written
+
+    def current(self, store: GraphStore) -> None:
+        """Drop everything kept if the store was written since the last settled write (and a change not written)."""
+        if self.generation != store.generation:
+            self.generation, self.known = None, {}
+        self.pending = {}
+
+    def settled(self, iris: Iris, generation: int) -> None:
+        """The last change's documents are written as given, and the store is at `generation` after that write."""
+        for occs in self.known.values():
+            occs[:] = [o for o in occs if o.document not in self.pending]
+        for graph, quads in self.pending.items():
+            found, unsure = as_stored(iris, graph, quads)
+            for o in found:
+                if (key := (o.subject, o.predicate)) in self.known:
+                    self.known[key].append(o)
+            for key in unsure:
+                self.known.pop(key, None)
+        self.generation, self.pending = generation, {}
+
+    def occurrences(self, store: GraphStore, iris: Iris, keys: set[Key], skip: set[str]) -> list[Occurrence]:
+        """What `stored_occurrences(store, iris, keys, skip)` returns now (after `current`), reading the pairs not
+        kept."""
+        missing = keys - self.known.keys()
+        for key in missing:
+            self.known[key] = []
+        for o in stored_occurrences(store, iris, missing, set()):
+            self.known[(o.subject, o.predicate)].append(o)
+        return [o for key in keys for o in self.known[key] if o.document not in skip]
+
+
 def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> list[Interval]:
     """Each fact's interval from every statement of it. A fact's start is its earliest validFrom; its end its
     latest validTo, or the day before a newer fact of a changing predicate about the same subject begins.
@@ -230,9 +306,21 @@ class Change:
     triples: set[Fact]
 
 
-def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -> Change:
+def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]],
+           kept: StoredStatements | None = None) -> Change:
     """The validity change of writing each of `documents` (document graph -> its new quads, [] to delete it):
-    the records of every pair either version of them states, recomputed from all document graphs as they will be."""
+    the records of every pair either version of them states, recomputed from all document graphs as they will be.
+    `kept`: the stored statements earlier changes read, for a caller that writes every change it is given and
+    then tells the store's generation (`StoredStatements.settled`)."""
+    if kept is None:
+        return _change(store, iris, documents, None)
+    kept.current(store)
+    found = _change(store, iris, documents, kept)
+    kept.pending = dict(documents)
+    return found
+
+
+def _change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]], kept: StoredStatements | None) -> Change:
     changing = changing_predicates(store, iris)
     new = [o for g, quads in documents.items() for o in occurrences_in(iris, g, quads)]
     keys = keys_of(new, changing)
@@ -250,7 +338,9 @@ def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -
                 keys.add((s, p))
     if not keys:
         return Change([], set())
-    occurrences = stored_occurrences(store, iris, keys, set(documents)) + [o for o in new if (o.subject, o.predicate) in keys]
+    stored = (kept.occurrences(store, iris, keys, set(documents)) if kept is not None
+              else stored_occurrences(store, iris, keys, set(documents)))
+    occurrences = stored + [o for o in new if (o.subject, o.predicate) in keys]
     before = _held(store, iris, keys)
     after_quads = record_quads(iris, intervals(occurrences, changing))
     after = {(q.subject, q.predicate, q.object) for q in after_quads}
