@@ -83,4 +83,5 @@ class CommitBatch:
         """The batch's write and what follows it (the reasoner's) are done, and nothing else wrote meanwhile: the
         stored statements kept for the next batch are current as of the store's generation now."""
         if self.stored is not None:
-            self.stored.settled(self.iris, self.store.generation)
+            with self.clock.measure("batch.validity"):
+                self.stored.settled(self.iris, self.store.generation)

@@ -4,7 +4,7 @@ recomputed for the (subject, predicate) pairs a write touches, in the same trans
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -81,17 +81,27 @@ def _day(term: object) -> date | None:
         return None
 
 
+_DATES = frozenset({VALID_FROM.value, VALID_TO.value})
+_READ = _DATES | {REIFIES.value, EVENT_TIME.value, STARTED.value}  # the predicates a document's statements are read from
+
+
 def occurrences_in(iris: Iris, graph: str, quads: Iterable[Quad]) -> list[Occurrence]:
     """The dated or undated statements of one document graph, read from its quads (a write not yet made)."""
-    quads = list(quads)
-    stated = _stated_day(quads)
     dates: dict[object, dict[str, date | None]] = {}
     reified: dict[object, Triple] = {}
-    for q in quads:
-        if q.predicate == REIFIES and isinstance(q.object, Triple):
-            reified[q.subject] = q.object
-        elif q.predicate in (VALID_FROM, VALID_TO):
-            dates.setdefault(q.subject, {})[q.predicate.value] = _day(q.object)
+    event: list[date] = []
+    started: list[date] = []
+    for q in quads:  # one pass, each quad's predicate read once: a batch reads every quad of its documents
+        if (pred := q.predicate.value) not in _READ:
+            continue
+        if pred == REIFIES.value:
+            if isinstance(t := q.object, Triple):
+                reified[q.subject] = t
+        elif pred in _DATES:
+            dates.setdefault(q.subject, {})[pred] = _day(q.object)
+        elif (day := _day(q.object)) is not None:
+            (event if pred == EVENT_TIME.value else started).append(day)
+    stated = min(event or started or [date.min])
     out = []
     for st, t in reified.items():
         if isinstance(t.subject, NamedNode) and t.subject.value.startswith(iris.entity_prefix):
@@ -99,12 +109,6 @@ def occurrences_in(iris: Iris, graph: str, quads: Iterable[Quad]) -> list[Occurr
             out.append(Occurrence(graph, t.subject, t.predicate, t.object, d.get(VALID_FROM.value),
                                   d.get(VALID_TO.value), stated))
     return out
-
-
-def _stated_day(quads: Sequence[Quad]) -> date:
-    event = [d for q in quads if q.predicate == EVENT_TIME and (d := _day(q.object))]
-    started = [d for q in quads if q.predicate == STARTED and (d := _day(q.object))]
-    return min(event or started or [date.min])
 
 
 def keys_of(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> set[Key]:
@@ -160,22 +164,34 @@ def as_stored(iris: Iris, graph: str, quads: Iterable[Quad]) -> tuple[list[Occur
     if not graph.startswith(iris.document_graph_prefix):
         return [], set()
     name = NamedNode(graph)
-    mine = [q for q in quads if q.graph_name == name]
-    asserted = {(q.subject, q.predicate, q.object) for q in mine}
-    facts: dict[object, set[tuple[NamedNode, NamedNode, Any]]] = {}  # statement node -> the stated facts it reifies
+    quads = list(quads)
+    reifies: list[tuple[object, Triple]] = []
     dates: dict[object, dict[str, set[object]]] = {}
-    for q in mine:
-        if q.predicate == REIFIES and isinstance(q.object, Triple):
-            s, p, o = q.object.subject, q.object.predicate, q.object.object
-            if isinstance(s, NamedNode) and s.value.startswith(iris.entity_prefix) and (s, p, o) in asserted:
-                facts.setdefault(q.subject, set()).add((s, p, o))
-        elif q.predicate in (VALID_FROM, VALID_TO):
-            dates.setdefault(q.subject, {}).setdefault(q.predicate.value, set()).add(q.object)
-    stated = _stated_day(mine)
+    event: list[date] = []
+    started: list[date] = []
+    for q in quads:  # one pass, as occurrences_in
+        if (pred := q.predicate.value) not in _READ or q.graph_name != name:
+            continue
+        if pred == REIFIES.value:
+            if isinstance(t := q.object, Triple):
+                reifies.append((q.subject, t))
+        elif pred in _DATES:
+            dates.setdefault(q.subject, {}).setdefault(pred, set()).add(q.object)
+        elif (day := _day(q.object)) is not None:
+            (event if pred == EVENT_TIME.value else started).append(day)
+    stated = min(event or started or [date.min])
+    facts: dict[object, set[tuple[NamedNode, NamedNode, Any]]] = {}  # statement node -> the stated facts it reifies
+    wanted = {Quad(t.subject, t.predicate, t.object, name) for _, t in reifies
+              if isinstance(t.subject, NamedNode) and t.subject.value.startswith(iris.entity_prefix)}
+    stated_facts = wanted.intersection(quads)  # only a fact the graph states is read (the query's ?s ?p ?o)
+    for node, t in reifies:
+        s = t.subject
+        if isinstance(s, NamedNode) and Quad(s, t.predicate, t.object, name) in stated_facts:
+            facts.setdefault(node, set()).add((s, t.predicate, t.object))
     out: list[Occurrence] = []
     unsure: set[Key] = set()
-    for st, triples in facts.items():
-        d = dates.get(st, {})
+    for node, triples in facts.items():
+        d = dates.get(node, {})
         if len(triples) > 1 or any(len(values) > 1 for values in d.values()):
             unsure.update((s, p) for s, p, _ in triples)
             continue
@@ -197,23 +213,26 @@ class StoredStatements:
 
     generation: int | None = None  # the store's generation when `known` was current
     known: dict[Key, list[Occurrence]] = field(default_factory=dict)  # every stored statement of each kept pair
+    documents: set[str] = field(default_factory=set)  # the document graphs of those statements
     pending: dict[str, list[Quad]] = field(default_factory=dict)  # the last change's documents, until written
 
     def current(self, store: GraphStore) -> None:
         """Drop everything kept if the store was written since the last settled write (and a change not written)."""
         if self.generation != store.generation:
-            self.generation, self.known = None, {}
+            self.generation, self.known, self.documents = None, {}, set()
         self.pending = {}
 
     def settled(self, iris: Iris, generation: int) -> None:
         """The last change's documents are written as given, and the store is at `generation` after that write."""
-        for occs in self.known.values():
-            occs[:] = [o for o in occs if o.document not in self.pending]
+        if not self.documents.isdisjoint(self.pending):  # a stored document written again
+            for occs in self.known.values():
+                occs[:] = [o for o in occs if o.document not in self.pending]
         for graph, quads in self.pending.items():
             found, unsure = as_stored(iris, graph, quads)
             for o in found:
                 if (key := (o.subject, o.predicate)) in self.known:
                     self.known[key].append(o)
+                    self.documents.add(graph)
             for key in unsure:
                 self.known.pop(key, None)
         self.generation, self.pending = generation, {}
@@ -226,6 +245,7 @@ class StoredStatements:
             self.known[key] = []
         for o in stored_occurrences(store, iris, missing, set()):
             self.known[(o.subject, o.predicate)].append(o)
+            self.documents.add(o.document)
         return [o for key in keys for o in self.known[key] if o.document not in skip]
 
 
