@@ -214,27 +214,31 @@ class StoredStatements:
     generation: int | None = None  # the store's generation when `known` was current
     known: dict[Key, list[Occurrence]] = field(default_factory=dict)  # every stored statement of each kept pair
     documents: set[str] = field(default_factory=set)  # the document graphs of those statements
+    facts: dict[Key, dict[object, Summary]] = field(default_factory=dict)  # `summaries` of `known`
     pending: dict[str, list[Quad]] = field(default_factory=dict)  # the last change's documents, until written
 
     def current(self, store: GraphStore) -> None:
         """Drop everything kept if the store was written since the last settled write (and a change not written)."""
         if self.generation != store.generation:
-            self.generation, self.known, self.documents = None, {}, set()
+            self.generation, self.known, self.documents, self.facts = None, {}, set(), {}
         self.pending = {}
 
     def settled(self, iris: Iris, generation: int) -> None:
         """The last change's documents are written as given, and the store is at `generation` after that write."""
         if not self.documents.isdisjoint(self.pending):  # a stored document written again
-            for occs in self.known.values():
+            for key, occs in self.known.items():
                 occs[:] = [o for o in occs if o.document not in self.pending]
+                self.facts[key] = summaries(occs).get(key, {})
         for graph, quads in self.pending.items():
             found, unsure = as_stored(iris, graph, quads)
             for o in found:
                 if (key := (o.subject, o.predicate)) in self.known:
                     self.known[key].append(o)
+                    self.facts[key][o.object] = _add(self.facts[key].get(o.object), o)
                     self.documents.add(graph)
             for key in unsure:
                 self.known.pop(key, None)
+                self.facts.pop(key, None)
         self.generation, self.pending = generation, {}
 
     def occurrences(self, store: GraphStore, iris: Iris, keys: set[Key], skip: set[str]) -> list[Occurrence]:
@@ -243,10 +247,22 @@ class StoredStatements:
         missing = keys - self.known.keys()
         for key in missing:
             self.known[key] = []
-        for o in stored_occurrences(store, iris, missing, set()):
+        found = stored_occurrences(store, iris, missing, set())
+        for o in found:
             self.known[(o.subject, o.predicate)].append(o)
             self.documents.add(o.document)
+        read = summaries(found)
+        self.facts.update({key: read.get(key, {}) for key in missing})
         return [o for key in keys for o in self.known[key] if o.document not in skip]
+
+    def summaries(self, store: GraphStore, iris: Iris, keys: set[Key],
+                  skip: set[str]) -> dict[Key, dict[object, Summary]] | None:
+        """What `summaries` of `occurrences(...)` gives, from the kept summaries (copies); None where `skip` names a
+        document of kept statements (then only the statements tell)."""
+        self.occurrences(store, iris, keys - self.known.keys(), skip)
+        if not self.documents.isdisjoint(skip):
+            return None
+        return {key: dict(self.facts[key]) for key in keys}
 
 
 def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> list[Interval]:
@@ -254,17 +270,41 @@ def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> li
     latest validTo, or the day before a newer fact of a changing predicate about the same subject begins.
     Newer: a dated fact only by a later validFrom of a dated one (a fact restated with no date never closes a
     dated one); an undated fact by any fact stated later (the document's or turn's time)."""
-    facts: dict[Key, dict[object, list[Occurrence]]] = {}
+    return _intervals(summaries(occurrences), changing)
+
+
+# what a fact's interval needs of its statements: (earliest validFrom, latest validFrom, latest statement time,
+# latest validTo, the latest start as (validFrom or day one, statement time, document)); adding a statement is exact
+Summary = tuple[date | None, date | None, date, date | None, tuple[date, date, str]]
+
+
+def summaries(occurrences: Iterable[Occurrence]) -> dict[Key, dict[object, Summary]]:
+    """Each pair's facts (object -> the summary of its statements)."""
+    out: dict[Key, dict[object, Summary]] = {}
     for occ in occurrences:
-        facts.setdefault((occ.subject, occ.predicate), {}).setdefault(occ.object, []).append(occ)
+        facts = out.setdefault((occ.subject, occ.predicate), {})
+        facts[occ.object] = _add(facts.get(occ.object), occ)
+    return out
+
+
+def _add(summary: Summary | None, occ: Occurrence) -> Summary:
+    start, end, latest = occ.valid_from, occ.valid_to, (occ.valid_from or date.min, occ.stated, occ.document)
+    if summary is None:
+        return start, start, occ.stated, end, latest
+    first, last, stated, to, top = summary
+    return (first if start is None or first is not None and first <= start else start,
+            last if start is None or last is not None and last >= start else start,
+            max(stated, occ.stated), to if end is None or to is not None and to >= end else end, max(top, latest))
+
+
+def _intervals(facts: Mapping[Key, Mapping[object, Summary]], changing: frozenset[str]) -> list[Interval]:
     out = []
-    for (s, p), by_object in facts.items():
-        summary = {o: _summary(occs) for o, occs in by_object.items()}
+    for (s, p), summary in facts.items():
         for o, (first, last_dated, last_stated, to, _) in summary.items():
             closer = None
             if p.value in changing:
                 newer = []
-                for other, (_, other_dated, other_stated, _, doc) in summary.items():
+                for other, (_, other_dated, other_stated, _, (_, _, doc)) in summary.items():
                     if other == o:
                         continue
                     if last_dated is not None:
@@ -278,16 +318,6 @@ def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> li
                 end, by, where = closer[0] - timedelta(days=1), closer[2], closer[3]
             out.append(Interval(s, p, o, first, end, by, where))
     return out
-
-
-def _summary(occs: list[Occurrence]) -> tuple[date | None, date | None, date, date | None, str]:
-    """(earliest validFrom, latest validFrom, latest statement time, latest validTo, the document of the latest
-    start) of one fact's statements."""
-    froms = [o.valid_from for o in occs if o.valid_from is not None]
-    tos = [o.valid_to for o in occs if o.valid_to is not None]
-    latest = max(occs, key=lambda o: (o.valid_from or date.min, o.stated, o.document))
-    return (min(froms) if froms else None, max(froms) if froms else None, max(o.stated for o in occs),
-            max(tos) if tos else None, latest.document)
 
 
 def record_quads(iris: Iris, found: Iterable[Interval]) -> list[Quad]:
@@ -358,11 +388,18 @@ def _change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]], 
                 keys.add((s, p))
     if not keys:
         return Change([], set())
-    stored = (kept.occurrences(store, iris, keys, set(documents)) if kept is not None
-              else stored_occurrences(store, iris, keys, set(documents)))
-    occurrences = stored + [o for o in new if (o.subject, o.predicate) in keys]
+    summed = kept.summaries(store, iris, keys, set(documents)) if kept is not None else None
+    if summed is not None:  # the kept pairs' summaries, with the new statements added
+        for o in new:
+            if (key := (o.subject, o.predicate)) in summed:
+                summed[key][o.object] = _add(summed[key].get(o.object), o)
+        found = _intervals(summed, changing)
+    else:
+        stored = (kept.occurrences(store, iris, keys, set(documents)) if kept is not None
+                  else stored_occurrences(store, iris, keys, set(documents)))
+        found = intervals(stored + [o for o in new if (o.subject, o.predicate) in keys], changing)
     before = _held(store, iris, keys)
-    after_quads = record_quads(iris, intervals(occurrences, changing))
+    after_quads = record_quads(iris, found)
     after = {(q.subject, q.predicate, q.object) for q in after_quads}
     ops = [_drop_keys(iris, keys)]
     if after_quads:
