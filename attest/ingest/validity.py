@@ -203,8 +203,9 @@ def as_stored(iris: Iris, graph: str, quads: Iterable[Quad]) -> tuple[list[Occur
 
 @dataclass
 class StoredStatements:
-    """The stored statements of the pairs one bulk ingest's batches read (`change`), kept for its next batches:
-    a hub's pair is restated by many documents, and reading all of them again for every batch grows with the store.
+    """The stored statements of the pairs one bulk ingest's batches read (`change`), kept for its next batches with
+    each fact's `summaries`: a hub's pair is restated by many documents, and reading (or going over) all of them
+    again for every batch grows with the store.
 
     Kept exact by what the caller tells: it writes the documents of each `change` as given, then says the store's
     `generation` once that write and what follows it are done (`settled`); only then are those documents'
