@@ -216,16 +216,19 @@ class StoredStatements:
     known: dict[Key, list[Occurrence]] = field(default_factory=dict)  # every stored statement of each kept pair
     documents: set[str] = field(default_factory=set)  # the document graphs of those statements
     facts: dict[Key, dict[object, Summary]] = field(default_factory=dict)  # `summaries` of `known`
-    pending: dict[str, list[Quad]] = field(default_factory=dict)  # the last change's documents, until written
+    pending: dict[str, list[Quad]] | None = None  # the last change's documents, until written (None: no change)
 
     def current(self, store: GraphStore) -> None:
         """Drop everything kept if the store was written since the last settled write (and a change not written)."""
         if self.generation != store.generation:
             self.generation, self.known, self.documents, self.facts = None, {}, set(), {}
-        self.pending = {}
+        self.pending = None
 
     def settled(self, iris: Iris, generation: int) -> None:
-        """The last change's documents are written as given, and the store is at `generation` after that write."""
+        """The last change's documents are written as given, and the store is at `generation` after that write
+        (nothing to do without a change since `current`: the generation stays the one that made `known` current)."""
+        if self.pending is None:
+            return
         if not self.documents.isdisjoint(self.pending):  # a stored document written again
             for key, occs in self.known.items():
                 occs[:] = [o for o in occs if o.document not in self.pending]
@@ -240,7 +243,7 @@ class StoredStatements:
             for key in unsure:
                 self.known.pop(key, None)
                 self.facts.pop(key, None)
-        self.generation, self.pending = generation, {}
+        self.generation, self.pending = generation, None
 
     def occurrences(self, store: GraphStore, iris: Iris, keys: set[Key], skip: set[str]) -> list[Occurrence]:
         """What `stored_occurrences(store, iris, keys, skip)` returns now (after `current`), reading the pairs not

@@ -179,3 +179,22 @@ def test_what_is_kept_is_what_the_store_reads(tmp_path):
         assert key not in kept.known and _records(store) == _recomputed(store)
     finally:
         store.close()
+
+
+def test_settled_without_a_change_does_not_hide_a_write(tmp_path):
+    """Told `settled` with no change since (an empty batch), what was kept stays tied to the generation it was read
+    at: a commit made before is still seen by the next batch."""
+    store = _open(tmp_path / "data")
+    try:
+        kept = validity.StoredStatements()
+        _write_batch(store, kept, {"a": _document("a", "2020-01-01", [(0, WORKS_FOR, 0, None, None)])})
+        commit(store, IRIS, "b", document=_document("b", "2020-07-01", [(0, WORKS_FOR, 1, None, None)]), status=[],
+               quarantine=[], fresh=True)
+        empty = CommitBatch(store, IRIS, max_quads=10_000)
+        empty.stored = kept
+        assert empty.flush() == []
+        empty.settled()
+        _write_batch(store, kept, {"c": _document("c", "2022-02-02", [(0, WORKS_FOR, 2, None, None)])})
+        assert _records(store) == _recomputed(store)
+    finally:
+        store.close()
