@@ -26,6 +26,9 @@ class CommitBatch:
         self._graphs: dict[str, list[Quad]] = {}  # doc id -> quads of its document and status graphs
         self._quarantine: list[Quad] = []
         self._size = 0
+        # the stored statements of the pairs earlier batches read (valid time), for the next batches; a server
+        # store is written by other processes too, unseen until its generation catches up: read each time there
+        self.stored = validity.StoredStatements() if store.raw is not None else None
 
     def __contains__(self, doc_id: str) -> bool:
         return doc_id in self._graphs
@@ -42,6 +45,7 @@ class CommitBatch:
         """The pending documents as a batch of their own (to be written elsewhere); this one starts empty."""
         other = CommitBatch(self.store, self.iris, self.max_quads, self.clock)
         other._graphs, other._quarantine, other._size = self._graphs, self._quarantine, self._size
+        other.stored = self.stored
         self._graphs, self._quarantine, self._size = {}, [], 0
         return other
 
@@ -63,7 +67,7 @@ class CommitBatch:
         # and the valid time of the facts they state (every graph of the batch is new: nothing is stored in it yet)
         with self.clock.measure("batch.validity"):
             timed = validity.change(self.store, self.iris,
-                                    {self.iris.document_graph(d): qs for d, qs in self._graphs.items()})
+                                    {self.iris.document_graph(d): qs for d, qs in self._graphs.items()}, self.stored)
         finish = " ;\n".join([*([quad_data("INSERT DATA", permanent)] if permanent else []), *timed.operations]) or None
         graphs = self._graphs
         try:  # its documents stay `in` the batch until they are in the store: one given again meanwhile must wait
@@ -74,3 +78,10 @@ class CommitBatch:
         with self.clock.measure("batch.fulltext"):  # the full-text index follows (repaired from the store on open)
             fulltext.on_commit_many(self.store, self.iris, {doc_id: (qs, qs) for doc_id, qs in graphs.items()})
         return guarded[: len(doc_ids)]
+
+    def settled(self) -> None:
+        """The batch's write and what follows it (the reasoner's) are done, and nothing else wrote meanwhile: the
+        stored statements kept for the next batch are current as of the store's generation now."""
+        if self.stored is not None:
+            with self.clock.measure("batch.validity"):
+                self.stored.settled(self.iris, self.store.generation)

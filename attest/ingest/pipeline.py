@@ -447,6 +447,7 @@ class IngestPipeline:
         if graphs and self.reasoner is not None:
             with self.clock.measure("reasoner"):
                 self.reasoner.refresh(graphs)
+        batch.settled()  # the batch thread is the one writer until here (other writes wait for it: _await_batch)
 
     def _extract(self, texts: list[str]) -> list[Extraction | ExtractionError]:
         if not texts:

@@ -4,8 +4,8 @@ recomputed for the (subject, predicate) pairs a write touches, in the same trans
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -81,17 +81,27 @@ def _day(term: object) -> date | None:
         return None
 
 
+_DATES = frozenset({VALID_FROM.value, VALID_TO.value})
+_READ = _DATES | {REIFIES.value, EVENT_TIME.value, STARTED.value}  # the predicates a document's statements are read from
+
+
 def occurrences_in(iris: Iris, graph: str, quads: Iterable[Quad]) -> list[Occurrence]:
     """The dated or undated statements of one document graph, read from its quads (a write not yet made)."""
-    quads = list(quads)
-    stated = _stated_day(quads)
     dates: dict[object, dict[str, date | None]] = {}
     reified: dict[object, Triple] = {}
-    for q in quads:
-        if q.predicate == REIFIES and isinstance(q.object, Triple):
-            reified[q.subject] = q.object
-        elif q.predicate in (VALID_FROM, VALID_TO):
-            dates.setdefault(q.subject, {})[q.predicate.value] = _day(q.object)
+    event: list[date] = []
+    started: list[date] = []
+    for q in quads:  # one pass, each quad's predicate read once: a batch reads every quad of its documents
+        if (pred := q.predicate.value) not in _READ:
+            continue
+        if pred == REIFIES.value:
+            if isinstance(t := q.object, Triple):
+                reified[q.subject] = t
+        elif pred in _DATES:
+            dates.setdefault(q.subject, {})[pred] = _day(q.object)
+        elif (day := _day(q.object)) is not None:
+            (event if pred == EVENT_TIME.value else started).append(day)
+    stated = min(event or started or [date.min])
     out = []
     for st, t in reified.items():
         if isinstance(t.subject, NamedNode) and t.subject.value.startswith(iris.entity_prefix):
@@ -99,12 +109,6 @@ def occurrences_in(iris: Iris, graph: str, quads: Iterable[Quad]) -> list[Occurr
             out.append(Occurrence(graph, t.subject, t.predicate, t.object, d.get(VALID_FROM.value),
                                   d.get(VALID_TO.value), stated))
     return out
-
-
-def _stated_day(quads: Sequence[Quad]) -> date:
-    event = [d for q in quads if q.predicate == EVENT_TIME and (d := _day(q.object))]
-    started = [d for q in quads if q.predicate == STARTED and (d := _day(q.object))]
-    return min(event or started or [date.min])
 
 
 def keys_of(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> set[Key]:
@@ -153,22 +157,158 @@ def stored_occurrences(store: GraphStore, iris: Iris, keys: set[Key] | None, ski
                        min(stated.get(r["g"]) or [date.min])) for r in rows]
 
 
+def as_stored(iris: Iris, graph: str, quads: Iterable[Quad]) -> tuple[list[Occurrence], set[Key]]:
+    """What `stored_occurrences` reads from document graph `graph` once it holds the quads of `quads` in it, without
+    reading it; and the pairs for which that read picks one of several rows (a statement node that reifies two
+    stated facts, or has two starts or two ends), which only the store can tell."""
+    if not graph.startswith(iris.document_graph_prefix):
+        return [], set()
+    name = NamedNode(graph)
+    quads = list(quads)
+    reifies: list[tuple[object, Triple]] = []
+    dates: dict[object, dict[str, set[object]]] = {}
+    event: list[date] = []
+    started: list[date] = []
+    for q in quads:  # one pass, as occurrences_in
+        if (pred := q.predicate.value) not in _READ or q.graph_name != name:
+            continue
+        if pred == REIFIES.value:
+            if isinstance(t := q.object, Triple):
+                reifies.append((q.subject, t))
+        elif pred in _DATES:
+            dates.setdefault(q.subject, {}).setdefault(pred, set()).add(q.object)
+        elif (day := _day(q.object)) is not None:
+            (event if pred == EVENT_TIME.value else started).append(day)
+    stated = min(event or started or [date.min])
+    facts: dict[object, set[tuple[NamedNode, NamedNode, Any]]] = {}  # statement node -> the stated facts it reifies
+    wanted = {Quad(t.subject, t.predicate, t.object, name) for _, t in reifies
+              if isinstance(t.subject, NamedNode) and t.subject.value.startswith(iris.entity_prefix)}
+    stated_facts = wanted.intersection(quads)  # only a fact the graph states is read (the query's ?s ?p ?o)
+    for node, t in reifies:
+        s = t.subject
+        if isinstance(s, NamedNode) and Quad(s, t.predicate, t.object, name) in stated_facts:
+            facts.setdefault(node, set()).add((s, t.predicate, t.object))
+    out: list[Occurrence] = []
+    unsure: set[Key] = set()
+    for node, triples in facts.items():
+        d = dates.get(node, {})
+        if len(triples) > 1 or any(len(values) > 1 for values in d.values()):
+            unsure.update((s, p) for s, p, _ in triples)
+            continue
+        ((s, p, o),) = triples
+        start, end = (_day(next(iter(d[k]))) if k in d else None for k in (VALID_FROM.value, VALID_TO.value))
+        out.append(Occurrence(graph, s, p, o, start, end, stated))
+    return out, unsure
+
+
+@dataclass
+class StoredStatements:
+    """The stored statements of the pairs one bulk ingest's batches read (`change`), kept for its next batches with
+    each fact's `summaries`: a hub's pair is restated by many documents, and reading (or going over) all of them
+    again for every batch grows with the store.
+
+    Kept exact by what the caller tells: it writes the documents of each `change` as given, then says the store's
+    `generation` once that write and what follows it are done (`settled`); only then are those documents'
+    statements (`as_stored`) added. Any other write in between (another document's commit, a deletion, a SPARQL
+    update) moves the generation, and everything kept is dropped, to be read again from the store."""
+
+    generation: int | None = None  # the store's generation when `known` was current
+    known: dict[Key, list[Occurrence]] = field(default_factory=dict)  # every stored statement of each kept pair
+    documents: set[str] = field(default_factory=set)  # the document graphs of those statements
+    facts: dict[Key, dict[object, Summary]] = field(default_factory=dict)  # `summaries` of `known`
+    pending: dict[str, list[Quad]] | None = None  # the last change's documents, until written (None: no change)
+
+    def current(self, store: GraphStore) -> None:
+        """Drop everything kept if the store was written since the last settled write (and a change not written)."""
+        if self.generation != store.generation:
+            self.generation, self.known, self.documents, self.facts = None, {}, set(), {}
+        self.pending = None
+
+    def settled(self, iris: Iris, generation: int) -> None:
+        """The last change's documents are written as given, and the store is at `generation` after that write
+        (nothing to do without a change since `current`: the generation stays the one that made `known` current)."""
+        if self.pending is None:
+            return
+        if not self.documents.isdisjoint(self.pending):  # a stored document written again
+            for key, occs in self.known.items():
+                occs[:] = [o for o in occs if o.document not in self.pending]
+                self.facts[key] = summaries(occs).get(key, {})
+        for graph, quads in self.pending.items():
+            found, unsure = as_stored(iris, graph, quads)
+            for o in found:
+                if (key := (o.subject, o.predicate)) in self.known:
+                    self.known[key].append(o)
+                    self.facts[key][o.object] = _add(self.facts[key].get(o.object), o)
+                    self.documents.add(graph)
+            for key in unsure:
+                self.known.pop(key, None)
+                self.facts.pop(key, None)
+        self.generation, self.pending = generation, None
+
+    def occurrences(self, store: GraphStore, iris: Iris, keys: set[Key], skip: set[str]) -> list[Occurrence]:
+        """What `stored_occurrences(store, iris, keys, skip)` returns now (after `current`), reading the pairs not
+        kept."""
+        missing = keys - self.known.keys()
+        for key in missing:
+            self.known[key] = []
+        found = stored_occurrences(store, iris, missing, set())
+        for o in found:
+            self.known[(o.subject, o.predicate)].append(o)
+            self.documents.add(o.document)
+        read = summaries(found)
+        self.facts.update({key: read.get(key, {}) for key in missing})
+        return [o for key in keys for o in self.known[key] if o.document not in skip]
+
+    def summaries(self, store: GraphStore, iris: Iris, keys: set[Key],
+                  skip: set[str]) -> dict[Key, dict[object, Summary]] | None:
+        """What `summaries` of `occurrences(...)` gives, from the kept summaries (copies); None where `skip` names a
+        document of kept statements (then only the statements tell)."""
+        self.occurrences(store, iris, keys - self.known.keys(), skip)
+        if not self.documents.isdisjoint(skip):
+            return None
+        return {key: dict(self.facts[key]) for key in keys}
+
+
 def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> list[Interval]:
     """Each fact's interval from every statement of it. A fact's start is its earliest validFrom; its end its
     latest validTo, or the day before a newer fact of a changing predicate about the same subject begins.
     Newer: a dated fact only by a later validFrom of a dated one (a fact restated with no date never closes a
     dated one); an undated fact by any fact stated later (the document's or turn's time)."""
-    facts: dict[Key, dict[object, list[Occurrence]]] = {}
+    return _intervals(summaries(occurrences), changing)
+
+
+# what a fact's interval needs of its statements: (earliest validFrom, latest validFrom, latest statement time,
+# latest validTo, the latest start as (validFrom or day one, statement time, document)); adding a statement is exact
+Summary = tuple[date | None, date | None, date, date | None, tuple[date, date, str]]
+
+
+def summaries(occurrences: Iterable[Occurrence]) -> dict[Key, dict[object, Summary]]:
+    """Each pair's facts (object -> the summary of its statements)."""
+    out: dict[Key, dict[object, Summary]] = {}
     for occ in occurrences:
-        facts.setdefault((occ.subject, occ.predicate), {}).setdefault(occ.object, []).append(occ)
+        facts = out.setdefault((occ.subject, occ.predicate), {})
+        facts[occ.object] = _add(facts.get(occ.object), occ)
+    return out
+
+
+def _add(summary: Summary | None, occ: Occurrence) -> Summary:
+    start, end, latest = occ.valid_from, occ.valid_to, (occ.valid_from or date.min, occ.stated, occ.document)
+    if summary is None:
+        return start, start, occ.stated, end, latest
+    first, last, stated, to, top = summary
+    return (first if start is None or first is not None and first <= start else start,
+            last if start is None or last is not None and last >= start else start,
+            max(stated, occ.stated), to if end is None or to is not None and to >= end else end, max(top, latest))
+
+
+def _intervals(facts: Mapping[Key, Mapping[object, Summary]], changing: frozenset[str]) -> list[Interval]:
     out = []
-    for (s, p), by_object in facts.items():
-        summary = {o: _summary(occs) for o, occs in by_object.items()}
+    for (s, p), summary in facts.items():
         for o, (first, last_dated, last_stated, to, _) in summary.items():
             closer = None
             if p.value in changing:
                 newer = []
-                for other, (_, other_dated, other_stated, _, doc) in summary.items():
+                for other, (_, other_dated, other_stated, _, (_, _, doc)) in summary.items():
                     if other == o:
                         continue
                     if last_dated is not None:
@@ -182,16 +322,6 @@ def intervals(occurrences: Iterable[Occurrence], changing: frozenset[str]) -> li
                 end, by, where = closer[0] - timedelta(days=1), closer[2], closer[3]
             out.append(Interval(s, p, o, first, end, by, where))
     return out
-
-
-def _summary(occs: list[Occurrence]) -> tuple[date | None, date | None, date, date | None, str]:
-    """(earliest validFrom, latest validFrom, latest statement time, latest validTo, the document of the latest
-    start) of one fact's statements."""
-    froms = [o.valid_from for o in occs if o.valid_from is not None]
-    tos = [o.valid_to for o in occs if o.valid_to is not None]
-    latest = max(occs, key=lambda o: (o.valid_from or date.min, o.stated, o.document))
-    return (min(froms) if froms else None, max(froms) if froms else None, max(o.stated for o in occs),
-            max(tos) if tos else None, latest.document)
 
 
 def record_quads(iris: Iris, found: Iterable[Interval]) -> list[Quad]:
@@ -230,9 +360,21 @@ class Change:
     triples: set[Fact]
 
 
-def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -> Change:
+def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]],
+           kept: StoredStatements | None = None) -> Change:
     """The validity change of writing each of `documents` (document graph -> its new quads, [] to delete it):
-    the records of every pair either version of them states, recomputed from all document graphs as they will be."""
+    the records of every pair either version of them states, recomputed from all document graphs as they will be.
+    `kept`: the stored statements earlier changes read, for a caller that writes every change it is given and
+    then tells the store's generation (`StoredStatements.settled`)."""
+    if kept is None:
+        return _change(store, iris, documents, None)
+    kept.current(store)
+    found = _change(store, iris, documents, kept)
+    kept.pending = dict(documents)
+    return found
+
+
+def _change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]], kept: StoredStatements | None) -> Change:
     changing = changing_predicates(store, iris)
     new = [o for g, quads in documents.items() for o in occurrences_in(iris, g, quads)]
     keys = keys_of(new, changing)
@@ -250,9 +392,18 @@ def change(store: GraphStore, iris: Iris, documents: Mapping[str, list[Quad]]) -
                 keys.add((s, p))
     if not keys:
         return Change([], set())
-    occurrences = stored_occurrences(store, iris, keys, set(documents)) + [o for o in new if (o.subject, o.predicate) in keys]
+    summed = kept.summaries(store, iris, keys, set(documents)) if kept is not None else None
+    if summed is not None:  # the kept pairs' summaries, with the new statements added
+        for o in new:
+            if (key := (o.subject, o.predicate)) in summed:
+                summed[key][o.object] = _add(summed[key].get(o.object), o)
+        found = _intervals(summed, changing)
+    else:
+        stored = (kept.occurrences(store, iris, keys, set(documents)) if kept is not None
+                  else stored_occurrences(store, iris, keys, set(documents)))
+        found = intervals(stored + [o for o in new if (o.subject, o.predicate) in keys], changing)
     before = _held(store, iris, keys)
-    after_quads = record_quads(iris, intervals(occurrences, changing))
+    after_quads = record_quads(iris, found)
     after = {(q.subject, q.predicate, q.object) for q in after_quads}
     ops = [_drop_keys(iris, keys)]
     if after_quads:
