@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 from attest.answer import direction, lexicon
 from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
 from attest.answer.predicates import (
-    CAMEL, PropertyText, Term, class_words, describing_words, relevance, relevance_of, term_matches,
+    CAMEL, PropertyText, Term, class_words, describing_words, relevance, relevance_of, term_matches, word_shares,
 )
 from attest.answer.words import normalize
 
@@ -114,6 +114,8 @@ class PathSearch:
         self._degrees: dict[str, int] = {}
         self.lexical: frozenset[int] | None = None  # the terms that may match a predicate through WordNet
         self.sampled: set[str] = set()  # the big nodes past the first hop whose facts were read by a sample
+        self.shares: list[float] | None = None  # each term's weight by how many declared properties name it
+        self._valued: dict[tuple[str, bool], float] = {}  # a hop to a value: its predicate's relevance by the shares
         if terms and declared:
             texts = lookup.property_texts(declared)
             # each declared property's words met by the question's, once for the two weighings below
@@ -125,6 +127,7 @@ class PathSearch:
                                           if r >= SPELLED))
             self.lexical = frozenset(range(len(terms))) - spelled
             self._words.update({key: relevance_of(m, self.lexical) for key, m in matches.items()})
+            self.shares = word_shares((m for (_, forward), m in matches.items() if forward), SPELLED)
 
     def search(self, seeds: list[tuple[str, float, int | None]], max_hops: int) -> list[Path]:
         """Every path kept by the beam, best first (a path of any length from 1 to max_hops); a seed is
@@ -215,7 +218,10 @@ class PathSearch:
             if step.weighed is None:
                 triple, status = step.triple, step.status
                 rel, matched = self._relevance(triple[1], step.forward, steps.texts)
-                weight = (IRRELEVANT + (1 - IRRELEVANT) * rel) * (1.0 if status.asserted else INFERRED)
+                # a value is the answer itself, with no further fact to say it is the one asked for: its predicate
+                # counts by the question's distinctive words, a word many properties are named by ("date") less
+                valued = self._value_relevance(triple[1], step.forward, steps.texts) if is_literal(step.target) else rel
+                weight = (IRRELEVANT + (1 - IRRELEVANT) * valued) * (1.0 if status.asserted else INFERRED)
                 weight *= GENERIC if triple[1] in GENERIC_PREDICATES else 1.0
                 step.weighed = (Hop(triple, step.forward, status, rel, matched), weight)
             hop, weight = step.weighed
@@ -236,6 +242,15 @@ class PathSearch:
             self._words[key] = relevance(self.terms, describing_words(texts[predicate], _local(predicate), not forward),
                                          self.lexical)
         return self._words[key]
+
+    def _value_relevance(self, predicate: str, forward: bool, texts: dict[str, PropertyText]) -> float:
+        if self.shares is None:
+            return self._relevance(predicate, forward, texts)[0]
+        key = (predicate, forward)
+        if key not in self._valued:
+            words = describing_words(texts[predicate], _local(predicate), not forward)
+            self._valued[key] = relevance_of(term_matches(self.terms, words), self.lexical, self.shares)[0]
+        return self._valued[key]
 
     def _rescore(self, paths: list[Path]) -> None:
         """The final score: the hops' product, times how much of the question's relation words the path covers,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterable, Sequence
 
 from rapidfuzz import fuzz
 
@@ -152,15 +153,33 @@ def term_matches(terms: list[Term], words: PredicateWords) -> list[tuple[float, 
     return [_term_match(term, words) for term in terms]
 
 
-def relevance_of(matches: list[tuple[float, float]], lexical: frozenset[int] | None = None) -> tuple[float, frozenset[int]]:
-    """`relevance` from the terms' matches (`term_matches`): one property weighed for several `lexical` sets."""
+def relevance_of(matches: list[tuple[float, float]], lexical: frozenset[int] | None = None,
+                 shares: Sequence[float] | None = None) -> tuple[float, frozenset[int]]:
+    """`relevance` from the terms' matches (`term_matches`): one property weighed for several `lexical` sets;
+    `shares`: each term's weight (`word_shares`), None for all 1."""
     best, matched = 0.0, set()
     for i, (spelled, related) in enumerate(matches):
         score = max(spelled, related if lexical is None or i in lexical else 0.0)
+        if shares is not None:
+            score *= shares[i]
         if score > 0:
             matched.add(i)
             best = max(best, score)
     return best, frozenset(matched)
+
+
+def word_shares(matches: Iterable[list[tuple[float, float]]], spelled: float) -> list[float]:
+    """Each question term's weight, 1 / how many properties name it: `matches` holds each property's `term_matches`
+    (its own names, read forwards), and a property names a term whose spelling matches at least `spelled`. "date"
+    that birthDate, deathDate and publicationDate all name says a third as much of any one of them as "premiered"
+    would of the one it names."""
+    counts: list[int] = []
+    for per_term in matches:
+        if not counts:
+            counts = [0] * len(per_term)
+        for i, (spelt, _) in enumerate(per_term):
+            counts[i] += spelt >= spelled
+    return [1.0 / max(n, 1) for n in counts]
 
 
 def _term_match(term: Term, words: PredicateWords) -> tuple[float, float]:
