@@ -67,6 +67,8 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
         return fit(want, Candidate(path.label, iri, None, 0.0), types, NOTHING_SAID, terms) == 1.0
 
     text, answers = compose_extractive(context, keep, describe=False)
+    if want.kind == "date" and want.noun == "year":  # "in what year": a date a fact holds answers by its year
+        answers = [_year_of(a) for a in answers]
     if index is not None and context.sources:
         found = compose_from_passages(question, want, context, index, lookup, terms, skip)
         # the better supported of the two: a path's score (link, predicate relevance, coverage of the question)
@@ -145,6 +147,14 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     answer_id = ident if top.iri and top.iri == cite else None
     item = AnswerItem(id=answer_id, label=top.text, value=top.text if value else None, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
+
+
+def _year_of(answer: AnswerItem) -> AnswerItem:
+    """A value answer that is a fuller date ("3 March 1901") as its year; any other answer as it is."""
+    year = YEAR.search(answer.value or "") if answer.value is not None else None
+    if year is None or year.group(0) == answer.value:
+        return answer
+    return answer.model_copy(update={"value": year.group(0), "label": year.group(0)})
 
 
 def _beside(want: Asks, c: Candidate) -> bool:
