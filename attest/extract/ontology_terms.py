@@ -62,21 +62,8 @@ SELECT ?prop ?label ?alt ?domain ?range ?comment ?inverse WHERE {
 }
 """
 
-# the same columns as OBJECT_PROPERTIES, so that one reader builds both (a literal has no inverse)
-DATATYPE_PROPERTIES = """
-PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-PREFIX owl: <http://www.w3.org/2002/07/owl#>
-PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
-SELECT ?prop ?label ?alt ?domain ?range ?comment ?inverse WHERE {
-  ?prop a owl:DatatypeProperty .
-  FILTER(isIRI(?prop))
-  OPTIONAL { ?prop rdfs:label ?label }
-  OPTIONAL { ?prop skos:altLabel ?alt }
-  OPTIONAL { ?prop rdfs:domain ?domain . FILTER(isIRI(?domain)) }
-  OPTIONAL { ?prop rdfs:range ?range . FILTER(isIRI(?range)) }
-  OPTIONAL { ?prop rdfs:comment ?comment }
-}
-"""
+# the same columns as OBJECT_PROPERTIES, so that one reader builds both (a literal has no inverse: none is found)
+DATATYPE_PROPERTIES = OBJECT_PROPERTIES.replace("owl:ObjectProperty", "owl:DatatypeProperty")
 
 
 def squash(text: str) -> str:

@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, TypeVar
 
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
@@ -148,18 +149,9 @@ class ExtractionValidator:
                 rejected.append(Rejection(entity, reason))
                 continue
             candidate = entity.model_copy(update={"name": name, "type": type_name, "description": entity.description.strip()})
-            key = name_key(name)
-            if key in kept:
-                loser, winner = sorted((kept[key], candidate), key=lambda e: e.confidence)
-                kept[key] = winner
-                rejected.append(Rejection(loser, f"duplicate of entity {winner.name!r} ({winner.type}) in the same chunk"))
-            else:
-                kept[key] = candidate
-        ranked = sorted(kept.values(), key=lambda e: -e.confidence)
-        for entity in ranked[self.max_entities:]:
-            rejected.append(Rejection(entity, f"over the per-chunk cap of {self.max_entities} entities"))
-        keep = {id(e) for e in ranked[: self.max_entities]}
-        return [e for e in kept.values() if id(e) in keep]
+            _keep_surest(kept, name_key(name), candidate, rejected,
+                         lambda winner: f"duplicate of entity {winner.name!r} ({winner.type}) in the same chunk")
+        return _capped(kept, self.max_entities, "entities", rejected)
 
     def _relations(self, items: list[ExtractedRelation], names: dict[str, str], rejected: list[Rejection]) -> list[ExtractedRelation]:
         kept: dict[tuple[str, str, str], ExtractedRelation] = {}
@@ -183,18 +175,9 @@ class ExtractionValidator:
                 continue
             assert subject is not None and predicate is not None and obj is not None  # each None set a reason above
             candidate = relation.model_copy(update={"subject": subject, "predicate": predicate, "object": obj})
-            key = (subject, predicate, obj)
-            if key in kept:
-                loser, winner = sorted((kept[key], candidate), key=lambda r: r.confidence)
-                kept[key] = winner
-                rejected.append(Rejection(loser, "duplicate relation in the same chunk"))
-            else:
-                kept[key] = candidate
-        ranked = sorted(kept.values(), key=lambda r: -r.confidence)
-        for relation in ranked[self.max_relations:]:
-            rejected.append(Rejection(relation, f"over the per-chunk cap of {self.max_relations} relations"))
-        keep = {id(r) for r in ranked[: self.max_relations]}
-        return [r for r in kept.values() if id(r) in keep]
+            _keep_surest(kept, (subject, predicate, obj), candidate, rejected,
+                         lambda _: "duplicate relation in the same chunk")
+        return _capped(kept, self.max_relations, "relations", rejected)
 
     def _attributes(self, items: list[ExtractedAttribute], names: dict[str, str],
                     rejected: list[Rejection]) -> list[ExtractedAttribute]:
@@ -219,16 +202,30 @@ class ExtractionValidator:
                 rejected.append(Rejection(attribute, reason))
                 continue
             assert subject is not None and predicate is not None  # each None set a reason above
-            key = (subject, predicate, value.casefold())
             candidate = attribute.model_copy(update={"subject": subject, "predicate": predicate, "value": value})
-            if key in kept:
-                loser, winner = sorted((kept[key], candidate), key=lambda a: a.confidence)
-                kept[key] = winner
-                rejected.append(Rejection(loser, "duplicate attribute in the same chunk"))
-            else:
-                kept[key] = candidate
-        ranked = sorted(kept.values(), key=lambda a: -a.confidence)
-        for attribute in ranked[self.max_relations:]:
-            rejected.append(Rejection(attribute, f"over the per-chunk cap of {self.max_relations} attributes"))
-        keep = {id(a) for a in ranked[: self.max_relations]}
-        return [a for a in kept.values() if id(a) in keep]
+            _keep_surest(kept, (subject, predicate, value.casefold()), candidate, rejected,
+                         lambda _: "duplicate attribute in the same chunk")
+        return _capped(kept, self.max_relations, "attributes", rejected)
+
+
+Item = TypeVar("Item", ExtractedEntity, ExtractedRelation, ExtractedAttribute)
+
+
+def _keep_surest(kept: dict[Any, Item], key: Any, candidate: Item, rejected: list[Rejection],
+                 duplicate: Callable[[Item], str]) -> None:
+    """Keep the surer of two items under one key; the other is rejected, `duplicate(winner)` saying why."""
+    if key in kept:
+        loser, winner = sorted((kept[key], candidate), key=lambda item: item.confidence)
+        kept[key] = winner
+        rejected.append(Rejection(loser, duplicate(winner)))
+    else:
+        kept[key] = candidate
+
+
+def _capped(kept: dict[Any, Item], cap: int, noun: str, rejected: list[Rejection]) -> list[Item]:
+    """The `cap` surest items, in the order they were kept; the rest rejected as over the per-chunk cap."""
+    ranked = sorted(kept.values(), key=lambda item: -item.confidence)
+    for item in ranked[cap:]:
+        rejected.append(Rejection(item, f"over the per-chunk cap of {cap} {noun}"))
+    keep = {id(item) for item in ranked[:cap]}
+    return [item for item in kept.values() if id(item) in keep]
