@@ -35,7 +35,7 @@ attest.extract.phrase_rulers as a pipeline would apply them):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date
 
 import spacy
@@ -654,7 +654,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
                     triples: list, dated: DatedText | None = None,
-                    attributes: list[ExtractedAttribute] = ()) -> Extraction:  # type: ignore[assignment]
+                    attributes: Sequence[ExtractedAttribute] = ()) -> Extraction:
         # (name, type, confidence, start, end) by casefolded name: the first mention's span, the strongest
         # evidence's name and type (the earlier on a tie); a model is built once per name
         named: dict[str, tuple[str, str, float, int, int]] = {}
