@@ -65,10 +65,9 @@ _OPENING = re.compile(rf"\A\s*(?P<verb>founded|established|formed|published|rele
 _YEAR_WORK = re.compile(rf"\s*(?:is|was)\s+(?:a|an)\s+(?P<date>{_YEAR})\s+(?P<words>(?:[\w-]+\s+){{0,3}}[\w-]+)",
                         re.IGNORECASE)
 
-EVENTS = (("birthDate", _BORN, "Person"), ("deathDate", _DIED, "Person"), ("inception", _FOUNDED, None),
-          ("publicationDate", _PUBLISHED, "CreativeWork"))
 # the class a subject must have (None: anything but a person), by attribute
 REQUIRED = {"birthDate": "Person", "deathDate": "Person", "inception": None, "publicationDate": "CreativeWork"}
+EVENTS = (("birthDate", _BORN), ("deathDate", _DIED), ("inception", _FOUNDED), ("publicationDate", _PUBLISHED))
 _FUNCTION_WORDS = frozenset({"of", "on", "by", "about", "for", "in", "and", "or", "with", "from", "to", "the", "a", "an"})
 
 
@@ -140,20 +139,18 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
             elif _lifespan(match.group("from"), match.group("to")):
                 yield m, "birthDate", match.group("from"), 0.9
                 yield m, "deathDate", match.group("to"), 0.9
-    for predicate, pattern, required in EVENTS:
+    for predicate, pattern in EVENTS:
         for match in pattern.finditer(text, start, end):
-            date = match.group("date") if "date" in pattern.groupindex and match.group("date") else match.groupdict().get("bare")
-            if not date:
+            if not (date := match.group("date") or match.groupdict().get("bare")):
                 continue
-            subject, confidence = _subject(text, start, match.start(), in_sent, person, required, terms)
+            subject, confidence = _subject(text, start, match.start(), in_sent, person, REQUIRED[predicate], terms)
             if subject is not None:
                 yield subject, predicate, date, confidence
     if (comma := text.find(",", start, end)) > 0 and (opening := _OPENING.match(text[start:comma + 1])):
         after = next((m for m in in_sent if m.start_char > comma), None)
         verb = opening.group("verb").lower()
-        predicate, required = ("inception", None) if verb in ("founded", "established", "formed") else \
-            ("publicationDate", "CreativeWork")
-        if after is not None and not text[comma + 1:after.start_char].strip() and _fits(terms, after, required):
+        predicate = "inception" if verb in ("founded", "established", "formed") else "publicationDate"
+        if after is not None and not text[comma + 1:after.start_char].strip() and _fits(terms, after, REQUIRED[predicate]):
             yield after, predicate, opening.group("date"), 0.85
     if in_sent and text[start:in_sent[0].start_char].strip().lower() in ("", "the") and terms.is_subtype(in_sent[0].type or "", "CreativeWork"):
         first = in_sent[0]
