@@ -154,7 +154,7 @@ def queries(name: str, n: int, seed: int) -> list[str]:
 
     if name == "hotpotqa":
         return [q["question"] for q in json.loads((DOCQA / "hotpotqa.json").read_text(encoding="utf-8"))[:n]]
-    sample = random.Random(seed).sample(load_corpus(name), min(n, 100))
+    sample = random.Random(seed).sample(load_corpus(DOCQA / f"{name}_corpus.json"), min(n, 100))
     return [re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0][:300] for _, text in sample]
 
 

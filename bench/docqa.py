@@ -2,6 +2,11 @@
 
     python bench/docqa.py [--set hotpotqa] [--questions 100] [--data-dir DIR] [--show-misses N]
     python bench/docqa.py --set 2wiki [--data-dir DIR]    # 6,119 paragraphs, no questions: ingest and latency
+    python bench/docqa.py --corpus-file C --questions-file Q  # a set kept outside the repo (held-out)
+
+--questions-file takes HotpotQA's format or MuSiQue's (as HippoRAG's `musique*.json`: `paragraphs` flagged
+`is_supporting`, `answer` and `answer_aliases`, any of which counts as the gold answer); --corpus-file a list of
+{"title", "text"} or a mapping title -> sentences.
 
 Every paragraph of ../shared/data/docqa/<set>_corpus.json is written as one Markdown file (its title as a
 heading) and the folder is ingested as a user would: `attest ingest --offline FOLDER`. A served instance
@@ -53,9 +58,9 @@ def fold(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text).split())
 
 
-def load_corpus(name: str) -> list[tuple[str, str]]:
+def load_corpus(path: Path) -> list[tuple[str, str]]:
     """(title, text) of every paragraph."""
-    raw = json.loads((DOCQA / f"{name}_corpus.json").read_text(encoding="utf-8"))
+    raw = json.loads(path.read_text(encoding="utf-8"))
     if isinstance(raw, dict):
         return [(title, "".join(sentences).strip()) for title, sentences in raw.items()]
     return [(row["title"], row["text"].strip()) for row in raw]
@@ -86,6 +91,19 @@ class Bm25:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
         return [r[0] for r in self.db.execute("SELECT title FROM p WHERE p MATCH ? ORDER BY bm25(p) LIMIT ?", (match, k))]
+
+
+def load_questions(path: Path, limit: int) -> list[dict]:
+    """Each question with its supporting titles (`gold`) and its accepted answers, from HotpotQA's or MuSiQue's format."""
+    questions = []
+    for q in json.loads(path.read_text(encoding="utf-8"))[:limit]:
+        if "supporting_facts" in q:
+            gold, answers = {title for title, _ in q["supporting_facts"]}, [q["answer"]]
+        else:
+            gold = {p["title"] for p in q["paragraphs"] if p["is_supporting"]}
+            answers = [q["answer"], *q.get("answer_aliases", [])]
+        questions.append({"question": q["question"], "gold": gold, "answers": answers})
+    return questions
 
 
 def recall(retrieved: list[str], gold: set[str], k: int) -> float:
@@ -131,7 +149,7 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
     rows = {"attest2": 0.0, "attest5": 0.0, "bm2": 0.0, "bm5": 0.0, "hits": 0}
     latencies, answer_latencies = [], []
     for q in questions:
-        gold = {title for title, _ in q["supporting_facts"]}
+        gold = q["gold"]
         t = time.perf_counter()
         response = client.post("/context", json={"query": q["question"], "limit": 20, "max_hops": 2})
         latencies.append((time.perf_counter() - t) * 1000)
@@ -144,7 +162,7 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
         answer_latencies.append((time.perf_counter() - t) * 1000)
         answered.raise_for_status()
         first = first_answer(answered.json())
-        hit = bool(fold(q["answer"])) and f" {fold(q['answer'])} " in f" {fold(first)} "  # whole words
+        hit = any(fold(a) and f" {fold(a)} " in f" {fold(first)} " for a in q["answers"])  # whole words
         rows["attest2"] += recall(got, gold, 2)
         rows["attest5"] += recall(got, gold, 5)
         rows["bm2"] += recall(base, gold, 2)
@@ -152,7 +170,7 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
         rows["hits"] += hit
         if show_misses and (recall(got, gold, 5) < 1 or not hit):
             show_misses -= 1
-            print(f"- {q['question']!r} gold {q['answer']!r} {sorted(gold)}\n  sources {got[:5]}\n  bm25 {base}\n"
+            print(f"- {q['question']!r} gold {q['answers'][0]!r} {sorted(gold)}\n  sources {got[:5]}\n  bm25 {base}\n"
                   f"  answered {first[:160]!r}")
     n = len(questions)
     return {"n": n, **{k: v / n for k, v in rows.items()}, "p50": statistics.median(latencies),
@@ -204,18 +222,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--data-dir", help="keep the ingested store here (reused when present)")
     parser.add_argument("--show-misses", type=int, default=0)
+    parser.add_argument("--corpus-file", type=Path, help="a corpus kept outside the repo (with --questions-file)")
+    parser.add_argument("--questions-file", type=Path, help="its questions, HotpotQA's or MuSiQue's format")
     parser.add_argument("--record", help="write the figures into bench/RESULTS.md under this title")
     args = parser.parse_args()
-    corpus = load_corpus(args.set)
-    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-docqa-")) / args.set
+    if bool(args.corpus_file) != bool(args.questions_file):
+        parser.error("--corpus-file and --questions-file go together")
+    name = args.corpus_file.stem if args.corpus_file else args.set
+    corpus = load_corpus(args.corpus_file or DOCQA / f"{args.set}_corpus.json")
+    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-docqa-")) / name
     work.mkdir(parents=True, exist_ok=True)
     stems, rate = ingest(work, corpus)
-    lines = [f"{len(corpus)} paragraphs of {args.set}_corpus.json, ingested offline"
+    lines = [f"{len(corpus)} paragraphs of {name}.json, ingested offline"
              + (f" at {rate:.1f} documents/s" if rate else " (store reused; ingest not timed)")]
     with serving(work / "attest.yaml") as url, httpx.Client(base_url=url, timeout=120) as client:
         client.post("/context", json={"query": "warm up", "limit": 20})  # builds the label index
-        if args.set == "hotpotqa":
-            questions = json.loads((DOCQA / "hotpotqa.json").read_text(encoding="utf-8"))[:args.questions]
+        if args.questions_file or args.set == "hotpotqa":
+            questions = load_questions(args.questions_file or DOCQA / "hotpotqa.json", args.questions)
             r = measure(client, questions, corpus, stems, args.show_misses)
             lines += ["", "| retriever | R@2 | R@5 |", "|---|---|---|",
                       f"| Attest `/context` sources | {100 * r['attest2']:.1f} | {100 * r['attest5']:.1f} |",
