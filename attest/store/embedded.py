@@ -85,7 +85,7 @@ class EmbeddedStore:
             self._unlock()
             raise
         # the class counts kept in graph/statistics: dropped before every write, written again by refresh_statistics
-        self._statistics = ClassStatistics(self._store, iris.statistics_graph, self.bump_generation)
+        self._statistics = ClassStatistics(self._store, iris.statistics_graph)
         if not read_only:
             self._drop_stale_staging()
         # bumped after every write completes; the query executor's snapshots compare it (attest/sparql/deadline.py)
@@ -331,11 +331,10 @@ class EmbeddedStore:
 
     def refresh_statistics(self) -> bool:
         """Write the class statistics (graph/statistics) if they are missing and no write is in flight; whether
-        they are there afterwards. Their write changes no fact answers remember."""
+        they are there afterwards. Their write leaves the generation as it is (attest/store/statistics.py)."""
         if self.read_only:
             return self._statistics.present
-        with self.writing_facts_about(frozenset()):
-            return self._statistics.refresh()
+        return self._statistics.refresh()
 
     def compact(self) -> None:
         if self.path is not None and not self.read_only:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Store
@@ -29,12 +29,15 @@ class ClassStatistics:
     reader) sees it with the content it counts; `refresh` writes it again once no write is in flight and none
     started while it counted. A reader that finds no graph counts for itself (class-counts.rq does). Quads a
     write puts into the graph itself (a dump of another store loaded back) are dropped when it ends.
+
+    Writing the counts does not move the store's write generation: nothing else changed, so page cursors and
+    answer caches stay valid; query snapshots get the counts with the compaction that follows (its new files make
+    the snapshot stale), and until then count for themselves.
     """
 
-    def __init__(self, store: Store, graph: str, written: Callable[[], None]) -> None:
+    def __init__(self, store: Store, graph: str) -> None:
         self._store = store
         self.graph = NamedNode(graph)
-        self._written = written  # the owner's generation bump, so query snapshots see the graph once written
         self._lock = threading.Lock()
         self._in_flight = 0  # writes started and not yet finished
         self._started = 0  # writes started since the store was opened
@@ -84,11 +87,8 @@ class ClassStatistics:
         with self._lock:  # no write can start while the statistics are written
             if self._in_flight or self._started != started:
                 return False
-            try:
-                self._store.extend(quads)
-                self._present = True
-            finally:
-                self._written()
+            self._store.extend(quads)
+            self._present = True
         log.debug("class statistics written: %d classes", len(counts))
         return True
 

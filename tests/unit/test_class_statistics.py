@@ -11,7 +11,9 @@ import pytest
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat
 
 from attest.named_queries import parse_named_query
+from attest.sparql import compaction
 from attest.sparql.compaction import Compactor
+from attest.sparql.deadline import DeadlineExecutor
 from attest.store.embedded import EmbeddedStore
 from attest.store.statistics import VOID
 from attest.vocab import ATT, ONT, OWL, RDF, RDFS, XSD, Iris
@@ -156,14 +158,15 @@ def test_the_counts_outlive_a_restart_and_are_written_when_writes_go_quiet(tmp_p
         compactor = Compactor(store, lambda: None, quiet_s=0.2, poll_s=0.02)
         try:
             store.add([_typed("ada", "Person", IRIS.document_graph("d1"))])
+            generation = store.generation
             deadline = time.monotonic() + 10
-            while not store.has_graph(IRIS.statistics_graph) and time.monotonic() < deadline:
+            while compactor.compactions == 0 and time.monotonic() < deadline:
                 time.sleep(0.02)
             assert store.has_graph(IRIS.statistics_graph)
+            # nothing else changed: page cursors and answer caches made at this generation stay valid
+            assert store.generation == generation
         finally:
             compactor.close()
-        generation = store.generation
-        assert store.refresh_statistics() and store.generation == generation  # already there: nothing written
     finally:
         store.close()
     reopened = EmbeddedStore(tmp_path / "store", IRIS)
@@ -172,6 +175,23 @@ def test_the_counts_outlive_a_restart_and_are_written_when_writes_go_quiet(tmp_p
         assert _kept(reopened)[ONT + "Person"] == 1
     finally:
         reopened.close()
+
+
+def test_query_workers_read_the_counts_from_the_snapshot_after_the_quiet_period(store, settings, monkeypatch):
+    monkeypatch.setattr(compaction, "QUIET_S", 3600.0)
+    monkeypatch.setattr(compaction, "POLL_S", 0.02)
+    store.add([_typed("ada", "Person", store.iris.document_graph("d1"))])
+    executor = DeadlineExecutor(store, settings.model_copy(update={"query_workers": 1}))
+    ask = f"ASK {{ GRAPH <{store.iris.statistics_graph}> {{ ?s ?p ?o }} }}"
+    try:
+        assert not executor.query(ask)  # its snapshot: taken before the counts
+        executor.compactor.quiet_s = 0.1
+        deadline = time.monotonic() + 10
+        while executor.compactor.compactions == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert executor.query(ask)  # the compaction made the snapshot stale: the next one has them
+    finally:
+        executor.close()
 
 
 @pytest.mark.parametrize("kept", [False, True])
