@@ -72,6 +72,11 @@ class Iris:
         return f"{self.base}graph/resolution"
 
     @property
+    def statistics_graph(self) -> str:
+        """The class counts of the embedded store (VoID), present only while exact (attest/store/statistics.py)."""
+        return f"{self.base}graph/statistics"
+
+    @property
     def status_graph_prefix(self) -> str:
         return f"{self.base}graph/status/"
 
@@ -111,7 +116,8 @@ class Iris:
 
     def is_system_graph(self, graph: str) -> bool:
         return graph in (self.ontology_graph, self.inferred_graph, self.derivations_graph, self.quarantine_graph,
-                         self.resolution_graph, self.validity_graph) or graph.startswith(self.status_graph_prefix)
+                         self.resolution_graph, self.validity_graph, self.statistics_graph) \
+            or graph.startswith(self.status_graph_prefix)
 
 
 def node(iri: str) -> NamedNode:

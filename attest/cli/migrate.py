@@ -54,7 +54,8 @@ def migrate(
         if held and not force:
             raise StoreError(f"the store at {target.query_url} already holds {sum(held.values())} quads; "
                              "pass --force to copy over it")
-        graphs = [g for g in sizes if not g.startswith(iris.staging_graph_prefix)]
+        # the class statistics are exact for the embedded store only: a remote store's writes would not drop them
+        graphs = [g for g in sizes if not g.startswith(iris.staging_graph_prefix) and g != iris.statistics_graph]
         for graph in graphs:
             if graph in held:
                 target.drop_graph(graph) if graph else target.update("DROP SILENT DEFAULT")

@@ -135,7 +135,7 @@ INSERT DATA {{ GRAPH {m.graph_name} {{ {m.subject} {m.predicate} {m.object} }} }
 
 def _system(iris: Iris) -> str:
     graphs = (iris.ontology_graph, iris.inferred_graph, iris.derivations_graph, iris.quarantine_graph,
-              iris.resolution_graph, iris.facts_graph, iris.validity_graph)
+              iris.resolution_graph, iris.facts_graph, iris.validity_graph, iris.statistics_graph)
     return ", ".join(str(NamedNode(g)) for g in graphs)
 
 

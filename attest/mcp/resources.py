@@ -79,6 +79,7 @@ def graph_layout(resources: AppResources) -> dict[str, Any]:
         iris.facts_graph: "the fact summary: each asserted triple about a minted entity once",
         iris.quarantine_graph: "items rejected by SHACL, with their validation report",
         iris.resolution_graph: "entity-resolution rules (att:NoMerge)",
+        iris.statistics_graph: "the embedded store's class counts (VoID class partition), there only while exact",
     }
     families = {
         iris.document_graph_prefix: "what was asserted from one document, with provenance (document, chunk, span, "

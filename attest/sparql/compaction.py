@@ -19,7 +19,9 @@ MAX_DUTY = 0.1  # after a compaction that took d seconds, the next waits at leas
 
 class Compactor:
     """Runs Oxigraph's `optimize` (a RocksDB full compaction) on `store` when its write generation changed and
-    then stayed put for `quiet_s`; calls `on_compacted` after each compaction.
+    then stayed put for `quiet_s`; calls `on_compacted` after each compaction. Before compacting it writes the
+    store's class statistics if the writes since the last quiet period dropped them (attest/store/statistics.py);
+    their write leaves the generation as it is, and the compaction's new files make the snapshot stale.
 
     Why: a snapshot (RocksDB checkpoint) flushes the writes still in the memtable into new level-0 files, one per
     index, and every index seek of a query then consults them too. On LUBM(1) the few hundred ontology triples the
@@ -54,6 +56,10 @@ class Compactor:
                     native = self.store.raw
                     if native is None:  # a server store compacts its own files
                         return
+                    refresh = getattr(self.store, "refresh_statistics", None)
+                    if refresh is not None:  # the class counts, flushed and compacted with the rest: the snapshot
+                        refresh()  # the next query takes (on_compacted) has them
+                        native.flush()
                     native.optimize()
                 except (OSError, AttributeError) as exc:  # store closed or gone under us: nothing to compact
                     log.warning("store compaction failed: %s", exc)

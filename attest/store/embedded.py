@@ -18,6 +18,7 @@ from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
 from attest.store.native import NativeStore
 from attest.store.results import lexical, solutions
 from attest.store.parallel import file_parts, load_file_parts
+from attest.store.statistics import ClassStatistics
 from attest.store.rewrite import LOCK_HINT, lock_reader, lock_writer, needs_settling, settle
 from attest.store.rdfio import format_for_path, graph_node, in_graph, located, open_maybe_gzip, parse_quads, quad_data
 from attest.vocab import ATT, Iris
@@ -83,6 +84,8 @@ class EmbeddedStore:
         except BaseException:
             self._unlock()
             raise
+        # the class counts kept in graph/statistics: dropped before every write, written again by refresh_statistics
+        self._statistics = ClassStatistics(self._store, iris.statistics_graph)
         if not read_only:
             self._drop_stale_staging()
         # bumped after every write completes; the query executor's snapshots compare it (attest/sparql/deadline.py)
@@ -153,7 +156,7 @@ class EmbeddedStore:
 
         Writes through it bump `generation` like the methods here do, so query snapshots see them.
         """
-        return NativeStore(self._store, self.bump_generation)
+        return NativeStore(self._store, self.bump_generation, self._statistics.writing)
 
     def deadline_view(self, timeout: float, source: str) -> GraphStore | None:
         return None  # pyoxigraph cannot stop a query in-process: the deadline executor's workers bound them
@@ -192,7 +195,8 @@ class EmbeddedStore:
 
     def update(self, update: str) -> None:
         try:
-            self._store.update(update)
+            with self._statistics.writing():
+                self._store.update(update)
         except SyntaxError as exc:
             raise SparqlSyntaxError(f"invalid SPARQL update: {exc}") from exc
         except OSError as exc:
@@ -325,8 +329,16 @@ class EmbeddedStore:
         self._store.flush()
         self._store.backup(str(target))
 
+    def refresh_statistics(self) -> bool:
+        """Write the class statistics (graph/statistics) if they are missing and no write is in flight; whether
+        they are there afterwards. Their write leaves the generation as it is (attest/store/statistics.py)."""
+        if self.read_only:
+            return self._statistics.present
+        return self._statistics.refresh()
+
     def compact(self) -> None:
         if self.path is not None and not self.read_only:
+            self.refresh_statistics()
             self._store.flush()  # the memtables to files, so that the write-ahead log can go
             self._store.optimize()  # a full RocksDB compaction: a bulk ingest leaves its writes in level-0 files
 
@@ -334,6 +346,7 @@ class EmbeddedStore:
         try:
             if self.path is not None and not self.read_only:
                 self._store.flush()
+            del self._statistics  # it holds the pyoxigraph Store too: the store closes when the last one goes
             del self._store
         finally:
             self._unlock()
@@ -359,7 +372,8 @@ class EmbeddedStore:
 
     def _write(self, op: Callable[[], object]) -> None:
         try:
-            op()
+            with self._statistics.writing():
+                op()
         except OSError as exc:
             raise StoreError(f"write failed, nothing was changed: {exc}") from exc
         finally:
@@ -383,6 +397,10 @@ class EmbeddedStore:
 
     def _roll_back(self, markers: list[Quad]) -> None:
         """Empty the graphs that unfinished bulk writes name, then drop their markers."""
+        with self._statistics.writing():
+            self._remove_loads(markers)
+
+    def _remove_loads(self, markers: list[Quad]) -> None:
         for marker in markers:
             target = marker.object  # a graph's IRI, or DEFAULT_GRAPH_MARKER (_graph_marker)
             if isinstance(target, NamedNode) and target.value == DEFAULT_GRAPH_MARKER:
@@ -394,7 +412,10 @@ class EmbeddedStore:
     def _drop_stale_staging(self) -> None:
         """A staged write or bulk load that a crash interrupted is discarded: it never completed."""
         prefix = self.iris.staging_graph_prefix
-        self._roll_back(list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)))
-        for g in list(self._store.named_graphs()):
-            if isinstance(g, NamedNode) and g.value.startswith(prefix):
+        stale = [g for g in self._store.named_graphs() if isinstance(g, NamedNode) and g.value.startswith(prefix)]
+        if not stale:
+            return
+        with self._statistics.writing():
+            self._remove_loads(list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)))
+            for g in stale:
                 self._store.remove_graph(g)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import IO, Any, TypeVar
 
 from pyoxigraph import (
@@ -19,15 +20,18 @@ Object = NamedNode | BlankNode | Literal | Triple
 
 class NativeStore:
     """A pyoxigraph Store for the engines that need its native API (reasoner, SPARQL executor, snapshots, bulk
-    jobs): reads go straight to it; each write, applied or failed, then calls `written` (the owner bumps its
-    write generation, so query snapshots and answer caches see writes made here too)."""
+    jobs): reads go straight to it; each write runs inside `writing()` (the owner drops what a write makes stale,
+    such as its class statistics) and, applied or failed, then calls `written` (the owner bumps its write
+    generation, so query snapshots and answer caches see writes made here too)."""
 
-    def __init__(self, store: Store, written: Callable[[], None]) -> None:
-        self._store, self._written = store, written
+    def __init__(self, store: Store, written: Callable[[], None],
+                 writing: Callable[[], AbstractContextManager[None]] = nullcontext) -> None:
+        self._store, self._written, self._writing = store, written, writing
 
     def _write(self, op: Callable[[], T]) -> T:
         try:
-            return op()
+            with self._writing():
+                return op()
         finally:
             self._written()
 

@@ -357,9 +357,15 @@ def test_migrate_copies_the_embedded_store_and_refuses_a_full_target(tmp_path, s
     src.write_text(f"<{EX}a> <{EX}p> <{EX}b> .\n<{G}> {{ <{EX}c> <{EX}p> \"x\"@en . <{EX}d> <{EX}p> <{EX}e> . }}\n")
     cli = [sys.executable, "-m", "attest.cli", "--data-dir", str(data)]
     subprocess.run([*cli, "load", str(src)], cwd=REPO, env=env, check=True, capture_output=True, timeout=120)
-    embedded = EmbeddedStore(data / "store", Iris("https://w3id.org/attest/"), read_only=True)
-    expected = set(embedded.quads())
-    sizes = embedded.graph_sizes()
+    # the class statistics (graph/statistics, as a quiet period or an ingest's compaction writes them) are exact
+    # for the embedded store only: never copied
+    iris = Iris("https://w3id.org/attest/")
+    writer = EmbeddedStore(data / "store", iris)
+    assert writer.refresh_statistics()
+    writer.close()
+    embedded = EmbeddedStore(data / "store", iris, read_only=True)
+    expected = {q for q in embedded.quads() if q.graph_name != NamedNode(iris.statistics_graph)}
+    sizes = {g: n for g, n in embedded.graph_sizes().items() if g != iris.statistics_graph}
     embedded.close()
     done = subprocess.run([*cli, "migrate", "--to", server.url], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=120)
