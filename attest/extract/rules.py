@@ -50,7 +50,7 @@ from attest.extract.models import ExtractedAttribute, ExtractedEntity, Extracted
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.phrase_rulers import ruled_entities
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
-from attest.extract.relation_pairs import candidate_pairs
+from attest.extract.relation_pairs import candidate_pairs, chunk_topic
 from attest.extract import rules_lexicon as lex
 from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
@@ -644,7 +644,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
                 assert sentence is not None  # the filter above found one
                 sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
-        attributes = literal_attributes(tokens(doc), mentions, self.terms)
+        attributes = literal_attributes(tokens(doc), mentions, self.terms, chunk_topic(doc, mentions))
         for attribute in [a for a in attributes if inside(refused, a.start) is not None]:  # stated in a refused sentence
             attributes.remove(attribute)
             sentence = inside(refused, attribute.start)

@@ -60,6 +60,41 @@ def test_dates_no_pattern_states_about_the_subject_give_nothing(rules, text):
     assert attributes(rules.extract(text)) == set()
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("# Quiet Mornings\n\nQuiet Mornings is a 1987 American drama film directed by Ana Ruiz. It was released on 4 May "
+     "1987 by Halvorsen Pictures.",
+     {("Quiet Mornings", "publicationDate", "1987"), ("Quiet Mornings", "publicationDate", "4 May 1987")}),
+    ("Brackwater Grammar School is a secondary school in Leeds. The school was founded in 1891.",
+     {("Brackwater Grammar School", "inception", "1891")}),   # "school": an Organization label, the topic a University
+    ("Ash Meadow is a British rock band from Leeds. The band was formed in 1990 by Ana Ruiz.",
+     {("Ash Meadow", "inception", "1990")}),
+    ("The Leeds Courier is a daily newspaper in Yorkshire. Founded in 1754, the newspaper is one of the oldest.",
+     {("Leeds Courier", "inception", "1754")}),
+    ("The Leeds Courier is a daily newspaper in Yorkshire. Founded in 1754, it is one of the oldest.",
+     {("Leeds Courier", "inception", "1754")}),
+    ('"Paper Lanterns" is a song by Ana Ruiz from her album Quiet Hours. It was released as the second single from '
+     "the album on 9 January 2009.", {("Paper Lanterns", "publicationDate", "9 January 2009")}),
+    ("Zorblat Engine is a tool for parsing logs. It was founded in 1999.", {("Zorblat Engine", "inception", "1999")}),
+])
+def test_it_and_the_class_noun_name_the_chunks_topic(rules, text, expected):
+    extraction = rules.extract(text)
+    assert attributes(extraction) == expected
+    for a in extraction.attributes:
+        assert a.value in text[a.start:a.end]
+
+
+@pytest.mark.parametrize("text", [
+    "Quiet Hours is the second studio album by Ana Ruiz. The song was released in 1999.",  # a song is not the album
+    "Quiet Mornings is an American drama film. The company was founded in 1920.",  # nor a company the film
+    "Ruth Calloway is a British novelist. It was founded in 1990. The school was founded in 1991.",  # never a person
+    "Zorblat Engine is a tool for parsing logs. It was released in 1999.",  # published: only a creative work
+    "The Brackwater camp was a work camp near Leeds. It was established in 1935.",  # "Brackwater" is no subject
+    "It was founded in 1990 by Ana Ruiz.",                                  # no topic named before
+])
+def test_it_and_the_noun_give_nothing_where_the_topic_does_not_fit(rules, text):
+    assert attributes(rules.extract(text)) == set()
+
+
 def test_a_date_is_never_an_entity(rules):
     text = "Marta Kowalczyk (born 12 March 1955) is a Polish chemist. In 1980 she moved to Leeds on 3 May 1981."
     names = {e.name for e in rules.extract(text).entities}
