@@ -75,6 +75,8 @@ def test_dates_no_pattern_states_about_the_subject_give_nothing(rules, text):
     ('"Paper Lanterns" is a song by Ana Ruiz from her album Quiet Hours. It was released as the second single from '
      "the album on 9 January 2009.", {("Paper Lanterns", "publicationDate", "9 January 2009")}),
     ("Zorblat Engine is a tool for parsing logs. It was founded in 1999.", {("Zorblat Engine", "inception", "1999")}),
+    ("Quiet Hours is an album by Ana Ruiz. It was released in 2008 less than a year after her death.",
+     {("Quiet Hours", "publicationDate", "2008")}),   # "less" is no plural: 2008 no count
 ])
 def test_it_and_the_class_noun_name_the_chunks_topic(rules, text, expected):
     extraction = rules.extract(text)
