@@ -14,7 +14,9 @@ What is read (precision first: an answer may cite the fact), each date as the te
     DATE", "NAME, born DATE, ..."; a pronoun subject ("He was born in 1955") is the chunk's first person;
   * "NAME was founded / established / formed / incorporated (by ...) in DATE" and "Founded in DATE, NAME ..."
     (inception, never of a person); "NAME was published / released in DATE" and "NAME is a 1999 American film"
-    (publicationDate, only of a creative work);
+    (publicationDate, only of a creative work); "NAME is a French magazine, founded in DATE" and "NAME is the sixth
+    album by the band X, originally released on DATE", when the description names a class on the subject's branch
+    and no other class that could have the attribute;
   * the same founding and publication sentences about the chunk's topic named by "It" or "The <noun>" opening the
     sentence ("It was released in 1999.", "The school was founded in 1985.", "Founded in 1754, the newspaper is
     ..."): "It" when the topic's class is in the attribute's domain, "The <noun>" when, besides, the noun is a label
@@ -78,6 +80,11 @@ _NOUN = r"(?P<noun>(?!(?:was|is|had|has)\b)[a-z]+(?:\s+(?!(?:was|is|had|has)\b)[
 _IT = re.compile(rf"\A\s*[Ii]t\s+(?:(?:was|is|had\s+been|has\s+been)\s+)?{_ADVERB}\Z")
 _THE_NOUN = re.compile(rf"\A\s*[Tt]he\s+{_NOUN}\s+(?:(?:was|is|had\s+been|has\s+been)\s+)?{_ADVERB}\Z")
 _AFTER_OPENING = re.compile(rf"\s*(?:(?P<it>[Ii]t)|[Tt]he\s+{_NOUN})\s+(?:is|was|has|had|became|remains)\b")
+# "NAME is a French magazine, founded in ...", "NAME is the sixth studio album by the band X, originally released on":
+# a definition whose description holds no comma, bracket, quote or clause break, then the participle
+_DEFINITION = re.compile(r"\A\s*(?:is|was|are|were)\s+(?:a|an|the)\s+(?P<words>[^.;:()\"“”,]{1,150}?)\s*,?\s*"
+                         r"(?:(?:originally|first|later|officially)\s+)?\Z", re.IGNORECASE)
+_CLAUSE_WORDS = frozenset({"which", "that", "who", "whose", "where", "when", "while", "and", "or", "but"})
 # "NAME is a 1999 American film": the year, then up to three modifiers, then a class label of a creative work
 _YEAR_WORK = re.compile(rf"\s*(?:is|was)\s+(?:a|an)\s+(?P<date>{_YEAR})\s+(?P<words>(?:[\w-]+\s+){{0,3}}[\w-]+)",
                         re.IGNORECASE)
@@ -222,6 +229,24 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
             yield first, "publicationDate", work.group("date"), 0.85
 
 
+def _defines(gap: str, subject: Mention, between: list[Mention], required: str | None, terms: OntologyTerms) -> bool:
+    """Whether the words between the subject and the participle define the subject, so that the participle is its
+    own: "is a/an/the" and a description naming a class on the subject's branch and no other class that could have the
+    attribute ("the sixth album by the band X" is fine, a band is not published; "a song from the album Y" is not),
+    with no clause break and no typed name the date might be about instead."""
+    found = _DEFINITION.match(gap)
+    kind = subject.type or ""
+    if found is None or any(m.type is not None and not m.weak and _fits(terms, m, required) for m in between):
+        return False
+    words = found.group("words").lower().split()
+    if _CLAUSE_WORDS & set(words):
+        return False
+    spans = [" ".join(words[i:i + n]) for n in (1, 2) for i in range(len(words) - n + 1)]
+    named = {t for span in spans if (t := terms.normalize_type(span)) is not None}
+    own = {t for t in named if _fits_type(terms, t, required) and (terms.is_subtype(kind, t) or terms.is_subtype(t, kind))}
+    return bool(own) and not any(_fits_type(terms, t, required) for t in named - own)
+
+
 def _names_work(words: str, terms: OntologyTerms) -> bool:
     """Whether a word of the phrase is a class label of a creative work ("film", "novel", "album"), after modifiers
     only ("American comedy film"; not "report on film")."""
@@ -246,6 +271,8 @@ def _subject(text: str, sent_start: int, verb_at: int, in_sent: list[Mention], p
         opens = text[sent_start:first.start_char].strip().lower() in ("", "the")  # "The X Institute was founded"
         if opens and _LINK.match(text[first.end_char:verb_at]) and _fits(terms, first, required):
             return first, 0.85
+        if opens and _fits(terms, first, required) and _defines(text[first.end_char:verb_at], first, before[1:], required, terms):
+            return first, 0.8  # "Ici Paris is a French magazine, founded in 1941."
         if between.strip() == "," and _fits(terms, last, required):  # "NAME, born 1955, ..."
             return last, 0.85
         return None, 0.0

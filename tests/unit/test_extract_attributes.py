@@ -97,6 +97,21 @@ def test_it_and_the_noun_give_nothing_where_the_topic_does_not_fit(rules, text):
     assert attributes(rules.extract(text)) == set()
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Harbour Lights is a French magazine, founded in 1941.", {("Harbour Lights", "inception", "1941")}),
+    ("Quiet Hours is the sixth studio album by the British rock band Ash Meadow, originally released on 30 March 1969.",
+     {("Quiet Hours", "publicationDate", "30 March 1969")}),   # a band is not published: the album's own date
+    ("Silent Waters is an English novel by the writer Ana Ruiz first published in 1939.",
+     {("Silent Waters", "publicationDate", "1939")}),
+    # not the subject's own: another published class named, a clause break, a typed name between
+    ("Paper Lanterns is a song from the album Quiet Hours, originally released in 1999.", set()),
+    ("Harbour Lights is a magazine that the company founded in 1941.", set()),
+    ("Quiet Mornings is an American drama film based on the novel, released in 1987.", set()),
+])
+def test_a_definition_then_a_participle_dates_the_defined_name(rules, text, expected):
+    assert attributes(rules.extract(text)) == expected
+
+
 def test_a_date_is_never_an_entity(rules):
     text = "Marta Kowalczyk (born 12 March 1955) is a Polish chemist. In 1980 she moved to Leeds on 3 May 1981."
     names = {e.name for e in rules.extract(text).entities}
