@@ -14,7 +14,8 @@ What is read (precision first: an answer may cite the fact), each date as the te
     DATE", "NAME, born DATE, ..."; a pronoun subject ("He was born in 1955") is the chunk's first person;
   * "NAME was founded / established / formed / incorporated (by ...) in DATE" and "Founded in DATE, NAME ..."
     (inception, never of a person); "NAME was published / released in DATE" and "NAME is a 1999 American film"
-    (publicationDate, only of a creative work); "NAME is a French magazine, founded in DATE" and "NAME is the sixth
+    (publicationDate, only of a creative work), and a creative work's year in brackets after its name ("the novel
+    Brother Man (1954)"); "NAME is a French magazine, founded in DATE" and "NAME is the sixth
     album by the band X, originally released on DATE", when the description names a class on the subject's branch
     and no other class that could have the attribute;
   * the same founding and publication sentences about the chunk's topic named by "It" or "The <noun>" opening the
@@ -55,6 +56,9 @@ _PAREN = re.compile(
     rf"|(?:died|d\.)\s+(?:on\s+|in\s+)?(?P<died>{DATE})"
     rf"|(?P<from>{DATE})(?:,\s*[^()\d;,]{{1,40}}(?:,\s*[^()\d;,]{{1,40}})?)?{_DASH}(?P<to>{DATE})(?:,\s*[^()\d;]{{1,60}})?"
     rf")\s*\)", re.IGNORECASE)
+
+# a work's year in brackets right after its name (a closing quote between): "the novel Brother Man (1954)"
+_WORK_YEAR = re.compile(rf"[\"”’']?\s*\(\s*(?P<date>{_YEAR})\s*\)")
 
 # what may stand between a clause's subject and its verb: "was", "had", one comma-enclosed apposition
 _LINK = re.compile(r"\A\s*(?:,[^,;()]{1,80},\s*)?(?:(?:was|is|were|had\s+been|has\s+been)\s+)?\Z", re.IGNORECASE)
@@ -207,6 +211,8 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
             elif _lifespan(match.group("from"), match.group("to")):
                 yield m, "birthDate", match.group("from"), 0.9
                 yield m, "deathDate", match.group("to"), 0.9
+        elif terms.is_subtype(m.type or "", "CreativeWork") and (match := _WORK_YEAR.match(text, m.end_char, end)):
+            yield m, "publicationDate", match.group("date"), 0.8  # "their book Anti-Oedipus (1972)"
     for predicate, pattern in EVENTS:
         for match in pattern.finditer(text, start, end):
             if not (date := match.group("date") or match.groupdict().get("bare")):

@@ -112,6 +112,14 @@ def test_a_definition_then_a_participle_dates_the_defined_name(rules, text, expe
     assert attributes(rules.extract(text)) == expected
 
 
+def test_a_works_year_in_brackets_is_its_publication_date(rules):
+    text = 'She starred in the films "Quiet Mornings" (1987) and "Paper Lanterns" (1991).'
+    assert attributes(rules.extract(text)) == {("Quiet Mornings", "publicationDate", "1987"),
+                                               ("Paper Lanterns", "publicationDate", "1991")}
+    assert attributes(rules.extract("The chair was later held by Ana Ruiz (1986).")) == set()  # a person: no work
+    assert attributes(rules.extract('The series "Harbour Lights" (1989–94) ran on BBC1.')) == set()  # a run, no date
+
+
 def test_a_date_is_never_an_entity(rules):
     text = "Marta Kowalczyk (born 12 March 1955) is a Polish chemist. In 1980 she moved to Leeds on 3 May 1981."
     names = {e.name for e in rules.extract(text).entities}
