@@ -608,8 +608,10 @@ class RuleExtractor(NameSpans, LowercaseNames):
     def _prose_kind(self, mention: Mention) -> bool:
         """Whether a name is of the kinds the classifier learnt from (Re-DocRED's people, organizations, places,
         works and events), not a technical one (Software, Concept, ...)."""
-        return mention.type is not None and any(
-            kind in self.terms.types and self.terms.is_subtype(mention.type, kind) for kind in PROSE_KINDS)
+        return mention.type is not None and self._prose_type(mention.type)
+
+    def _prose_type(self, type_name: str) -> bool:
+        return any(kind in self.terms.types and self.terms.is_subtype(type_name, kind) for kind in PROSE_KINDS)
 
     def _narrows(self, mention: Mention, required: str | None) -> bool:
         """Whether the mention may take the required class: no requirement, a weak type, its own class or a subclass,
