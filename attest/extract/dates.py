@@ -47,8 +47,9 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 _DAY = r"(?:3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)?"
 # a year is four digits that are no part of a number, an amount or an id ("$2019", "2019.5", "2019-20 season");
 # the first year of a range may be followed by "-2005", the second preceded by "2001-"
-# and a count is no year either: "in 2000 ways", "1500 people" (a plural or a unit in lower case after it)
-_COUNTED = r"(?-i:\s+(?:(?!(?:as|is|was|has|its|his|this|thus|us)\b)[a-z]+s|people|ms|km|kg)\b)"
+# and a count is no year either: "in 2000 ways", "1500 people" (a plural or a unit in lower case after it; a word in
+# "ss" is none: "in 2008 less than", "in 1990 across Europe")
+_COUNTED = r"(?-i:\s+(?:(?!(?:as|is|was|has|its|his|this|thus|us)\b)[a-z]*[a-rt-z]s|people|ms|km|kg)\b)"
 _YEAR = rf"(?<![\w$£€#.,/-])[12][0-9]{{3}}(?![\w%]|[.,/][0-9]|-[0-9]|{_COUNTED})"
 _YEAR_OPENS = rf"(?<![\w$£€#.,/-])[12][0-9]{{3}}(?![\w%]|[.,/][0-9]|-[0-9]{{1,3}}(?![0-9])|{_COUNTED})"
 _YEAR_CLOSES = rf"(?<![\w$£€#.,/])[12][0-9]{{3}}(?![\w%]|[.,/][0-9]|-[0-9]|{_COUNTED})"

@@ -3,6 +3,7 @@
 Interface (used by RuleExtractor and by bench/train_relations.py, so that training and extraction see the same pairs):
 
     pairs = candidate_pairs(doc, mentions)   # [Candidate]: a (earlier) and b (later) mention, features, sentence span
+    topic = chunk_topic(doc, mentions)       # the mention the chunk is about (also read by the date attributes)
 
 Three kinds of candidate:
   * two mentions of one sentence, at most MAX_GAP tokens apart: the words between them, around them, their types;
@@ -101,23 +102,28 @@ class _NameFeatures:
         return found
 
 
-def candidate_pairs(doc, mentions: list) -> list[Candidate]:
-    """Every candidate pair of the chunk, in text order of the later mention."""
-    table = tokens(doc)
-    lower = table.lower
+def chunk_topic(doc, mentions: list) -> Mention | None:
+    """The chunk's topic: the first name of its first prose sentence that shares a word with a title or heading line
+    above it, else the name opening that sentence; None when neither is there."""
     segs = segments(doc)
-    features = _NameFeatures(lower)
+    return _topic(tokens(doc), segs, _by_segment(segs, mentions))[0]
+
+
+def _by_segment(segs: list[tuple[int, int, bool]], mentions: list) -> list[list]:
+    """The mentions of each segment, in text order."""
     by_seg: list[list] = [[] for _ in segs]
-    seg_of = {}
     k = 0
     for m in sorted(mentions, key=lambda m: m.start):
         while k < len(segs) and segs[k][1] <= m.start:
             k += 1
         if k < len(segs) and segs[k][0] <= m.start:
             by_seg[k].append(m)
-            seg_of[id(m)] = k
-    out: list[Candidate] = []
-    topic, topic_seg = None, None
+    return by_seg
+
+
+def _topic(table, segs: list[tuple[int, int, bool]], by_seg: list[list]) -> tuple[Mention | None, int | None]:
+    """The topic mention and its segment (see chunk_topic)."""
+    lower = table.lower
     title_words: set[str] = set()
     for k, (s, e, prose) in enumerate(segs):
         if not prose:
@@ -128,8 +134,20 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
             named = [m for m in by_seg[k] if title_words & set(lower[m.start:m.end])]
             first = named[0] if named else by_seg[k][0]
             if named or first.start - s <= 1:
-                topic, topic_seg = first, k
+                return first, k
         break
+    return None, None
+
+
+def candidate_pairs(doc, mentions: list) -> list[Candidate]:
+    """Every candidate pair of the chunk, in text order of the later mention."""
+    table = tokens(doc)
+    lower = table.lower
+    segs = segments(doc)
+    features = _NameFeatures(lower)
+    by_seg = _by_segment(segs, mentions)
+    out: list[Candidate] = []
+    topic, topic_seg = _topic(table, segs, by_seg)
     for k, (s, e, prose) in enumerate(segs):
         if not prose:
             continue

@@ -50,7 +50,7 @@ from attest.extract.models import ExtractedAttribute, ExtractedEntity, Extracted
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.phrase_rulers import ruled_entities
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
-from attest.extract.relation_pairs import candidate_pairs
+from attest.extract.relation_pairs import candidate_pairs, chunk_topic
 from attest.extract import rules_lexicon as lex
 from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
@@ -608,8 +608,10 @@ class RuleExtractor(NameSpans, LowercaseNames):
     def _prose_kind(self, mention: Mention) -> bool:
         """Whether a name is of the kinds the classifier learnt from (Re-DocRED's people, organizations, places,
         works and events), not a technical one (Software, Concept, ...)."""
-        return mention.type is not None and any(
-            kind in self.terms.types and self.terms.is_subtype(mention.type, kind) for kind in PROSE_KINDS)
+        return mention.type is not None and self._prose_type(mention.type)
+
+    def _prose_type(self, type_name: str) -> bool:
+        return any(kind in self.terms.types and self.terms.is_subtype(type_name, kind) for kind in PROSE_KINDS)
 
     def _narrows(self, mention: Mention, required: str | None) -> bool:
         """Whether the mention may take the required class: no requirement, a weak type, its own class or a subclass,
@@ -644,7 +646,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 sentence = _spans_refused(refused, triple[0], triple[2]) or inside(refused, triple[4])
                 assert sentence is not None  # the filter above found one
                 sentence.dropped.append(f"{triple[0].text} {triple[1]} {triple[2].text}")
-        attributes = literal_attributes(tokens(doc), mentions, self.terms)
+        attributes = literal_attributes(tokens(doc), mentions, self.terms, chunk_topic(doc, mentions))
         for attribute in [a for a in attributes if inside(refused, a.start) is not None]:  # stated in a refused sentence
             attributes.remove(attribute)
             sentence = inside(refused, attribute.start)

@@ -104,7 +104,8 @@ def modifies_next(doc: Doc, end: int) -> bool:
 
 
 class LowercaseNames:
-    """Lower-case mentions for RuleExtractor (mixed into it; uses its known labels, _heads, _type and _cue_after)."""
+    """Lower-case mentions for RuleExtractor (mixed into it; uses its known labels, _heads, _type, _cue_after and
+    _prose_type)."""
 
     # what the host class provides (declared only: no value or method is set here)
     known: dict[str, str]  # known label -> ontology type
@@ -112,6 +113,7 @@ class LowercaseNames:
     _heads: dict[str, str]  # head noun -> ontology type
     _type: Callable[[str], str | None]  # an ontology label -> its class's local name
     _cue_after: Callable[[Doc, int, int], str | None]  # type named right after tokens start:end
+    _prose_type: Callable[[str], bool]  # a class of encyclopedic prose's names (person, organization, place, ...)
 
     def _lowercase(self, doc: Doc, taken: set[int]) -> list[Found]:
         """Lower-case names: a known label that is a common word ("rust") beside a cue, or a word that is not common
@@ -166,9 +168,11 @@ class LowercaseNames:
         return found
 
     def _lower_cue(self, doc: Doc, start: int, end: int) -> tuple[str | None, float] | None:
-        """Type and confidence a cue gives a lower-case token: the apposition or copula if any, else the words before."""
+        """Type and confidence a cue gives a lower-case token: the apposition or copula if any, else the words before.
+        A cue of the kinds of encyclopedic prose names none: people, organizations, places, works and events are
+        written with capitals ("the skiing club", "the high school" name no "skiing" or "high")."""
         if type_name := self._cue_after(doc, start, end):
-            return type_name, 0.85
+            return None if self._prose_type(type_name) else (type_name, 0.85)
         table = tokens(doc)
         if (cue := cue_before(doc, start, table.sentence_of[start])) and not modifies_next(doc, end):
             return self._type(cue[0]), cue[1]

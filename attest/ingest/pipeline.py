@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pyoxigraph import NamedNode, Quad
+from pyoxigraph import Literal, NamedNode, Quad
 
 from attest import metrics
 from attest.errors import DocumentRejected, ExtractionError, NotFound, PayloadTooLarge, UnsupportedFormat
@@ -36,7 +36,7 @@ from attest.vocab import ATT, ONT, Iris, is_valid_id
 STAGES = ("load", "chunk", "extract", "validate", "resolve", "map", "shacl", "write")
 # what a bulk ingest's batch write costs, once per batch (StageClock names; bench/ingest_profile.py reports them)
 BATCH_STAGES = ("batch.summary", "batch.validity", "batch.bulk_load", "batch.fulltext", "reasoner")
-STORED_REPORT = ("chunks", "entities", "relations", "triples", "quarantined", "rejected_items", "warnings", "extractor")
+STORED_REPORT = ("chunks", "entities", "relations", "attributes", "triples", "quarantined", "rejected_items", "warnings", "extractor")
 
 
 def document_id(source: str) -> str:
@@ -57,6 +57,7 @@ class DocumentReport:
     chunks: int = 0
     entities: int = 0
     relations: int = 0
+    attributes: int = 0  # literal facts about an entity (ont:birthDate "12 March 1955")
     triples: int = 0
     quarantined: list[dict] = field(default_factory=list)
     rejected_items: list[dict] = field(default_factory=list)
@@ -392,7 +393,7 @@ class IngestPipeline:
         # commit: document graph + status + quarantine in one transaction
         with self.clock.measure("write", timings):
             report.triples = len(gated.kept)
-            report.entities, report.relations = _entities_and_relations(gated.kept, self.iris.entity_prefix)
+            report.entities, report.relations, report.attributes = _entity_counts(gated.kept, self.iris.entity_prefix)
             status.state, status.message, status.updated = "done", "", now().isoformat()
             if report.extractor.startswith("rules") and not reads_as_english(" ".join(c.text for c in status.chunks)):
                 report.message = status.message = (f"the offline extractor found little: the text does not read as English "
@@ -480,12 +481,14 @@ class IngestPipeline:
             self.reasoner.refresh([graph], facts=facts)
 
 
-def _entities_and_relations(quads: list[Quad], prefix: str) -> tuple[int, int]:
-    """How many minted entities the quads give a confidence, and how many ontology facts link two minted entities
-    (each quad's terms read once: pyoxigraph builds a new object on every accessor)."""
+def _entity_counts(quads: list[Quad], prefix: str) -> tuple[int, int, int]:
+    """How many minted entities the quads give a confidence, how many ontology facts link two minted entities, and how
+    many give one a literal value (its attributes: ont:birthDate "12 March 1955"; not its ont:description) (each quad's
+    terms read once: pyoxigraph builds a new object on every accessor)."""
     entities: set[str] = set()
-    relations = 0
+    relations = attributes = 0
     confidence = ATT + "confidence"
+    description = ONT + "description"
     for q in quads:
         s = q.subject
         if not isinstance(s, NamedNode) or not s.value.startswith(prefix):
@@ -497,7 +500,9 @@ def _entities_and_relations(quads: list[Quad], prefix: str) -> tuple[int, int]:
             o = q.object
             if isinstance(o, NamedNode) and o.value.startswith(prefix):
                 relations += 1
-    return len(entities), relations
+            elif isinstance(o, Literal) and p != description:
+                attributes += 1
+    return len(entities), relations, attributes
 
 
 def _chunks_of(findings, iris: Iris) -> set[str]:

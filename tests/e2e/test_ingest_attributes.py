@@ -41,8 +41,11 @@ def rows(store, query: str) -> list[dict[str, str]]:
 
 
 def test_offline_dates_land_as_literals_with_provenance(store, settings, iris):
-    report = ingest(offline_pipeline(store, settings), "kowalczyk.txt", TEXT)
+    pipeline = offline_pipeline(store, settings)
+    report = ingest(pipeline, "kowalczyk.txt", TEXT)
     assert not report.quarantined
+    assert report.attributes == 2  # the report counts the dates, beside the entities and relations
+    assert pipeline.registry.get(report.doc_id).report["attributes"] == 2  # and the stored report too
     found = {(r["name"], r["p"].removeprefix(ONT), r["value"]): r for r in rows(store, ATTRIBUTES)}
     assert set(found) == {("Marta Kowalczyk", "birthDate", "12 March 1955"), ("Lindqvist Institute", "inception", "1921")}
     for (_, _, value), r in found.items():

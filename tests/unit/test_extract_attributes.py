@@ -60,6 +60,66 @@ def test_dates_no_pattern_states_about_the_subject_give_nothing(rules, text):
     assert attributes(rules.extract(text)) == set()
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("# Quiet Mornings\n\nQuiet Mornings is a 1987 American drama film directed by Ana Ruiz. It was released on 4 May "
+     "1987 by Halvorsen Pictures.",
+     {("Quiet Mornings", "publicationDate", "1987"), ("Quiet Mornings", "publicationDate", "4 May 1987")}),
+    ("Brackwater Grammar School is a secondary school in Leeds. The school was founded in 1891.",
+     {("Brackwater Grammar School", "inception", "1891")}),   # "school": an Organization label, the topic a University
+    ("Ash Meadow is a British rock band from Leeds. The band was formed in 1990 by Ana Ruiz.",
+     {("Ash Meadow", "inception", "1990")}),
+    ("The Leeds Courier is a daily newspaper in Yorkshire. Founded in 1754, the newspaper is one of the oldest.",
+     {("Leeds Courier", "inception", "1754")}),
+    ("The Leeds Courier is a daily newspaper in Yorkshire. Founded in 1754, it is one of the oldest.",
+     {("Leeds Courier", "inception", "1754")}),
+    ('"Paper Lanterns" is a song by Ana Ruiz from her album Quiet Hours. It was released as the second single from '
+     "the album on 9 January 2009.", {("Paper Lanterns", "publicationDate", "9 January 2009")}),
+    ("Zorblat Engine is a tool for parsing logs. It was founded in 1999.", {("Zorblat Engine", "inception", "1999")}),
+    ("Quiet Hours is an album by Ana Ruiz. It was released in 2008 less than a year after her death.",
+     {("Quiet Hours", "publicationDate", "2008")}),   # "less" is no plural: 2008 no count
+])
+def test_it_and_the_class_noun_name_the_chunks_topic(rules, text, expected):
+    extraction = rules.extract(text)
+    assert attributes(extraction) == expected
+    for a in extraction.attributes:
+        assert a.value in text[a.start:a.end]
+
+
+@pytest.mark.parametrize("text", [
+    "Quiet Hours is the second studio album by Ana Ruiz. The song was released in 1999.",  # a song is not the album
+    "Quiet Mornings is an American drama film. The company was founded in 1920.",  # nor a company the film
+    "Ruth Calloway is a British novelist. It was founded in 1990. The school was founded in 1991.",  # never a person
+    "Zorblat Engine is a tool for parsing logs. It was released in 1999.",  # published: only a creative work
+    "The Brackwater camp was a work camp near Leeds. It was established in 1935.",  # "Brackwater" is no subject
+    "It was founded in 1990 by Ana Ruiz.",                                  # no topic named before
+])
+def test_it_and_the_noun_give_nothing_where_the_topic_does_not_fit(rules, text):
+    assert attributes(rules.extract(text)) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Harbour Lights is a French magazine, founded in 1941.", {("Harbour Lights", "inception", "1941")}),
+    ("Quiet Hours is the sixth studio album by the British rock band Ash Meadow, originally released on 30 March 1969.",
+     {("Quiet Hours", "publicationDate", "30 March 1969")}),   # a band is not published: the album's own date
+    ("Silent Waters is an English novel by the writer Ana Ruiz first published in 1939.",
+     {("Silent Waters", "publicationDate", "1939")}),
+    # not the subject's own: another published class named, a clause break, a typed name between
+    ("Paper Lanterns is a song from the album Quiet Hours, originally released in 1999.", set()),
+    ("Harbour Lights is a magazine that the company founded in 1941.", set()),
+    ("Quiet Mornings is an American drama film based on the novel, released in 1987.", set()),
+])
+def test_a_definition_then_a_participle_dates_the_defined_name(rules, text, expected):
+    assert attributes(rules.extract(text)) == expected
+
+
+def test_a_works_year_in_brackets_is_its_publication_date(rules):
+    text = 'She starred in the films "Quiet Mornings" (1987) and "Paper Lanterns" (1991).'
+    assert attributes(rules.extract(text)) == {("Quiet Mornings", "publicationDate", "1987"),
+                                               ("Paper Lanterns", "publicationDate", "1991")}
+    assert attributes(rules.extract("The chair was later held by Ana Ruiz (1986).")) == set()  # a person: no work
+    assert attributes(rules.extract('The series "Harbour Lights" (1989–94) ran on BBC1.')) == set()  # a run, no date
+
+
 def test_a_date_is_never_an_entity(rules):
     text = "Marta Kowalczyk (born 12 March 1955) is a Polish chemist. In 1980 she moved to Leeds on 3 May 1981."
     names = {e.name for e in rules.extract(text).entities}

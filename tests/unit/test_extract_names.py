@@ -200,3 +200,12 @@ def test_and_between_two_names_keeps_them_apart(extractor):
 def test_and_between_two_organizations_with_connectors_keeps_them_apart(extractor):
     found = names(extractor, "She taught at the Marrow Institute of Technology and Velmark University of Applied Arts.")
     assert {"Marrow Institute of Technology", "Velmark University of Applied Arts"} <= found
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("In 1898 Ana Ruiz joined the skiing club Varde IL.", {"Ana Ruiz", "Varde IL"}),   # no "skiing" club name
+    ("Its resultant album sold well, and the wider region grew.", set()),                 # prose kinds are capitalized
+    ("The service stores its state in redis, a key-value store.", {"redis"}),              # technical: still a name
+])
+def test_a_lower_case_word_is_no_name_of_a_prose_kind(extractor, text, kept):
+    assert names(extractor, text) == kept
