@@ -70,6 +70,7 @@ _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded
 _PHRASE_ENDS = frozenset({"in", "of", "at", "for", "from", "by", "with", "on", "to", "which", "that", "who",
                           "whose", "where", "since", "near"})
 _PERSONAL = frozenset({"he", "she", "his", "her"})
+DEFINITION_GAP = 14  # words between "X is a <description> <phrase>" and Y
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
@@ -443,7 +444,10 @@ class RuleExtractor(NameSpans, LowercaseNames):
             words = words[len(words) - words[::-1].index(";"):]
             if not words or words[0].lower() not in {"it", "they"}:
                 return None
-        if len(words) > 8 or any(w in {":", "(", ")", ".", "?", "!"} for w in words):
+        lowered = [w.lower() for w in words]
+        # "X is a peer-reviewed journal published by Y": a definition's noun phrase may run longer than other gaps
+        defines = lowered[:2] in (["is", "a"], ["is", "an"], ["was", "a"], ["was", "an"]) and "," not in lowered
+        if len(words) > (DEFINITION_GAP if defines else 8) or any(w in {":", "(", ")", ".", "?", "!"} for w in words):
             return None
         cue = self._cue_at(doc, a.end, 0)
         if cue is not None and not words[:1] == [","]:
@@ -474,7 +478,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 subject, confidence = earlier, 0.75
         if not candidates and (lowered[:2] in ([",", "a"], [",", "an"], [",", "the"]) or lowered[:1] in (["is"], ["was"])):
             # "Ontotext, a company headquartered in Sofia" / "Protégé is an ontology editor developed at Stanford"
-            for cut in range(1, min(len(content), 4)):
+            for cut in range(1, len(content) - 1 if defines else min(len(content), 4)):
                 if len(content) - cut >= 2 and (candidates := self.phrases.get(content[cut:])):
                     confidence = 0.7
                     break

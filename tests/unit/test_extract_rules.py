@@ -42,6 +42,9 @@ def types(extraction):
     ("Kim Lee is a lecturer at the University of Springfield.", ("Kim Lee", "worksFor", "University of Springfield")),
     ("Kim Lee was a researcher for Glarb Labs.", ("Kim Lee", "worksFor", "Glarb Labs")),
     ("Kim Lee was a student at the University of Springfield.", ("Kim Lee", "educatedAt", "University of Springfield")),
+    # a definition's description may be long: the phrase after it still relates the two names
+    ("The Journal of Quux Studies is a peer-reviewed academic journal published by the Zorbly Society.",
+     ("Journal of Quux Studies", "publisher", "Zorbly Society")),
 ])
 def test_relation_patterns_map_to_ontology_predicates(rules, sentence, expected):
     assert expected in triples(rules.extract(sentence))
@@ -88,6 +91,11 @@ def test_continuations_and_appositions_keep_the_subject(rules):
     assert ("FooLib", "implements", "Turtle") in triples(extraction)
     extraction = rules.extract("Quuxbase, which Acme Inc maintains, supports SPARQL.")
     assert {("Acme Inc", "developed", "Quuxbase"), ("Quuxbase", "implements", "SPARQL")} <= triples(extraction)
+
+
+def test_a_long_gap_outside_a_definition_gives_no_relation(rules):
+    text = "The Journal of Quux Studies, read by many and cited in reviews of the field, published by the Zorbly Society."
+    assert not any(r.predicate == "publisher" for r in rules.extract(text).relations)
 
 
 def test_negated_statements_give_no_relation(rules):
