@@ -3,6 +3,7 @@
     python bench/context_profile.py --data-dir DIR [--set 2wiki|hotpotqa] [--queries 100] [--answer] [--cold]
     python bench/context_profile.py --data-dir DIR --dump FILE    # also write every response's `sources` as JSON
     python bench/context_profile.py --data-dir DIR --rows         # also count the rows each kind of read took
+    python bench/context_profile.py --data-dir DIR --gc           # also time the garbage collector's passes
 
 DIR is a `bench/docqa.py --data-dir` folder (its `<set>/attest.yaml` names the store; no server may hold it). The
 queries are docqa.py's: the 2wiki set's 100 seeded paragraphs' first sentences, the HotpotQA questions. Each runs once
@@ -12,6 +13,8 @@ own time (its callees' stages left out) is measured as wall clock and as the thr
 the request. Serialization is the response's JSON dump (what FastAPI's response model does besides validation).
 `--rows` counts the rows the store returned to the fact reads, by kind, over the measured requests: a measure of
 their work that the machine's load does not move (it runs on older checkouts too, where a kind may be missing).
+`--gc` times every collection the measured requests met (through `gc.callbacks`), by generation, and which requests
+held a full one.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ STAGES = [
     ("path search: predicate relevance", "attest.answer.paths", None, "relevance"),
     ("path search: predicate relevance", "attest.answer.paths", None, "term_matches"),
     ("path search: predicate relevance", "attest.answer.paths", None, "relevance_of"),
+    ("path search: predicate relevance", "attest.answer.paths", None, "term_matches_many"),
     ("fact reads: degrees", "attest.answer.lookup", "GraphLookup", "degrees"),
     ("fact reads: touching", "attest.answer.lookup", "GraphLookup", "facts_touching"),
     ("fact reads: hubs", "attest.answer.lookup", "GraphLookup", "hub_facts"),
@@ -106,6 +110,38 @@ class Rows:
             finally:
                 self.kinds.pop()
         return counting
+
+
+class Collections:
+    """Each garbage collection during the measured requests: (generation, wall ms, request number)."""
+
+    def __init__(self) -> None:
+        self.passes: list[tuple[int, float, int]] = []
+        self.request = -1
+        self._start = 0.0
+
+    def install(self) -> None:
+        import gc
+
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        elif self.request >= 0:
+            self.passes.append((info["generation"], (time.perf_counter() - self._start) * 1000, self.request))
+
+    def report(self) -> list[str]:
+        out = []
+        for generation in (0, 1, 2):
+            times = [ms for g, ms, _ in self.passes if g == generation]
+            if times:
+                out.append(f"- generation {generation}: {len(times)} collections, {sum(times):.1f} ms in all, "
+                           f"longest {max(times):.1f} ms")
+        full = [(ms, r) for g, ms, r in self.passes if g == 2]
+        if full:
+            out.append("- full collections (ms, request number): " + ", ".join(f"{ms:.1f} in #{r}" for ms, r in full))
+        return out or ["- no collection"]
 
 
 class Clock:
@@ -169,6 +205,7 @@ def main() -> None:
     parser.add_argument("--slowest", type=int, default=0, help="also show the N slowest requests' largest stages")
     parser.add_argument("--dump", type=Path, help="write each query's `sources` (and, beside, its paths) as JSON")
     parser.add_argument("--rows", action="store_true", help="also count the store rows each kind of fact read took")
+    parser.add_argument("--gc", action="store_true", help="also time the garbage collections during the requests")
     args = parser.parse_args()
 
     from attest.answer.inference import reasoner_inference
@@ -194,11 +231,15 @@ def main() -> None:
     service = AnswerService(store, iris, settings, reasoner_inference(store, iris, settings), owner=store)
     service.context(ContextQuery(query="warm up", limit=20))  # builds the label index, as docqa.py's warm-up does
     rows.on = True
+    collections = Collections()
+    if args.gc:
+        collections.install()
     walls: dict[str, list[float]] = defaultdict(list)
     cpus: dict[str, list[float]] = defaultdict(list)
     totals, total_cpu, dumped, paths = [], [], [], []
-    requests: list[tuple[float, str, dict[str, float]]] = []
-    for text in queries(args.set, args.queries, args.seed):
+    requests: list[tuple[float, int, str, dict[str, float]]] = []
+    for number, text in enumerate(queries(args.set, args.queries, args.seed)):
+        collections.request = number
         if args.cold:
             forget(store)
         clock.reset()
@@ -216,7 +257,7 @@ def main() -> None:
         total_cpu.append(cpu * 1000)
         clock.wall["other"] += wall - sum(clock.wall.values())
         clock.cpu["other"] += cpu - sum(clock.cpu.values())
-        requests.append((cpu * 1000, text, {k: v * 1000 for k, v in clock.cpu.items()}))
+        requests.append((cpu * 1000, number, text, {k: v * 1000 for k, v in clock.cpu.items()}))
         for stage in set(clock.wall) | {s for s, *_ in STAGES}:
             walls[stage].append(clock.wall.get(stage, 0.0) * 1000)
             cpus[stage].append(clock.cpu.get(stage, 0.0) * 1000)
@@ -224,6 +265,7 @@ def main() -> None:
             dumped.append({"query": text, "sources": [s.model_dump(mode="json") for s in response.sources]})
             paths.append({"query": text, "paths": [p.model_dump(mode="json") for p in response.paths],
                           "entities": [e.id for e in response.entities]})
+    collections.request = -1
     store.close()
     if args.dump is not None:
         args.dump.write_text(json.dumps(dumped, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -248,9 +290,12 @@ def main() -> None:
         print()
         for kind in sorted(rows.rows):
             print(f"- {kind}: {rows.rows[kind]} rows in {rows.queries[kind]} queries")
-    for cpu, text, stages in sorted(requests, key=lambda r: -r[0])[:args.slowest]:
+    if args.gc:
+        print()
+        print("\n".join(collections.report()))
+    for cpu, number, text, stages in sorted(requests, key=lambda r: -r[0])[:args.slowest]:
         largest = sorted(stages.items(), key=lambda kv: -kv[1])[:4]
-        print(f"- CPU {cpu:.1f} ms: {text[:70]!r}: " + ", ".join(f"{k} {v:.1f}" for k, v in largest))
+        print(f"- #{number} CPU {cpu:.1f} ms: {text[:70]!r}: " + ", ".join(f"{k} {v:.1f}" for k, v in largest))
 
 
 if __name__ == "__main__":

@@ -512,7 +512,9 @@ class GraphLookup:
         return {p: text or PropertyText() for p, text in found.items()}
 
     def _read_property_texts(self, predicates: list[str]) -> dict[str, PropertyText]:
-        out: dict[str, PropertyText] = {}
+        # a property the graph names nowhere is remembered too, by its own empty text: what is known of its words (its
+        # local name's, attest.answer.predicates.describing_words) is kept on it across requests, as on any other
+        out: dict[str, PropertyText] = {p: PropertyText() for p in predicates}
         for batch in _batches(_nodes(predicates)):
             for row in solutions(self.store.query(q.with_values(q.PROPERTY_TEXT, properties=batch))):
                 text = out.setdefault(row["p"].value, PropertyText())

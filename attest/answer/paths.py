@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 
 from attest.answer import direction, lexicon
 from attest.answer.lookup import GENERIC_PREDICATES, HUB_DEGREE, FactStatus, GraphLookup, Triple, is_literal
+from attest.answer.many_words import term_matches_many
 from attest.answer.predicates import (
     CAMEL, PropertyText, Term, class_words, describing_words, relevance, relevance_of, term_matches, word_shares,
 )
@@ -119,8 +120,9 @@ class PathSearch:
         if terms and declared:
             texts = lookup.property_texts(declared)
             # each declared property's words met by the question's, once for the two weighings below
-            matches = {(p, forward): term_matches(terms, describing_words(texts[p], _local(p), not forward))
-                       for p in declared for forward in (True, False)}
+            keys = [(p, forward) for p in declared for forward in (True, False)]
+            many = [describing_words(texts[p], _local(p), not forward) for p, forward in keys]
+            matches = dict(zip(keys, term_matches_many(terms, many)))  # a word met before: from each one's memo
             # a relation word the graph names as written means that relation: only the other words are read
             # through WordNet (whose other senses of "starred" would also reach "has tags")
             spelled = frozenset().union(*(m for r, m in map(relevance_of, matches.values(), repeat(frozenset()))

@@ -197,3 +197,13 @@ def test_which_documents_state_a_triple_is_read_again_only_when_a_write_changes_
     assert GraphLookup(store, iris).documents([fact])[fact] == sorted([*before, graph.value])
     commit(store, iris, "other", document=[], status=[], quarantine=[], fresh=False)  # deleted
     assert GraphLookup(store, iris).documents([fact])[fact] == before
+
+
+def test_a_property_named_nowhere_keeps_its_text_across_requests(store, iris):
+    """Its words (and each question word's match to them) are remembered on its text, as for a named property: a new
+    empty text per request made every request match the question against it afresh."""
+    load_graph(store, iris)
+    unnamed = "https://w3id.org/attest/ontology#neverNamedAnywhere"
+    first = GraphLookup(store, iris).property_texts([unnamed])[unnamed]
+    assert (first.label, first.other, first.inverse) == ("", [], [])
+    assert GraphLookup(store, iris).property_texts([unnamed])[unnamed] is first  # the next request's lookup
