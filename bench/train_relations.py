@@ -11,7 +11,8 @@ properties (P131 and P17) spreads its target over them. Multinomial logistic reg
 minibatches with L2 decay; features seen fewer than MIN_COUNT times are dropped. The decision thresholds (_thresholds:
 a pair score per kind of candidate, a share per predicate) are chosen on out-of-fold probabilities of the training
 documents (INNER_FOLDS inner fits, each scoring the documents it left out), never on documents the model is scored
-on.
+on. With RANKER (the default; --linear leaves it out), each fit also trains the one-hidden-layer ranker
+(bench/train_ranker.py) on the same documents, and the model's probabilities are the mean of the two.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from attest.extract.relation_model import MODEL_PATH, RelationModel  # noqa: E40
 from attest.extract.relation_pairs import candidate_pairs  # noqa: E402
 from attest.ingest.chunk import chunk_text, clean  # noqa: E402
 from docred import GoldDoc, load_docs  # noqa: E402
+from train_ranker import fit_ranker  # noqa: E402
 
 SEED = 13
 MIN_COUNT = 3
@@ -47,6 +49,7 @@ PAIR_PRECISION = 0.65  # of the relation pairs kept, out of fold
 TYPED_PRECISION = 0.72  # of their predicates
 PREDICATE_MIN = 20  # out-of-fold statements for a predicate's own share
 INNER_FOLDS = 5
+RANKER = True  # the linear model averaged with a one-hidden-layer ranker (bench/train_ranker.py)
 SEPARATE = {"C"}  # candidate kinds fitted apart from the others (_fit_by_kind)
 CLASS_ABSENT = -20.0  # the logit of a class a kind's group never saw
 WINDOW = 0.1  # of pair score, where a kind's marginal precision is measured
@@ -241,36 +244,45 @@ def _thresholds(probs: np.ndarray, classes: list[str], samples,
     return out
 
 
-def train_model(per_doc: list[list], seed: int = SEED, pair_precision: float = PAIR_PRECISION) -> RelationModel:
+def _model(per_doc: list[list], seed: int, ranker: bool) -> RelationModel:
+    """The linear model (and the ranker) fitted on these documents' pairs, without thresholds."""
+    samples = [s for doc in per_doc for s in doc]
+    features, classes = _vocabulary(samples)
+    W, b = _fit_by_kind(samples, classes, features, seed)
+    return RelationModel(features, W, b, classes, {}, ranker=fit_ranker(per_doc, classes, seed) if ranker else None)
+
+
+def train_model(per_doc: list[list], seed: int = SEED, pair_precision: float = PAIR_PRECISION,
+                ranker: bool = RANKER) -> RelationModel:
     """A model from the candidate pairs of the training documents (collect()); its thresholds from out-of-fold
     probabilities: INNER_FOLDS fits, each on all but one inner fold of the training documents, scoring that fold."""
     samples = [s for doc in per_doc for s in doc]
-    features, classes = _vocabulary(samples)
+    _, classes = _vocabulary(samples)
     column = {c: i for i, c in enumerate(classes)}
     probs = np.zeros((len(samples), len(classes)), dtype=np.float32)
     starts = np.cumsum([0] + [len(doc) for doc in per_doc])
     for k in range(INNER_FOLDS):
-        inner = [s for i, doc in enumerate(per_doc) if i % INNER_FOLDS != k for s in doc]
-        inner_features, inner_classes = _vocabulary(inner)
-        W, b = _fit_by_kind(inner, inner_classes, inner_features, seed)
-        model = RelationModel(inner_features, W, b, inner_classes, {})
+        model = _model([doc for i, doc in enumerate(per_doc) if i % INNER_FOLDS != k], seed, ranker)
+        inner_classes = model.classes
         held = [i for i in range(len(per_doc)) if i % INNER_FOLDS == k]
         rows = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in held]).astype(np.int64)
         predicted = model.predict([samples[r][0] for r in rows])
         for c, name in enumerate(inner_classes):  # a class too rare in this inner fit keeps probability 0
             if name in column:
                 probs[rows, column[name]] = predicted[:, c]
-    thresholds = _thresholds(probs, classes, samples, pair_precision)
-    W, b = _fit_by_kind(samples, classes, features, seed)
-    meta = f"trained on {len(per_doc)} Re-DocRED dev documents, {len(samples)} candidate pairs, seed {seed}"
-    return RelationModel(features, W, b, classes, thresholds, meta)
+    model = _model(per_doc, seed, ranker)
+    model.thresholds = _thresholds(probs, classes, samples, pair_precision)
+    model.meta = f"trained on {len(per_doc)} Re-DocRED dev documents, {len(samples)} candidate pairs, seed {seed}" + \
+        (f", ranker {model.ranker.embed.shape[0]} features x {model.ranker.embed.shape[1]} hidden" if model.ranker else "")
+    return model
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--linear", action="store_true", help="the linear model alone, no ranker")
     args = parser.parse_args()
-    model = train_model(collect(load_docs(), load_terms(ONTOLOGY)))
+    model = train_model(collect(load_docs(), load_terms(ONTOLOGY)), ranker=not args.linear)
     model.save(args.out)
     print(f"{args.out}: {len(model.features)} features x {len(model.classes)} classes, thresholds {model.thresholds}, "
           f"{args.out.stat().st_size / 1024:.0f} KiB; {model.meta}")
