@@ -28,7 +28,8 @@ INIT = 0.05
 VALIDATION = 10
 
 
-def _encode(samples, index: dict[str, int], classes: list[str]) -> tuple[list[np.ndarray], np.ndarray]:
+def encode(samples, index: dict[str, int], classes: list[str]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each sample's feature indices (sorted, unknown ones left out) and its target distribution over the classes."""
     cindex = {c: i for i, c in enumerate(classes)}
     rows = [np.array(sorted({index[f] for f in feats if f in index}), dtype=np.int64) for feats, _ in samples]
     targets = np.zeros((len(samples), len(classes)), dtype=np.float32)
@@ -67,8 +68,8 @@ def fit_ranker(per_doc: list[list], classes: list[str], seed: int) -> Ranker:
     index = {f: i for i, f in enumerate(features)}
     fit = [s for i, doc in enumerate(per_doc) if i % VALIDATION != VALIDATION - 1 for s in doc]
     held = [s for i, doc in enumerate(per_doc) if i % VALIDATION == VALIDATION - 1 for s in doc]
-    rows, targets = _encode(fit, index, classes)
-    held_rows, held_targets = _encode(held, index, classes)
+    rows, targets = encode(fit, index, classes)
+    held_rows, held_targets = encode(held, index, classes)
     held_flat, held_starts, _ = _flat(held_rows, range(len(held_rows)))
     rng = np.random.default_rng(seed)
     params = [(rng.standard_normal((len(features), HIDDEN)) * INIT).astype(np.float32),

@@ -37,7 +37,7 @@ from attest.extract.relation_model import MODEL_PATH, RelationModel  # noqa: E40
 from attest.extract.relation_pairs import candidate_pairs  # noqa: E402
 from attest.ingest.chunk import chunk_text, clean  # noqa: E402
 from docred import GoldDoc, load_docs  # noqa: E402
-from train_ranker import fit_ranker  # noqa: E402
+from train_ranker import encode, fit_ranker  # noqa: E402
 
 SEED = 13
 MIN_COUNT = 3
@@ -111,13 +111,7 @@ def collect(docs: list[GoldDoc], terms: OntologyTerms) -> list[list[tuple[list[s
 
 
 def _fit(samples, classes: list[str], features: list[str], seed: int) -> tuple[np.ndarray, np.ndarray]:
-    index = {f: i for i, f in enumerate(features)}
-    cindex = {c: i for i, c in enumerate(classes)}
-    rows = [np.array(sorted({index[f] for f in feats if f in index}), dtype=np.int64) for feats, _ in samples]
-    targets = np.zeros((len(samples), len(classes)), dtype=np.float32)
-    for r, (_, target) in enumerate(samples):
-        for c, w in target.items():
-            targets[r, cindex.get(c, cindex["related"])] += w
+    rows, targets = encode(samples, {f: i for i, f in enumerate(features)}, classes)
     rng = np.random.default_rng(seed)
     W = np.zeros((len(features), len(classes)), dtype=np.float32)
     b = np.log(targets.mean(axis=0) + 1e-6).astype(np.float32)
