@@ -11,6 +11,7 @@ import sqlite3
 import threading
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -260,8 +261,10 @@ class FullText:
         db = self._reader()
         rows = self._row_count(db)
         idf = {t: _idf(rows, self._postings(db, t)) for t in terms}
-        counts = [Counter(_fold(w.casefold()) for w in TERM.findall(t)) for t in texts]
-        lengths = [sum(c.values()) for c in counts]
+        wanted = set(terms)
+        words = [TERM.findall(t) for t in texts]
+        counts = [Counter(f for f in map(_folded, ws) if f in wanted) for ws in words]
+        lengths = [len(ws) for ws in words]
         mean = sum(lengths) / len(lengths) or 1.0
         return [sum(idf[t] * c[t] * (K1 + 1) / (c[t] + K1 * (1 - B + B * n / mean)) for t in terms if c[t])
                 for c, n in zip(counts, lengths)]
@@ -435,6 +438,13 @@ def _terms(text: str, skip: frozenset[str]) -> list[str]:
 def _fold(word: str) -> str:
     """A casefolded word as the index's tokenizer keeps it (unicode61, remove_diacritics 2: diacritics dropped)."""
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1 << 16)
+def _folded(word: str) -> str:
+    """A word of a passage as the index keeps it (`_fold` of its casefolded form): passages repeat their words, and
+    a hub's passages are scored again and again (bm25_of)."""
+    return _fold(word.casefold())
 
 
 def _any(terms: list[str]) -> str:

@@ -191,3 +191,12 @@ def test_the_index_reads_mentions_and_entity_links_from_a_document_graph():
     rows = document_rows(quads, iris)
     assert rows.mentions == [MentionRow(chunk.value, hall.value, 3, 7)]
     assert rows.links == [(hall.value, som.value)]
+
+
+def test_passages_are_scored_on_their_words_as_the_index_folds_them(tmp_path):
+    index = _index(tmp_path)
+    café, cafe, plain = "Le Café and the CAFÉ beside the cafe.", "A cafe, one.", "Nothing of the kind here."
+    scores = index.bm25_of("café", [café, cafe, plain])
+    assert scores[2] == 0.0 and scores[0] > scores[1] > 0.0  # three of seven words, then one of three
+    again = index.bm25_of("CAFE", [café, cafe, plain])  # remembered foldings give the same scores
+    assert again == scores
