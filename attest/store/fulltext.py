@@ -52,7 +52,8 @@ CREATE INDEX IF NOT EXISTS links_by_subject ON links (subject);
 CREATE INDEX IF NOT EXISTS links_by_object ON links (object);
 CREATE TABLE IF NOT EXISTS topics (document TEXT NOT NULL, chunk TEXT NOT NULL, entity TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS topics_by_document ON topics (document);
-CREATE INDEX IF NOT EXISTS topics_by_entity ON topics (entity);
+DROP INDEX IF EXISTS topics_by_entity;
+CREATE INDEX IF NOT EXISTS topics_by_entity_chunk ON topics (entity, chunk);
 CREATE INDEX IF NOT EXISTS topics_by_chunk ON topics (chunk);
 """
 # mentions: which chunk names which entity (the graph's att:denotes mention records), where in the document;
