@@ -128,10 +128,8 @@ def _defined(text: str, lines: list[tuple[int, int]], topic: Mention) -> bool:
             and _DEFINED_BY.match(text, topic.end_char) is not None)
 
 
-def _settled_type(typed: list[Mention], topic: Mention | None) -> str | None:
+def _settled_type(typed: list[Mention], topic: Mention) -> str | None:
     """The class the extraction keeps for the topic's name: its surest mention's (the earlier on a tie)."""
-    if topic is None:
-        return None
     same = [m for m in typed if m.text.casefold() == topic.text.casefold()] or [topic]
     return max(same, key=lambda m: m.confidence).type
 
@@ -154,7 +152,12 @@ class _Topic:
             return False
         named = terms.normalize_type(noun) or terms.normalize_type(noun.split()[-1])
         return (named is not None and _fits_type(terms, named, required)
-                and (terms.is_subtype(kind, named) or terms.is_subtype(named, kind)))
+                and _same_branch(terms, kind, named))
+
+
+def _same_branch(terms: OntologyTerms, a: str, b: str) -> bool:
+    """Whether one class is the other or under it (a Film and a CreativeWork; not an Album and a Song)."""
+    return terms.is_subtype(a, b) or terms.is_subtype(b, a)
 
 
 def fits(terms: OntologyTerms, type_name: str, predicate: str) -> bool:
@@ -249,7 +252,7 @@ def _defines(gap: str, subject: Mention, between: list[Mention], required: str |
         return False
     spans = [" ".join(words[i:i + n]) for n in (1, 2) for i in range(len(words) - n + 1)]
     named = {t for span in spans if (t := terms.normalize_type(span)) is not None}
-    own = {t for t in named if _fits_type(terms, t, required) and (terms.is_subtype(kind, t) or terms.is_subtype(t, kind))}
+    own = {t for t in named if _fits_type(terms, t, required) and _same_branch(terms, kind, t)}
     return bool(own) and not any(_fits_type(terms, t, required) for t in named - own)
 
 
