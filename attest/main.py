@@ -11,7 +11,7 @@ from typing import AsyncIterator
 
 from fastapi import APIRouter, FastAPI
 
-from attest import __version__, folders
+from attest import __version__, folders, heap
 from attest import observability
 from attest.api import errors, guard, limits
 from attest.api import mcp as api_mcp
@@ -104,6 +104,7 @@ def open_resources(settings: Settings) -> AppResources:
     resources.query_executor = open_executor(store, settings)  # deadlines: attest/sparql/deadline.py
     if resources.query_executor is not None and settings.query_workers_at_start:
         resources.query_executor.warm(settings.query_workers_at_start)
+    heap.settle()  # what start-up loaded lives as long as the process: full collections no longer walk it
     return resources
 
 
@@ -114,6 +115,7 @@ def close_resources(resources: AppResources) -> None:
     if resources.query_executor is not None:
         resources.query_executor.close()
     resources.store.close()
+    heap.release()
 
 
 def _prepare_store(store: GraphStore, settings: Settings, iris: Iris) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import time
 import weakref
@@ -14,6 +13,7 @@ from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 from attest.answer import queries as q
 from attest.answer.ids import Ids
 from attest.answer.memo import Changes, Memo
+from attest.heap import settle
 from attest.answer.predicates import PropertyText
 from attest.answer.validtime import Validity, read_validity
 from attest.store.results import solutions
@@ -223,7 +223,7 @@ class GraphLookup:
         index = self._read_labels()
         _LABEL_CACHE[self.owner] = (fingerprint, time.monotonic(), index)
         if len(index.labels) >= SETTLE_LABELS:
-            _settle()
+            settle()
         return index
 
     def _changed_since(self, since: int | None, until: int | None) -> set[str] | None:
@@ -540,16 +540,6 @@ class GraphLookup:
             else:
                 status.asserted_in.add(g)
         return out
-
-
-
-def _settle() -> None:
-    """Moves what is alive now (the label index just read, the models loaded) out of the collector's reach: a full
-    collection walks every tracked object, and with them one took 40-225 ms of a random request at 2Wiki's 6,119
-    paragraphs (4-5 in 100 requests: the p95). They are still freed when no longer referenced; only a reference cycle
-    among them would be kept, so what is garbage now is collected first."""
-    gc.collect()
-    gc.freeze()
 
 
 def _pairs(iris: Iterable[str], predicates: list[str]) -> list[tuple[NamedNode, NamedNode]]:
