@@ -1,8 +1,9 @@
 """Benchmark: the answer path as the corpus grows (500, 5,000, 50,000 generated documents), over HTTP.
 
-    python bench/scale.py [--docs 5000] [--paragraphs 8] [--rounds 100] [--data-dir DIR]
+    python bench/scale.py [--docs 5000] [--paragraphs 8] [--rounds 100] [--data-dir DIR] [--corpus dense]
 
-Generates --docs documents with bench/ingest.py's generator, ingests them offline with `attest ingest`
+Generates --docs documents with bench/ingest.py's generator (or, with --corpus dense, bench/dense_corpus.py's:
+thousands of names, several in every sentence, a few of them hubs; its own questions), ingests them offline with `attest ingest`
 (batched bulk commits, reasoning after the batch), then serves the store and measures, each as p50/p95 over
 --rounds calls: /context on varied questions, /answer (extractive), the first page of /entities/{id} for the
 most-mentioned entity, and the named query `neighbours` about it. Also: ingest documents/s, the store's size
@@ -28,7 +29,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import pct, serving  # noqa: E402
+import dense_corpus  # noqa: E402
 from ingest import CONCEPTS, LANGS, ORGS, PEOPLE, TECH, make_document  # noqa: E402
+from named_queries import most_mentioned  # noqa: E402
 
 QUESTIONS = ["What does {t} use?", "Which standards does {t} implement?", "Who developed {t}?",
              "Where does {p} work?", "What did {p} propose?", "Who is a member of {o}?", "What improves on {t}?",
@@ -44,12 +47,13 @@ def attest(config: Path, *args: str, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, **kw)
 
 
-def generate(folder: Path, docs: int, paragraphs: int) -> int:
+def generate(folder: Path, docs: int, paragraphs: int, corpus: str) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(42)
+    make = dense_corpus.make_document if corpus == "dense" else make_document
     total = 0
     for n in range(docs):
-        text = make_document(rng, n, paragraphs)
+        text = make(rng, n, paragraphs)
         (folder / f"report-{n:06d}.md").write_text(text, encoding="utf-8")
         total += len(text.encode())
     return total
@@ -63,15 +67,20 @@ def timed(client: httpx.Client, method: str, url: str, **kw) -> float:
     return elapsed
 
 
-def measure(url: str, rounds: int) -> dict[str, list[float]]:
+def question(rng: random.Random) -> str:
+    return rng.choice(QUESTIONS).format(t=rng.choice(TECH + LANGS), p=rng.choice(PEOPLE), o=rng.choice(ORGS),
+                                        c=rng.choice(CONCEPTS))
+
+
+def measure(url: str, rounds: int, corpus: str, data_dir: Path) -> dict[str, list[float]]:
     rng = random.Random(7)
+    ask = dense_corpus.question if corpus == "dense" else question
     out: dict[str, list[float]] = {k: [] for k in ("context", "answer", "entities", "neighbours")}
     with httpx.Client(base_url=url, timeout=120) as client:
-        top = top_entity(client)
-        timed(client, "POST", "/context", json={"query": "What does Oxigraph use?"})  # first call: label index
+        top = top_entity(client) if corpus == "generated" else most_mentioned(data_dir)[0].rsplit("/", 1)[-1]
+        timed(client, "POST", "/context", json={"query": ask(random.Random(0))})  # first call: label index
         for i in range(rounds):
-            q = rng.choice(QUESTIONS).format(t=rng.choice(TECH + LANGS), p=rng.choice(PEOPLE), o=rng.choice(ORGS),
-                                             c=rng.choice(CONCEPTS))
+            q = ask(rng)
             out["context"].append(timed(client, "POST", "/context", json={"query": q}))
             out["answer"].append(timed(client, "POST", "/answer", json={"question": q, "mode": "extractive"}))
             out["entities"].append(timed(client, "GET", f"/entities/{top}"))
@@ -99,13 +108,16 @@ def main() -> None:
     parser.add_argument("--paragraphs", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--data-dir", help="work here (reused: an existing store is not ingested again)")
+    parser.add_argument("--corpus", choices=["generated", "dense"], default="generated",
+                        help="bench/ingest.py's generator, or bench/dense_corpus.py's (more names, several a sentence)")
     args = parser.parse_args()
-    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-scale-")) / f"docs-{args.docs}"
+    name = f"docs-{args.docs}" if args.corpus == "generated" else f"dense-{args.docs}"
+    work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-scale-")) / name
     work.mkdir(parents=True, exist_ok=True)
     config = work / "attest.yaml"
     config.write_text(f"data_dir: {work / 'data'}\n", encoding="utf-8")
     corpus = work / "corpus"
-    text_bytes = generate(corpus, args.docs, args.paragraphs) if not corpus.exists() else du(corpus)
+    text_bytes = generate(corpus, args.docs, args.paragraphs, args.corpus) if not corpus.exists() else du(corpus)
     if not (work / "data").exists():
         t = time.perf_counter()
         done = attest(config, "ingest", "--offline", str(corpus))
@@ -121,8 +133,8 @@ def main() -> None:
     print(f"store: {quads} quads, {quads / args.docs:.0f} per document; {store_bytes / 1e6:.0f} MB on disk, "
           f"{store_bytes / text_bytes:.1f} bytes per byte of text ({text_bytes / 1e6:.1f} MB of text)")
     with serving(config) as url:
-        results = measure(url, args.rounds)
-    print(f"\n{args.docs} documents, {args.rounds} rounds (ms):")
+        results = measure(url, args.rounds, args.corpus, work / "data")
+    print(f"\n{args.docs} documents ({args.corpus}), {args.rounds} rounds (ms):")
     print("| request | p50 | p95 |\n|---|---|---|")
     for name, values in results.items():
         print(f"| {name} | {statistics.median(values):.1f} | {pct(values, 0.95):.1f} |")
