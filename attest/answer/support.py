@@ -17,11 +17,10 @@ JOINERS = frozenset({"of", "for", "&"})  # the words that join a longer name's w
 
 @dataclass(frozen=True)
 class Ties:
-    """What ties evidence to a question: the passages (chunks) tied to it, the ids of the entities it is about, and
-    its content words less those that only say what kind of answer it asks for."""
+    """What ties evidence to a question: the passages (chunks) tied to it, and its content words less those that only
+    say what kind of answer it asks for."""
 
     chunks: frozenset[str]
-    subjects: frozenset[str]
     words: frozenset[str]
 
     def supports(self, sentence: Sentence) -> bool:
@@ -76,7 +75,7 @@ def ties(question: str, want: Asks, links: list[ContextLink], sentences: list[Se
               or any(_writes_name(texts[c], headings[chunk]) for c in first if c != chunk)}
     asked = content_words(want.noun or "", frozenset())
     words = content_words(question, skip) - asked
-    return Ties(frozenset(first | second), about, frozenset(words))
+    return Ties(frozenset(first | second), frozenset(words))
 
 
 def _writes_name(text: str, name: str) -> bool:
@@ -85,7 +84,7 @@ def _writes_name(text: str, name: str) -> bool:
     joining one ("of"), right before or after it."""
     if not name:
         return False
-    for m in re.finditer(rf"(?<![\w'’-]){re.escape(name)}(?![\w'’-])", text):
+    for m in re.finditer(rf"(?<![\w'’-]){re.escape(name)}(?![\w-])(?!['’](?!s\b))", text):  # "Hall's" holds it
         before, after = text[:m.start()].split()[-2:], text[m.end():].split()[:1]
         if before[-1:] and (_capitalized(before[-1]) or before[-1] in JOINERS and before[0][:1].isupper()):
             continue

@@ -3,10 +3,12 @@ the passages reached from those through a bridge entity, and sentences holding m
 
 from __future__ import annotations
 
+import pytest
+
 from attest.answer.asks import Asks
 from attest.answer.evidence import Sentence
 from attest.answer.models import ContextLink
-from attest.answer.support import question_names, subjects, ties
+from attest.answer.support import _writes_name, question_names, subjects, ties
 
 QUESTION = "Who was the first president of the association which published Journal of Psychotherapy Integration?"
 STOP = frozenset("who was the of which".split())
@@ -72,3 +74,19 @@ def test_a_sentence_holding_most_of_the_questions_words_supports_without_a_tie()
     tied = ties(question, Asks("person"), [], [most, some], {}, _id, STOP | {"to", "a"})
     assert tied.chunks == frozenset()
     assert tied.supports(most) and not tied.supports(some)
+
+
+JOURNAL = "The Journal of Psychotherapy Integration is published by the Society for Clinical Minds."
+
+
+@pytest.mark.parametrize("text,name,written", [
+    (JOURNAL, "Society for Clinical Minds", True),
+    (JOURNAL, "Psychotherapy", False),  # a piece of "Journal of Psychotherapy Integration"
+    (JOURNAL, "Clinical Minds", False),  # a piece of "Society for Clinical Minds"
+    (JOURNAL, "Integration", False),
+    ("Engelbert Humperdinck and Sergio Franchi sang it.", "Engelbert Humperdinck", True),
+    ("It was Engelbert Humperdinck's hit.", "Engelbert Humperdinck", True),
+    ("It was Engelbert Humperdinck-Smith's hit.", "Engelbert Humperdinck", False),
+])
+def test_a_name_written_whole_not_as_a_piece_of_a_longer_one(text, name, written):
+    assert _writes_name(text, name) is written
