@@ -1,6 +1,7 @@
 """Extractive answers name only what evidence tied to the question supports: over a Markdown corpus ingested offline,
 a two-hop question names the association's first president (through the journal's paragraph) or nothing, never a
-"first" person of an unrelated paragraph; without the association's paragraph it names nothing."""
+"first" person of an unrelated paragraph; without the association's paragraph it names nothing; a fact answers only
+from an entity linked from a name the question writes whole."""
 
 from __future__ import annotations
 
@@ -68,3 +69,25 @@ def test_evidence_that_is_absent_names_nothing(whole):
     assert whole.post("/context", json={"query": question}).json()["sources"]
     report = _answer(whole, question)
     assert report["answers"] == [] and report["text"].startswith("None of the retrieved")
+
+
+def test_a_fact_answers_only_from_an_entity_the_question_names(whole):
+    """The same retrieved facts, with the question's link moved from the journal's whole name to its first word: a fact
+    of what a piece of a name, or a common word beside one, links to is not an answer (the issue's "President
+    contains ...")."""
+    from attest.answer.extractive import compose_answer
+    from attest.answer.retrieve import STOPWORDS, ContextQuery
+    from attest.operations.answers import answer_service
+
+    service = answer_service(whole.app.state.resources)
+    question = "Which organization published the Journal of Psychotherapy Integration?"
+    context = service.retriever.context(ContextQuery(query=question, max_hops=2, limit=20))
+    facts_only = context.model_copy(update={"sources": []})
+    text, answers = compose_answer(question, facts_only, None, service.lookup, service._terms(), STOPWORDS)
+    assert [a.label for a in answers] == ["Society for Clinical Minds"]  # the fact "published by" answers
+    link = next(link for link in context.links if link.text == "Journal of Psychotherapy Integration")
+    start = question.index("Journal of")
+    moved = link.model_copy(update={"text": "Journal", "start": start, "end": start + len("Journal")})
+    common = facts_only.model_copy(update={"links": [moved]})
+    text, answers = compose_answer(question, common, None, service.lookup, service._terms(), STOPWORDS)
+    assert answers == []
