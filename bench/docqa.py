@@ -1,6 +1,6 @@
 """Benchmark: multi-hop passage retrieval and extractive answers over a pooled document corpus, over HTTP.
 
-    python bench/docqa.py [--set hotpotqa] [--questions 100] [--data-dir DIR] [--show-misses N]
+    python bench/docqa.py [--set hotpotqa] [--questions 100] [--data-dir DIR] [--show-misses N] [--dump FILE]
     python bench/docqa.py --set 2wiki [--data-dir DIR]    # 6,119 paragraphs, no questions: ingest and latency
     python bench/docqa.py --corpus-file C --questions-file Q  # a set kept outside the repo (held-out)
 
@@ -18,6 +18,7 @@ heading) and the folder is ingested as a user would: `attest ingest --offline FO
   paragraph's title and text indexed, the question's words OR-ed);
 - answer hit: the gold answer (case, punctuation and diacritics folded) is in the first answer /answer names
   (its first `answers` entry, or else the first sentence of its text), as whole words ("no" is not in "nothing");
+  how many questions named an answer (`answers` not empty) and the share of those that are right (precision);
 - /context and /answer (extractive) p50 / p95 (ms), ingest documents/s, and on a question naming the most
   mentioned entity /context and the named query `neighbours` about it (slowest of 5).
 Without questions (2wiki) the latency is measured on queries made of each of 100 seeded paragraphs' first
@@ -144,10 +145,10 @@ def documents(sources: list[dict], stems: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(t for s in sources if (t := title_of(s["document"], stems))))
 
 
-def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_misses: int) -> dict:
+def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_misses: int, dump: Path | None = None) -> dict:
     bm25 = Bm25(corpus)
-    rows = {"attest2": 0.0, "attest5": 0.0, "bm2": 0.0, "bm5": 0.0, "hits": 0}
-    latencies, answer_latencies = [], []
+    rows = {"attest2": 0.0, "attest5": 0.0, "bm2": 0.0, "bm5": 0.0, "hits": 0, "named": 0, "named_hits": 0}
+    latencies, answer_latencies, dumped = [], [], []
     for q in questions:
         gold = q["gold"]
         t = time.perf_counter()
@@ -161,19 +162,27 @@ def measure(client: httpx.Client, questions: list[dict], corpus, stems, show_mis
                                                "mode": "extractive"})
         answer_latencies.append((time.perf_counter() - t) * 1000)
         answered.raise_for_status()
-        first = first_answer(answered.json())
+        body = answered.json()
+        first = first_answer(body)
         hit = any(fold(a) and f" {fold(a)} " in f" {fold(first)} " for a in q["answers"])  # whole words
         rows["attest2"] += recall(got, gold, 2)
         rows["attest5"] += recall(got, gold, 5)
         rows["bm2"] += recall(base, gold, 2)
         rows["bm5"] += recall(base, gold, 5)
         rows["hits"] += hit
+        rows["named"] += bool(body.get("answers"))
+        rows["named_hits"] += bool(body.get("answers")) and hit
+        dumped.append({"question": q["question"], "gold": q["answers"], "named": bool(body.get("answers")),
+                       "first": first, "hit": hit, "text": body.get("text", "")})
         if show_misses and (recall(got, gold, 5) < 1 or not hit):
             show_misses -= 1
             print(f"- {q['question']!r} gold {q['answers'][0]!r} {sorted(gold)}\n  sources {got[:5]}\n  bm25 {base}\n"
                   f"  answered {first[:160]!r}")
+    if dump:
+        dump.write_text("".join(json.dumps(d) + "\n" for d in dumped), encoding="utf-8")
     n = len(questions)
-    return {"n": n, **{k: v / n for k, v in rows.items()}, "p50": statistics.median(latencies),
+    named, named_hits = rows.pop("named"), rows.pop("named_hits")
+    return {"n": n, **{k: v / n for k, v in rows.items()}, "named": named, "named_hits": named_hits, "p50": statistics.median(latencies),
             "p95": pct(latencies, 0.95), "answer_p50": statistics.median(answer_latencies),
             "answer_p95": pct(answer_latencies, 0.95)}
 
@@ -224,6 +233,7 @@ def main() -> None:
     parser.add_argument("--show-misses", type=int, default=0)
     parser.add_argument("--corpus-file", type=Path, help="a corpus kept outside the repo (with --questions-file)")
     parser.add_argument("--questions-file", type=Path, help="its questions, HotpotQA's or MuSiQue's format")
+    parser.add_argument("--dump", type=Path, help="write each question's answer (JSON lines) to this file")
     parser.add_argument("--record", help="write the figures into bench/RESULTS.md under this title")
     args = parser.parse_args()
     if bool(args.corpus_file) != bool(args.questions_file):
@@ -239,13 +249,15 @@ def main() -> None:
         client.post("/context", json={"query": "warm up", "limit": 20})  # builds the label index
         if args.questions_file or args.set == "hotpotqa":
             questions = load_questions(args.questions_file or DOCQA / "hotpotqa.json", args.questions)
-            r = measure(client, questions, corpus, stems, args.show_misses)
+            r = measure(client, questions, corpus, stems, args.show_misses, args.dump)
             lines += ["", "| retriever | R@2 | R@5 |", "|---|---|---|",
                       f"| Attest `/context` sources | {100 * r['attest2']:.1f} | {100 * r['attest5']:.1f} |",
                       f"| plain BM25 (FTS5), same paragraphs | {100 * r['bm2']:.1f} | {100 * r['bm5']:.1f} |", "",
                       (f"{r['n']} questions; extractive answer hit (first answer names the gold): {100 * r['hits']:.0f}%; "
                        f"/context p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms; /answer p50 {r['answer_p50']:.1f} ms, "
-                       f"p95 {r['answer_p95']:.1f} ms")]
+                       f"p95 {r['answer_p95']:.1f} ms"), "",
+                      (f"named an answer on {r['named']} questions ({r['named_hits']} right: precision "
+                       f"{100 * r['named_hits'] / max(r['named'], 1):.0f}%); named none on {r['n'] - r['named']}")]
         else:
             r = latency_only(client, corpus, args.seed)
             lines.append(f"/context on {r['n']} queries (each a seeded paragraph's first sentence): "

@@ -15,6 +15,7 @@ from attest.answer.evidence import (DATE, YEAR, Candidate, Sentence, candidates,
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
+from attest.answer.support import subjects, ties
 from attest.extract.ontology_terms import OntologyTerms
 from attest.store.fulltext import FullText
 from attest.vocab import ONT
@@ -46,11 +47,14 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
     if want.kind == "yesno":
         return JUDGEMENT, []
     named = {e for link in context.links for e in link.entities}
+    about = subjects(question, context.links)
     asked = f" {fold(question)} "
     ends = {lookup.ids.iri(p.end) for p in context.paths if p.end}
     details = lookup.details({iri for iri in ends if iri})
 
     def keep(path: ContextPath) -> bool:
+        if path.start not in about:
+            return False  # a fact of a word that says what is asked ("president"), not of what it is asked about
         if path.end is None:
             value = path.value or ""
             kind = "date" if want.kind == "date" else "number" if want.kind == "number" else "value"
@@ -98,6 +102,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     bridged = {s.chunk for s in context.sources[1:] if s.bridges}
     cited = _chunk_entities(sentences)
     topics = passage_topics(index, context.sources)
+    tied = ties(question, want, context.links, sentences, topics, lookup.ids.of, skip)
     said: dict[str, Described] = {}
     best: dict[str, tuple[float, Candidate, str]] = {}
     for c in found:
@@ -108,6 +113,8 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
         label = labels[c.iri][0] if c.iri and c.iri in labels and labels[c.iri][0] else c.text
         if c.iri and lookup.ids.of(c.iri) in named:
             continue
+        if not tied.supports(s):
+            continue  # a sentence tied to nothing the question is about names a guess, not an answer
         if any(_named(x, asked) or _all_named(x, question_words) for x in {c.text, label}):
             continue
         if c.kind == "date" and (year := YEAR.search(c.text)) and year.group(0) in question_words:
