@@ -27,6 +27,7 @@ WALK_EXPAND = 30  # the best lifted passages whose entities lead the walk a hop 
 WALK_ENTITIES = 100  # entities those passages name that the walk follows, the most specific first
 WALK_CHUNKS = 50  # passages the walk lifts, by mass
 WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
+COUNTED = 1000  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
 
 
 @dataclass
@@ -197,12 +198,13 @@ class PassageRanker:
     # bounded reads of the index ----------------------------------------------------
 
     def _passage_counts(self, entities: list[str]) -> dict[str, int]:
-        """Entity -> the number of passages that name it (read from the (entity, chunk) index)."""
+        """Entity -> the number of passages that name it, counted up to COUNTED (a hub's index range read no further)."""
         out: dict[str, int] = {}
-        for batch in _batches(entities):
-            marks = ",".join("?" * len(batch))
-            out.update(self.index.read(f"SELECT entity, count(DISTINCT chunk) FROM mentions WHERE entity IN ({marks}) "
-                                       "GROUP BY entity", tuple(batch)))
+        for batch in _batches(entities, TOPIC_BATCH):
+            bounded = " UNION ALL ".join(
+                ["SELECT * FROM (SELECT entity, chunk FROM mentions WHERE entity = ? LIMIT ?)"] * len(batch))
+            out.update(self.index.read(f"SELECT entity, count(DISTINCT chunk) FROM ({bounded}) GROUP BY entity",
+                                       tuple(v for e in batch for v in (e, COUNTED))))
         return out
 
     def _entities_of(self, chunks: list[str]) -> dict[str, list[str]]:

@@ -138,6 +138,8 @@ def test_a_hub_entity_is_read_within_bounds(tmp_path):
     assert time.perf_counter() - t < 2.0
     assert len(ranking.passages) == 5 and ranking.graph_used
     assert len(ranker._topic_chunks([E + "hub"])[E + "hub"]) == TOPIC_CHUNKS
+    assert ranker._passage_counts([E + "hub", E + "item-7", E + "nowhere"]) == {E + "hub": passages.COUNTED,
+                                                                                 E + "item-7": 1}
     index.close()
 
 
