@@ -146,7 +146,8 @@ class PassageRanker:
         past the first passages (the best lifted passages' entities too). Node specificity as HippoRAG's: an entity
         named in n passages restarts, and is walked to, with weight 1/n."""
         first = [h.chunk for h in first_hop]
-        further = [c for c in sorted(lifted, key=lambda c: (-lifted[c], c)) if c not in set(first)][:WALK_EXPAND]
+        seen = set(first)
+        further = [c for c in sorted(lifted, key=lambda c: (-lifted[c], c)) if c not in seen][:WALK_EXPAND]
         names = {**mentioned, **self._entities_of(further)}
         topics = {**own_topics, **self._topics_of(further)}
         leads = {c: [e for e in dict.fromkeys(names.get(c, ())) if e not in topics.get(c, ())] for c in first + further}
