@@ -154,13 +154,15 @@ class ContextSource(BaseModel):
                                                             "null when BM25 did not find it")
     bm25_score: float | None = Field(default=None, description="Its BM25 score, the best BM25 hit 1")
     graph_rank: int | None = Field(default=None, description="Its rank by what the graph added (it is about an entity "
-                                                             "the question or a first-hop passage names); null when "
-                                                             "the graph added nothing")
+                                                             "the question or a first-hop passage names, or the "
+                                                             "walk from them reached it); null when the graph added "
+                                                             "nothing")
     graph_score: float | None = Field(default=None, description="What the graph added to its score (the best BM25 "
                                                                  "passage scores 1)")
     bridges: list[str] = Field(default_factory=list, description="Ids of the entities it is about that the question "
                                                                  "or a first-hop passage names (the bridge of a second "
-                                                                 "hop)")
+                                                                 "hop), then those that carried the most of the walk's "
+                                                                 "mass to it")
 
 
 class ContextResponse(BaseModel):

@@ -1,12 +1,14 @@
 """Passage ranking for /context: BM25 over the full-text index, lifted through what passages are about. A passage about
 an entity the question names, or about one that the best BM25 passages name (the bridge of a second hop), moves up;
-the second passage is the one that best covers the question words the first leaves out."""
+a Personalized PageRank walk over those passages and entities reaches the passages of further hops; the second passage
+is the one that best covers the question words the first leaves out."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from attest.answer.walk import walked_mass
 from attest.store.fulltext import TERM, FullText, Hit
 
 BM25_DEPTH = 50  # BM25 hits read
@@ -19,6 +21,13 @@ MAX_ENTITIES = 200  # first-hop entities followed, the best passages' first
 TOPIC_CHUNKS = 20  # passages read per entity they are about: a hub's others are left out
 BATCH = 500  # values per IN (...) list
 TOPIC_BATCH = 100  # entities per compound read (SQLite allows 500 SELECTs in one)
+WALK_WEIGHT = 0.5  # the passage the walk brings most mass gains this (as a passage bridged from the best BM25 one), the
+# others in proportion to their mass
+WALK_EXPAND = 30  # the best lifted passages whose entities lead the walk a hop further
+WALK_ENTITIES = 100  # entities those passages name that the walk follows, the most specific first
+WALK_CHUNKS = 50  # passages the walk lifts, by mass
+WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
+COUNTED = 1000  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
 
 
 @dataclass
@@ -34,8 +43,10 @@ class Passage:
     bm25_rank: int | None = None  # 1-based, None when BM25 did not find it
     bm25_score: float | None = None  # the best BM25 hit's 1
     graph_rank: int | None = None  # its rank by what the graph added, None when it added nothing
-    graph_score: float | None = None  # what the graph added: NAMED_WEIGHT, and BRIDGE_WEIGHT times a bridging passage's score
-    bridges: list[str] = field(default_factory=list)  # the entities it is about that the question or a first hop names
+    graph_score: float | None = None  # what the graph added: NAMED_WEIGHT, BRIDGE_WEIGHT times a bridging passage's
+    # score, and WALK_WEIGHT times its walked mass (the best 1)
+    bridges: list[str] = field(default_factory=list)  # the entities it is about that the question or a first hop
+    # names, then those that carried the walk's mass to it
 
 
 @dataclass
@@ -82,6 +93,11 @@ class PassageRanker:
                             bridges[chunk].append(e)
         for chunk, value in lift.items():
             added[chunk] = added.get(chunk, 0.0) + value
+        if WALK_WEIGHT:
+            for chunk, (mass, through) in self._walk(seeds, first_hop, followed, mentioned, own_topics, about,
+                                                     added).items():
+                added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
+                bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
         for h in self._read([c for c in added if c not in passages]):
             if document is None or h.document == document:
                 passages[h.chunk] = _passage(h, None)
@@ -121,7 +137,76 @@ class PassageRanker:
                     + BRIDGE_WEIGHT * (first.chunk in via.get(p.chunk, ())) + NAMED_WEIGHT * (p.chunk in named_about))
         return max(pool, key=value)  # max keeps the first of equals: the better ranked
 
+    def _walk(self, seeds: dict[str, float], first_hop: list[Hit], followed: list[str], mentioned: dict[str, list[str]],
+              own_topics: dict[str, set[str]], about: dict[str, list[str]],
+              lifted: dict[str, float]) -> dict[str, tuple[float, list[str]]]:
+        """Chunk -> (the mass a Personalized PageRank walk brought it, the best 1; the entities that carried the most).
+        The walk restarts at the question's entities and the first BM25 passages, and goes from a passage to the
+        entities it names (not those it is about) and from an entity to the passages about it; it is read two hops
+        past the first passages (the best lifted passages' entities too). Node specificity as HippoRAG's: an entity
+        named in n passages restarts, and is walked to, with weight 1/n."""
+        first = [h.chunk for h in first_hop]
+        seen = set(first)
+        further = [c for c in sorted(lifted, key=lambda c: (-lifted[c], c)) if c not in seen][:WALK_EXPAND]
+        names = {**mentioned, **self._entities_of(further)}
+        topics = {**own_topics, **self._topics_of(further)}
+        leads = {c: [e for e in dict.fromkeys(names.get(c, ())) if e not in topics.get(c, ())] for c in first + further}
+        entities = list(dict.fromkeys([*seeds, *(e for es in leads.values() for e in es)]))
+        counts = self._passage_counts(entities)
+        asked = set(followed)
+        new = sorted((e for e in entities if e not in asked), key=lambda e: (counts.get(e, 0), e))[:WALK_ENTITIES]
+        about = {**about, **self._topic_chunks(new)}
+
+        nodes: dict[tuple[str, str], int] = {}
+
+        def node(kind: str, name: str) -> int:
+            return nodes.setdefault((kind, name), len(nodes))
+        src: list[int] = []
+        dst: list[int] = []
+        weight: list[float] = []
+        for chunk, entities_named in leads.items():
+            for e in entities_named:
+                src.append(node("c", chunk))
+                dst.append(node("e", e))
+                weight.append(1 / max(counts.get(e, 1), 1))
+        for e, chunks in about.items():
+            for chunk in chunks:
+                src.append(node("e", e))
+                dst.append(node("c", chunk))
+                weight.append(1.0)
+        reset: dict[int, float] = {}
+        for e, value in seeds.items():
+            if value > 0:
+                i = node("e", e)
+                reset[i] = reset.get(i, 0.0) + value / max(counts.get(e, 1), 1)
+        for h in first_hop:
+            i = node("c", h.chunk)
+            reset[i] = reset.get(i, 0.0) + h.score
+        mass = walked_mass(len(nodes), src, dst, weight, reset)
+        ranked = sorted(((float(mass[i]), name) for (kind, name), i in nodes.items() if kind == "c" and mass[i] > 0),
+                        key=lambda x: (-x[0], x[1]))[:WALK_CHUNKS]
+        if not ranked:
+            return {}
+        carried: dict[str, list[tuple[float, str]]] = {}
+        for e, chunks in about.items():
+            if (m := float(mass[nodes[("e", e)]])) > 0:
+                for chunk in chunks:
+                    carried.setdefault(chunk, []).append((m, e))
+        best = ranked[0][0]
+        return {chunk: (m / best, [e for _, e in sorted(carried.get(chunk, []), key=lambda x: (-x[0], x[1]))[:WALK_BRIDGES]])
+                for m, chunk in ranked}
+
     # bounded reads of the index ----------------------------------------------------
+
+    def _passage_counts(self, entities: list[str]) -> dict[str, int]:
+        """Entity -> the number of passages that name it, counted up to COUNTED (a hub's index range read no further)."""
+        out: dict[str, int] = {}
+        for batch in _batches(entities, TOPIC_BATCH):
+            bounded = " UNION ALL ".join(
+                ["SELECT * FROM (SELECT entity, chunk FROM mentions WHERE entity = ? LIMIT ?)"] * len(batch))
+            out.update(self.index.read(f"SELECT entity, count(DISTINCT chunk) FROM ({bounded}) GROUP BY entity",
+                                       tuple(v for e in batch for v in (e, COUNTED))))
+        return out
 
     def _entities_of(self, chunks: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}

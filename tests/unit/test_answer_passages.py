@@ -9,6 +9,7 @@ import time
 import pytest
 
 from attest.answer.asks import asks
+from attest.answer import passages
 from attest.answer.passages import TOPIC_CHUNKS, PassageRanker
 from attest.answer.retrieve import MAX_SOURCES, STOPWORDS
 from attest.store.fulltext import Chunk, FullText, MentionRow
@@ -63,6 +64,29 @@ def test_the_second_hop_passage_is_found_through_its_bridge_entity_only(tmp_path
     index.close()
 
 
+def test_a_third_hop_passage_is_reached_through_two_bridges(tmp_path, monkeypatch):
+    """The journal's passage names the society, the society's names Hall, Hall's says where he grew up: neither the
+    second nor the third passage shares a word with the question, so BM25 finds neither and the one-bridge lift stops
+    at the society; the walk reaches Hall's passage through the society and Hall."""
+    question = "Where did the head of the publisher of the Journal of Psychotherapy Integration grow up?"
+    documents = [*DOCUMENTS, ("hall", "Hall\n\nHall was raised in Ashfield, a farming town.",
+                              [("hall", "Hall"), ("ashfield", "Ashfield")])]
+    index = _index(tmp_path, documents)
+    found = {h.chunk for h in index.search(question, 50, skip=STOPWORDS)}
+    assert C + "som" not in found and C + "hall" not in found
+    for seeds in ({E + "jpi": 1.0}, {}):
+        monkeypatch.setattr(passages, "WALK_WEIGHT", 0.0)  # the lift alone: one bridge
+        assert C + "hall" not in [p.chunk for p in PassageRanker(index).rank(question, seeds, 20, skip=STOPWORDS).passages]
+        monkeypatch.undo()
+        ranking = PassageRanker(index).rank(question, seeds, MAX_SOURCES, skip=STOPWORDS)
+        chunks = [p.chunk for p in ranking.passages]
+        assert chunks[0] == C + "journal" and C + "som" in chunks and C + "hall" in chunks
+        third = ranking.passages[chunks.index(C + "hall")]
+        assert third.bm25_rank is None and third.graph_score and third.graph_score > 0 and third.bridges == [E + "hall"]
+        assert chunks.index(C + "som") < chunks.index(C + "hall")  # a further hop weighs less
+    index.close()
+
+
 def test_the_second_passage_adds_what_the_first_leaves_of_the_question(tmp_path):
     """BM25's second is a look-alike of the first; the passage the first bridges to, which holds the question's other
     words, comes second."""
@@ -114,6 +138,8 @@ def test_a_hub_entity_is_read_within_bounds(tmp_path):
     assert time.perf_counter() - t < 2.0
     assert len(ranking.passages) == 5 and ranking.graph_used
     assert len(ranker._topic_chunks([E + "hub"])[E + "hub"]) == TOPIC_CHUNKS
+    assert ranker._passage_counts([E + "hub", E + "item-7", E + "nowhere"]) == {E + "hub": passages.COUNTED,
+                                                                                 E + "item-7": 1}
     index.close()
 
 
