@@ -390,14 +390,17 @@ class GraphLookup:
         is given (not remembered: for a hub they are a sample)."""
         if not hubs:
             return {}
-        wanted = [(NamedNode(p),) for p in sorted(set(predicates))]
+        along = sorted(set(predicates))
+        wanted = [(NamedNode(p),) for p in along]
         nodes = _nodes(hubs)
         query = (q.with_values(q.HUB_FACTS, entities=nodes, wanted=wanted) if wanted
                  else q.with_values(q.SAMPLE_TOUCHING, entities=nodes))
         bound = str(int(limit) * len(hubs))
         quads = list(self._fact_quads(query + bound))
-        if wanted and len(quads) >= int(bound):  # the bound was reached: the facts leaving the nodes get their own
-            quads += self._fact_quads(q.with_values(q.HUB_FACTS_OUT, entities=nodes, wanted=wanted) + bound)
+        if wanted and len(quads) >= int(bound):  # the bound was reached: the facts leaving each node get their own
+            out = [q.with_values(q.HUB_FACTS_OUT, pairs=_pairs([hub], along)) + f"{int(limit)} }}"
+                   for hub in hubs]
+            quads += self._fact_quads(q.PREFIXES + "SELECT ?s ?p ?o ?g WHERE { " + " UNION ".join(out) + " }")
         return self._statuses(quads)
 
     def facts_from(self, iris: Iterable[str]) -> dict[Triple, FactStatus]:

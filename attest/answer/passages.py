@@ -27,7 +27,7 @@ WALK_EXPAND = 30  # the best lifted passages whose entities lead the walk a hop 
 WALK_ENTITIES = 100  # entities those passages name that the walk follows, the most specific first
 WALK_CHUNKS = 50  # passages the walk lifts, by mass
 WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
-COUNTED = 1000  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
+COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
 
 
 @dataclass

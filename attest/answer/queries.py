@@ -104,11 +104,12 @@ SELECT ?s ?p ?o ?g WHERE {
   """ + NOT_TWIN_BY_NAME + """
 } LIMIT """
 
-# The same, out of the nodes only: a hub's thousands of incoming facts cannot crowd out the few that leave it.
-HUB_FACTS_OUT = PREFIXES + """
-SELECT ?s ?p ?o ?g WHERE {
-  VALUES ?p { %(wanted)s }
-  VALUES ?s { %(entities)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o))
+# The same, out of one node only, at most LIMIT rows: a hub's thousands of incoming facts cannot crowd out the few
+# that leave it. One bounded branch per node (lookup.hub_facts joins them by UNION): (node, predicate) pairs let each
+# read seek its rows (a VALUES ?p joined to the group read every fact leaving the nodes first: 55 against 7 ms for 21
+# hubs of a dense corpus), and a bound per node keeps one node's many from filling the others' share.
+HUB_FACTS_OUT = """{ SELECT ?s ?p ?o ?g WHERE {
+  VALUES (?s ?p) { %(pairs)s } { GRAPH ?g { ?s ?p ?o } } UNION { ?s ?p ?o } FILTER(isIRI(?o) || isLiteral(?o))
   """ + NOT_TWIN_BY_NAME + """
 } LIMIT """
 
