@@ -12,10 +12,11 @@ What is read (precision first: an answer may cite the fact), each date as the te
     lie 15 to 120 apart ("Lynn Harrell (1986–1993)" in a list of office holders is a tenure);
   * a life event whose subject opens its clause: "NAME was born (in PLACE) on/in DATE", "NAME, a chemist, died in
     DATE", "NAME, born DATE, ..."; a pronoun subject ("He was born in 1955") is the chunk's first person;
-  * "NAME was founded / established / formed / incorporated (by ...) in DATE" and "Founded in DATE, NAME ..."
-    (inception, never of a person); "NAME was published / released in DATE" and "NAME is a 1999 American film"
-    (publicationDate, only of a creative work), and a creative work's year in brackets after its name ("the novel
-    Brother Man (1954)"); "NAME is a French magazine, founded in DATE" and "NAME is the sixth
+  * "NAME was founded / established / formed / incorporated / launched / opened (by ...) in DATE" and "Founded in
+    DATE, NAME ..." (inception, never of a person); "NAME was published / released in DATE" and "NAME is a 1999
+    American film" (publicationDate, only of a creative work), a creative work's year in brackets after its name
+    ("the novel Brother Man (1954)") and its year right before it ("the 1972 arcade game Pong", "1987's Let It
+    Loose"); "NAME is a French magazine, founded in DATE" and "NAME is the sixth
     album by the band X, originally released on DATE", when the description names a class on the subject's branch
     and no other class that could have the attribute;
   * the same founding and publication sentences about the chunk's topic named by "It" or "The <noun>" opening the
@@ -68,14 +69,17 @@ _BORN = re.compile(rf"\bborn(?:\s+in\s+[^.;(),\d]{{1,60}}?(?:,\s*[^.;(),\d]{{1,4
                    rf"|\bborn\s+(?P<bare>{DATE})", re.IGNORECASE)
 _DIED = re.compile(rf"\bdied(?:\s+in\s+[^.;(),\d]{{1,60}}?(?:,\s*[^.;(),\d]{{1,40}}?)?)?\s+(?:on|in)\s+{_VAGUE}(?P<date>{DATE})",
                    re.IGNORECASE)
-_FOUNDED = re.compile(rf"\b(?:founded|established|formed|incorporated|created)(?:\s+(?:by|as)\s+[^.;(),\d]{{1,60}}?)?"
+# ("launched" and "opened": a service, station or building comes into being, "opened to the public in", "to rail
+# traffic in"; never "opened for <a band>", which has no place in the gap)
+_FOUNDED = re.compile(rf"\b(?:founded|established|formed|incorporated|created|launched|opened)"
+                      rf"(?:\s+(?:by|as)\s+[^.;(),\d]{{1,60}}?)?(?:\s+to\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?)?"
                       rf"(?:\s+in\s+[^.;(),\d]{{1,40}}?)?\s+(?:on|in)\s+{_VAGUE}(?P<date>{DATE})", re.IGNORECASE)
 # (between the verb and its date: who, as what, where or on what medium, "released as the second single from the
 # album on 9 January 2009", "released on DVD on 13 November 2003"; no digit, comma or clause break in that gap)
 _PUBLISHED = re.compile(rf"\b(?:first\s+)?(?:published|released|premiered)"
                         rf"(?:\s+(?:by|as|through|under|via|on|in|for)\s+[^.;(),\d]{{1,60}}?)?"
                         rf"\s+(?:on|in)\s+{_VAGUE}(?P<date>{DATE})", re.IGNORECASE)
-_OPENING = re.compile(rf"\A\s*(?P<verb>founded|established|formed|published|released|first\s+published)"
+_OPENING = re.compile(rf"\A\s*(?P<verb>founded|established|formed|launched|opened|published|released|first\s+published)"
                       rf"\s+(?:on|in)\s+(?P<date>{DATE}),\s*\Z", re.IGNORECASE)
 # a sentence's subject that names the chunk's topic by a pronoun or by its class: "It was", "The school had been";
 # after an opening participle ("Founded in 1754, it is ...") the same words before a verb
@@ -216,6 +220,8 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
                 yield m, "deathDate", match.group("to"), 0.9
         elif terms.is_subtype(m.type or "", "CreativeWork") and (match := _WORK_YEAR.match(text, m.end_char, end)):
             yield m, "publicationDate", match.group("date"), 0.8  # "their book Anti-Oedipus (1972)"
+        elif terms.is_subtype(m.type or "", "CreativeWork") and (year := _year_before(text, start, m, terms)):
+            yield m, "publicationDate", year, 0.8  # "the 1972 arcade game Pong", "1987's Let It Loose"
     for predicate, pattern in EVENTS:
         for match in pattern.finditer(text, start, end):
             if not (date := match.group("date") or match.groupdict().get("bare")):
@@ -226,8 +232,8 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
     if (comma := text.find(",", start, end)) > 0 and (opening := _OPENING.match(text[start:comma + 1])):
         after = next((m for m in in_sent if m.start_char > comma), None)
         verb = opening.group("verb").lower()
-        predicate = "inception" if verb in ("founded", "established", "formed") else "publicationDate"
-        if after is not None and not text[comma + 1:after.start_char].strip() and _fits(terms, after, REQUIRED[predicate]):
+        predicate = "inception" if verb in ("founded", "established", "formed", "launched", "opened") else "publicationDate"
+        if after is not None and text[comma + 1:after.start_char].strip().lower() in ("", "the") and _fits(terms, after, REQUIRED[predicate]):
             yield after, predicate, opening.group("date"), 0.85
         elif (about is not None and about.mention.start_char < start and (named := _AFTER_OPENING.match(text, comma + 1, end))
               and about.named_by(bool(named.group("it")), named.group("noun"), REQUIRED[predicate])):
@@ -236,6 +242,37 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
         first = in_sent[0]
         if (work := _YEAR_WORK.match(text, first.end_char, end)) and _names_work(work.group("words"), terms):
             yield first, "publicationDate", work.group("date"), 0.85
+
+
+# a year that dates the work named right after it: "YEAR's NAME", "<the/her/Atari's> YEAR [modifiers class] NAME";
+# what stands before the year, the words between it and the name (none, or a description ending in a class label)
+_YEAR_BEFORE = re.compile(rf"(?P<lead>\S*)\s*(?P<date>{_YEAR})(?P<own>['’]s)?(?P<words>(?:\s+[\w-]+){{0,4}}?)\s*,?\s*[\"“]?\s*\Z")
+_LOWER_WORDS = re.compile(r"[ \t]+[a-z]+(?:[ \t]+[a-z]+)?")
+_DETERMINERS = frozenset({"the", "a", "an", "his", "her", "its", "their", "our", "my", "your"})
+
+
+def _year_before(text: str, sent_start: int, work: Mention, terms: OntologyTerms) -> str | None:
+    """The year written right before a creative work's name as its own: "1987's Let It Loose", "the 2012 film The
+    Power of Few", "her 1928 novel X", "the 1972 Atari arcade game Pong", "Taito's 1986 Arkanoid". The year follows a
+    determiner or a possessive, or is itself possessive, and the words between it and the name, if any, end in a
+    class label of a creative work ("In 1997 starred in telenovela X" dates the starring, "in 2010 X" anything)."""
+    found = _YEAR_BEFORE.search(text, max(sent_start, work.start_char - 90), work.start_char)
+    after = _LOWER_WORDS.match(text, work.end_char)
+    if found is None or (after and (_ends_in_work(after.group().split()[:1], terms) or _ends_in_work(after.group().split(), terms))):
+        return None  # "a 1936 British film": the name is a modifier of the work the sentence is about
+    lead, words = found.group("lead"), found.group("words").split()
+    if not (found.group("own") or lead.lower() in _DETERMINERS or re.search(r"\w['’]s\Z", lead)):
+        return None
+    return found.group("date") if not words or _ends_in_work(words, terms) else None
+
+
+def _ends_in_work(words: list[str], terms: OntologyTerms) -> bool:
+    """Whether the last one or two words are a class label of a creative work ("film", "arcade game", "studio album"),
+    after modifiers only (no function word among them)."""
+    if any(w.lower() in _FUNCTION_WORDS for w in words):
+        return False
+    spans = [" ".join(words[-2:]), words[-1]] if len(words) > 1 else words[-1:]
+    return any((kind := terms.normalize_type(w.lower())) is not None and terms.is_subtype(kind, "CreativeWork") for w in spans)
 
 
 def _defines(gap: str, subject: Mention, between: list[Mention], required: str | None, terms: OntologyTerms) -> bool:

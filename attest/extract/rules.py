@@ -273,13 +273,20 @@ class RuleExtractor(NameSpans, LowercaseNames):
         return None
 
     def _context_type(self, doc: Doc, start: int, end: int) -> tuple[str | None, float] | None:
-        """The type the words around a name give it: a quoted title is a work ("the song "Leave It to Joan""), years in
-        brackets after it a person ("Ada Lovelace (1815–1852)"), "born in X", "capital of X", "moved to X" a place,
-        and so is "X, <listed place>" ("Guri, Venezuela")."""
+        """The type the words around a name give it: a quoted title is a work ("the song "Leave It to Joan""), and so is
+        a name with one year in brackets after it ("The Wooden Horse (1950)", not "Ana Ruiz (1986)"), years in brackets
+        a person ("Ada Lovelace (1815–1852)"), "born in X", "capital of X", "moved to X" a place, and so is "X,
+        <listed place>" ("Guri, Venezuela")."""
         table = tokens(doc)
         words = table.words
         n = len(words)
         if start > 0 and end < n and words[start - 1] in names.QUOTES and words[end] in names.QUOTES:
+            return self._type("creative work"), 0.8
+        # "The Wooden Horse (1950)": one year alone in brackets dates a work, unless the name reads as a person's,
+        # a first name and all ("held by Ana Ruiz (1986)" is a tenure)
+        named_person = self._person_like(words[start:end]) and words[start] in lex.first_names()
+        if not named_person and names.work_year_after(words, end) \
+                and not names.ranged_years(table.text_of(table.sentence_of[start], table.sentence_end[start])):
             return self._type("creative work"), 0.8
         if end + 1 < n and words[end] == "(" and (words[end + 1][:1].isdigit()
                                                    or words[end + 1].lower() in {"born", "née", "c.", "died", "b."}):

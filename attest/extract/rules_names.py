@@ -11,6 +11,9 @@ Interface (used by attest.extract.rules only):
     opener(word)                            -> a sentence's first word that leads into the name after it rather than
                                                belonging to it ("Following X", "Originally X", "Joining X")
     demonym(word)                           -> reads as a people's adjective ("African", "Swedish", "Chinese")
+    work_year_after(words, end)             -> one year alone in brackets follows the name: a work's year ("The
+                                               Wooden Horse (1950)"), not a life ("(1815–1852)", "(born 1950)")
+    ranged_years(sentence)                  -> the sentence brackets a range of years (a career: no work's year)
 All of it is general English and Wikipedia-style prose convention; no names are listed here.
 """
 
@@ -104,6 +107,27 @@ EVENT_HEADS = frozenset(
 YEAR = re.compile(r"^(1[0-9]|20)\d\d(?:[–-]\d\d(?:\d\d)?)?$")
 ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
 IRREGULAR_PLURALS = frozenset({"children", "women", "men", "people", "folk"})
+
+
+def work_year_after(words: list[str], end: int) -> bool:
+    """One year alone in brackets right after a name (a closing quote between): encyclopedic prose dates a film, album,
+    book or song that way ("The Wooden Horse (1950)", ""Ain't No Mountain High Enough" (1981)"); a person's brackets
+    hold a range or "born" ("Ada Lovelace (1815–1852)"). Not after a people's adjective ("World (1962) and Olympic
+    (1960) champion"); see also ranged_years."""
+    k = end + (end < len(words) and words[end] in QUOTES)
+    return (k + 2 < len(words) and words[k] == "(" and words[k + 2] == ")" and _LONE_YEAR.match(words[k + 1]) is not None
+            and not (end - 1 >= 0 and people_or_language(words[end - 1])))
+
+
+def ranged_years(sentence: str) -> bool:
+    """A range of years in brackets: a sentence that dates names so is a career or a list of offices or honours
+    ("visiting professor at Oxford (2009-2014), Harvard (2011)"), where one year alone is a tenure too."""
+    return _YEAR_RANGE.search(sentence) is not None
+
+
+_LONE_YEAR = re.compile(r"^(1[0-9]|20)\d\d$")
+# (two full years: a work's run is often written short, "the Koker trilogy (1987–94)")
+_YEAR_RANGE = re.compile(r"\(\s*(1[0-9]|20)\d\d\s*(?:[-–—]|and|to)\s*(1[0-9]|20)\d\d\s*\)")
 
 
 def is_office(word: str) -> bool:

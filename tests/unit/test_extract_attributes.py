@@ -120,6 +120,26 @@ def test_a_works_year_in_brackets_is_its_publication_date(rules):
     assert attributes(rules.extract('The series "Harbour Lights" (1989–94) ran on BBC1.')) == set()  # a run, no date
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("He is best known for war films such as The Silent Orchard (1950).", {("The Silent Orchard", "publicationDate", "1950")}),
+    ("It was influenced by the 1972 arcade game Flipwell, and built by Anna Berg.", {("Flipwell", "publicationDate", "1972")}),
+    ('Their next album, 1987\'s "Loose Ends Tonight" was credited to the band.',
+     {("Loose Ends Tonight", "publicationDate", "1987")}),
+    ('It was a cover of her 2002 single "Bright Harbour".', set()),  # "single" is no class the ontology knows
+    ('In 1997 he starred in the film "Bright Harbour".', set()),  # the year dates the starring, not the film
+    ("The Marlow Arts Centre was opened in December 1889 by the mayor.", {("Marlow Arts Centre", "inception", "December 1889")}),
+    ("The Harwick Exchange officially launched on July 5, 2018.", set()),  # an adverb between: not the clause's verb
+    ("The Harwick Exchange launched on July 5, 2018.", {("Harwick Exchange", "inception", "July 5, 2018")}),
+    ("The Quarry Line opened to the public in October 2016.", {("Quarry Line", "inception", "October 2016")}),
+    ("Launched in 1995, the Harwick Courier is a weekly newspaper.", {("Harwick Courier", "inception", "1995")}),
+    ("Jonas Pell opened for the band in 1991.", set()),  # a person: no inception
+    ("Tide of Ash is a 1936 British film directed by Ian Orme.", {("Tide of Ash", "publicationDate", "1936")}),
+    ("He taught at Marlow (2007), Quarry (2009-2014) and Harwick (2011).", set()),  # a career, no work
+])
+def test_a_works_year_before_its_name_and_launched_or_opened(rules, text, expected):
+    assert attributes(rules.extract(text)) == expected
+
+
 def test_a_date_is_never_an_entity(rules):
     text = "Marta Kowalczyk (born 12 March 1955) is a Polish chemist. In 1980 she moved to Leeds on 3 May 1981."
     names = {e.name for e in rules.extract(text).entities}

@@ -159,6 +159,27 @@ def test_context_gives_the_type(extractor, text, name, type_name):
     assert types(extractor, text).get(name) == type_name
 
 
+@pytest.mark.parametrize("text, name, type_name", [
+    ("He is best known for war films such as The Silent Orchard (1950) and his marriage.", "The Silent Orchard",
+     "CreativeWork"),
+    ("His most recent directorial was Varakkal Swapnangal (2016).", "Varakkal Swapnangal", "CreativeWork"),
+    ('The duo had hits with "Never Ask Me Twice" (1981).', "Never Ask Me Twice", "CreativeWork"),
+    ("It was later followed by Rumah Kaca (1930), Pohon Asam (1930) and Sungai (1931).", "Pohon Asam", "CreativeWork"),
+    ("It was inspired by the 1972 arcade game Flipwell.", "Flipwell", "VideoGame"),
+])
+def test_one_year_in_brackets_or_a_work_class_before_the_name_makes_it_a_work(extractor, text, name, type_name):
+    assert types(extractor, text).get(name) == type_name
+
+
+@pytest.mark.parametrize("text, name", [
+    ("The manuscript was kept by John Smithers (1950–2010) in his study.", "John Smithers"),
+    ("Marta Kowalczyk (born 1950) is a chemist.", "Marta Kowalczyk"),
+    ("The chair was later held by Ana Ruiz (1986).", "Ana Ruiz"),
+])
+def test_a_persons_brackets_keep_the_person(extractor, text, name):
+    assert types(extractor, text).get(name) == "Person"
+
+
 def test_a_pronoun_opening_the_next_sentence_makes_the_name_a_person_and_so_its_surname(extractor):
     text = "Tobias Wrenfield is known for his bridges. He designed twelve of them. Wrenfield retired in 1990."
     found = types(extractor, text)
