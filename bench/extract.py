@@ -17,8 +17,8 @@ receive). Reported:
     gold tail; a gold pair is found when one such prediction hits it;
   * documents/s of the extraction (clean + chunk + extract + validate, one process).
 --cv K trains the relation model on K-1 folds (bench/train_relations.py, fixed seed) and scores the held-out fold,
-for every fold: the honest figure, since the shipped model is trained on all 500 documents (--ranker: with the
-one-hidden-layer ranker averaged in, which the shipped model leaves out).
+for every fold: the honest figure, since the shipped model is trained on all 500 documents (--linear: without the
+one-hidden-layer ranker that the shipped model averages in).
 """
 
 from __future__ import annotations
@@ -207,8 +207,8 @@ def main() -> None:
     parser.add_argument("--pair-precision", type=float, default=None,
                         help="with --cv: the pair precision the thresholds aim at on the inner held-out fifth "
                              "(default: bench/train_relations.py's PAIR_PRECISION)")
-    parser.add_argument("--ranker", action="store_true",
-                        help="with --cv: average the linear model with the ranker (bench/train_ranker.py)")
+    parser.add_argument("--linear", action="store_true",
+                        help="with --cv: the linear model alone, without the ranker (bench/train_ranker.py)")
     parser.add_argument("--write", action="store_true", help="put the figures into bench/RESULTS.md")
     parser.add_argument("--errors", type=int, default=-1, metavar="N",
                         help="also list the entity errors by kind, with up to N examples each (bench/extract_errors.py)")
@@ -228,7 +228,7 @@ def main() -> None:
         for k, held in enumerate(folds(len(docs), args.cv)[: args.folds or args.cv]):
             held_set = set(held)
             model = train_model([samples for i, samples in enumerate(per_doc) if i not in held_set],
-                                pair_precision=args.pair_precision or PAIR_PRECISION, ranker=args.ranker or RANKER)
+                                pair_precision=args.pair_precision or PAIR_PRECISION, ranker=RANKER and not args.linear)
             print(f"fold {k + 1}/{args.cv}: thresholds {model.thresholds}", file=sys.stderr)
             test = [docs[i] for i in held]
             results, s = run_extraction(test, make_extractor(terms, model), validator)

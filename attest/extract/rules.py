@@ -561,6 +561,11 @@ class RuleExtractor(NameSpans, LowercaseNames):
         # encyclopedic prose the classifier learnt from: there the phrase rules' facts stand, the classifier states
         # no bare relatesTo, and a predicate only where its own probability reaches its kind's threshold and 0.6
         technical = any(m.type is not None and not m.weak and not self._prose_kind(m) for m in mentions)
+        # a chunk that names a technical kind in lower case ("the flight software"), or no person, place, body, work
+        # or event of a type of its own, may be technical: its names of no known type are as likely technical as not,
+        # and the classifier's bare relatesTo needs both names typed there (_held_back)
+        technical_words = technical or self._technical_words(doc) \
+            or not any(self._prose_kind(m) and not m.weak for m in mentions)
         none = model.classes.index("none")
         # in prose, the rules read "X in Y" as locatedIn wherever it is written; where the classifier gives the two
         # names almost no chance of any relation (on Re-DocRED training documents: none of 25 such rule facts was
@@ -591,7 +596,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
                     # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
                     listed = tokens(doc).text_of(pair.a.end, pair.b.start).strip().lower() in lex.COORDINATION
-                    if "relatesTo" in self.terms.predicates and not listed:
+                    if "relatesTo" in self.terms.predicates and not listed \
+                            and not self._held_back(pair.a, pair.b, technical_words):
                         found.append((pair.a, "relatesTo", pair.b, confidence, pair.start_char, pair.end_char))
                     continue
                 predicate, forward = label[:-1], label.endswith(">")
@@ -615,6 +621,18 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
         typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
         return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
+
+    def _technical_words(self, doc: Doc) -> bool:
+        """Whether the chunk names a technical kind of thing in lower case ("software", "a query language"): an
+        ontology class label of a kind the classifier did not learn from (_prose_type)."""
+        return any(not self._prose_type(cue.label_[len(CUE):]) for cue in doc.user_data["cue_start"].values())
+
+    def _held_back(self, a: Mention, b: Mention, technical: bool) -> bool:
+        """Whether the classifier's bare relatesTo between two names is held back: its only evidence is that the names
+        occur together, which the classifier learnt to read in encyclopedic prose about people, places, bodies and
+        works. Held back in text that may be technical (`technical`) where either name has no type of its own (a
+        default guess)."""
+        return technical and (a.weak or b.weak)
 
     def _prose_kind(self, mention: Mention) -> bool:
         """Whether a name is of the kinds the classifier learnt from (Re-DocRED's people, organizations, places,

@@ -89,3 +89,23 @@ def test_training_is_deterministic_and_learns_a_conjunction():
     related = probs[:, 1]
     assert related[1] > 0.7 and related[2] > 0.7  # one cue: related
     assert related[0] < 0.3 and related[3] < 0.3  # none or both: not
+
+
+def _train_relations():
+    spec = importlib.util.spec_from_file_location("train_relations", REPO / "bench" / "train_relations.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_trainer_is_deterministic_and_its_thresholds_come_from_out_of_fold_scores():
+    train_relations = _train_relations()
+    docs = _xor_documents(60)
+    first = train_relations.train_model(docs, seed=3, pair_precision=0.5, ranker=True)
+    second = train_relations.train_model(docs, seed=3, pair_precision=0.5, ranker=True)
+    np.testing.assert_array_equal(first.weights, second.weights)
+    np.testing.assert_array_equal(first.ranker.embed, second.ranker.embed)
+    probs, classes, samples = train_relations.out_of_fold(docs, seed=3, ranker=True)
+    assert len(samples) == 60 * 40 and probs.shape == (len(samples), len(classes))
+    assert first.thresholds == second.thresholds == train_relations._thresholds(probs, classes, samples, 0.5)
+    assert first.thresholds["S"] < 1.0  # the ranker's conjunction makes the pairs separable out of fold

@@ -1,0 +1,61 @@
+"""The classifier's bare relatesTo is held back where text may be technical and a name of the pair has no type of its own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attest.extract.relation_model import RelationModel
+from attest.extract.rules import RuleExtractor
+
+
+@pytest.fixture(scope="module")
+def extractor(terms):
+    """The rule extractor with a classifier that finds every pair of one sentence related by no predicate it knows:
+    what is stated then depends on the hold-back alone."""
+    extractor = RuleExtractor(terms)
+    weights = np.array([[0.0, 6.0]], dtype=np.float32)  # "S": P(related) ~ 0.998
+    extractor.relation_model = RelationModel(["S"], weights, np.zeros(2, dtype=np.float32), ["none", "related"],
+                                             {"S": 0.5, "typed": 1.0})
+    return extractor
+
+
+def related(extractor, text: str) -> set[frozenset[str]]:
+    extraction = extractor.extract(text)
+    return {frozenset((r.subject, r.predicate, r.object)) for r in extraction.relations if r.predicate == "relatesTo"}
+
+
+def types(extractor, text: str) -> dict[str, tuple[str | None, bool]]:
+    return {m.text: (m.type, m.weak) for m in extractor.analyse(text)[1]}
+
+
+def test_a_typed_name_and_a_default_one_in_prose_are_stated(extractor):
+    text = "John Marsh visited Borlin in the spring."
+    assert types(extractor, text) == {"John Marsh": ("Person", False), "Borlin": ("Technology", True)}
+    assert related(extractor, text) == {frozenset(("John Marsh", "relatesTo", "Borlin"))}
+
+
+def test_two_typed_names_are_stated_beside_technical_words(extractor):
+    text = "John Marsh wrote the software at Borlin Records."
+    assert types(extractor, text) == {"John Marsh": ("Person", False), "Borlin Records": ("Company", False)}
+    assert related(extractor, text) == {frozenset(("John Marsh", "relatesTo", "Borlin Records"))}
+
+
+def test_a_default_typed_name_beside_technical_words_is_held_back(extractor):
+    # "software" is an ontology class label of a technical kind: the chunk is technical text
+    text = "John Marsh wrote the software at Borlin."
+    assert types(extractor, text)["Borlin"] == ("Technology", True)
+    assert related(extractor, text) == set()
+
+
+def test_names_of_no_type_in_a_chunk_of_no_typed_person_place_or_body_are_held_back(extractor):
+    text = "Quendrel Varn praised Borlin in a letter."
+    assert types(extractor, text) == {"Quendrel Varn": ("Technology", True), "Borlin": ("Technology", True)}
+    assert related(extractor, text) == set()
+
+
+def test_names_of_no_type_beside_a_typed_person_are_stated(extractor):
+    text = "John Marsh said that Quendrel Varn praised Borlin in a letter."
+    assert types(extractor, text) == {"John Marsh": ("Person", False), "Quendrel Varn": ("Technology", True),
+                                      "Borlin": ("Technology", True)}
+    assert frozenset(("Quendrel Varn", "relatesTo", "Borlin")) in related(extractor, text)
