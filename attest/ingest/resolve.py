@@ -13,6 +13,7 @@ from pyoxigraph import QuerySolutions
 from rapidfuzz import fuzz, process
 
 from attest.extract.ontology_terms import OntologyTerms
+from attest.ingest.near_keys import NearKeys
 from attest.store import GraphStore
 from attest.vocab import ATT, ONT, RDF, RDFS, SKOS, Iris, is_valid_id
 
@@ -85,7 +86,7 @@ class EntityIndex:
         self.entities: dict[str, KnownEntity] = {}
         self.by_key: dict[str, set[str]] = {}
         self.no_merge = no_merge or set()  # (entity iri, label key) pairs an unmerge forbade
-        self._choices: list[str] | None = None
+        self._near = NearKeys()  # the keys of by_key, in its order, searchable by a fuzz.ratio bound
 
     @classmethod
     def from_store(cls, store: GraphStore, iris: Iris, terms: OntologyTerms) -> "EntityIndex":
@@ -115,7 +116,7 @@ class EntityIndex:
         for entity_id, known in index.entities.items():
             known.label = labels.get(entity_id) or entity_id
             for key in known.keys:
-                index.by_key.setdefault(key, set()).add(entity_id)
+                index._add_key(key, entity_id)
         return index
 
     # compatibility --------------------------------------------------------------
@@ -142,8 +143,10 @@ class EntityIndex:
         best: tuple[KnownEntity, float, str] | None = None
         near: list[tuple[str, float]] = []
         if key:
-            for other_key, score, _ in process.extract(key, self._all_keys(), scorer=fuzz.ratio,
-                                                       score_cutoff=CANDIDATE_SCORE, limit=8):
+            # only the keys that can reach the cutoff are scored: the same matches, in the same order, as all
+            choices = self._near.candidates(key, CANDIDATE_SCORE)
+            for other_key, score, _ in process.extract(key, choices, scorer=fuzz.ratio, score_cutoff=CANDIDATE_SCORE,
+                                                       limit=8):
                 for entity_id in sorted(self.by_key.get(other_key, ())):
                     entity = self.entities[entity_id]
                     if not self._mergeable(entity, type_name, key):
@@ -182,12 +185,12 @@ class EntityIndex:
 
     def _remember(self, entity: KnownEntity, key: str, type_name: str) -> None:
         entity.types.add(type_name)
-        if key not in entity.keys:
-            entity.keys.add(key)
-            self._choices = None
-        self.by_key.setdefault(key, set()).add(entity.id)
+        entity.keys.add(key)
+        self._add_key(key, entity.id)
 
-    def _all_keys(self) -> list[str]:
-        if self._choices is None:
-            self._choices = list(self.by_key)
-        return self._choices
+    def _add_key(self, key: str, entity_id: str) -> None:
+        ids = self.by_key.get(key)
+        if ids is None:
+            ids = self.by_key[key] = set()
+            self._near.add(key)
+        ids.add(entity_id)
