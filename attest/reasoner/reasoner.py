@@ -79,6 +79,7 @@ class Reasoner:
         self._lock = threading.RLock()  # one maintenance run at a time (ingest and POST /reason may overlap)
         self.explainer = Explainer(store, iris)
         self._off: set[validity.Fact] | None = None  # facts that do not hold today (graph/validity), per run
+        self._held_off: set[validity.Fact] = set()  # ... as the closure last took them
 
     @property
     def stamp(self) -> ClosureStamp | None:
@@ -192,6 +193,13 @@ class Reasoner:
         start = time.perf_counter()
         e, stamp = self.engine, self.stamp
         assert stamp is not None
+        # a fact that stopped or started holding since the last run (a later document replaced it, the one that
+        # replaced it went, a day passed) changes the premises of every graph stating it, not only of those written
+        flipped = self._not_holding() ^ self._held_off
+        self._held_off = self._not_holding()
+        if flipped:
+            changed_graphs = [*changed_graphs, *self._graphs_stating(flipped)]
+            facts = None if facts is None else facts | flipped
         added: list[Encoded] = []
         removed: list[Encoded] = []
         wanted = set(self.asserted_graphs())
@@ -237,6 +245,16 @@ class Reasoner:
         report.removed = retracted.retracted
         return report
 
+    def _graphs_stating(self, triples: set[validity.Fact]) -> set[str]:
+        """The named graphs that state any of the triples."""
+        listed = sorted(triples, key=str)
+        out: set[str] = set()
+        for i in range(0, len(listed), 500):  # VALUES rows per query
+            rows = " ".join(f"({s} {p} {o})" for s, p, o in listed[i:i + 500])
+            out.update(r["g"].value for r in cast(QuerySolutions, self.store.query(
+                f"SELECT DISTINCT ?g WHERE {{ VALUES (?s ?p ?o) {{ {rows} }} GRAPH ?g {{ ?s ?p ?o }} }}")))
+        return out
+
     def _facts_delta(self, held: set[Encoded], facts: set, terms: TermDict) -> tuple[set[Encoded], set[Encoded]]:
         """(gained, lost): which of `facts` the summary now holds and the closure's copy does not, and the reverse."""
         present = summary.present(self.store, self.iris, facts) - self._not_holding()
@@ -272,6 +290,7 @@ class Reasoner:
         start = time.perf_counter()
         terms = TermDict()
         self._graphs = {g: self._read(g, terms) for g in self.asserted_graphs()}
+        self._held_off = self._not_holding()
         self._stamp = None  # computed on first use, from self._graphs (see stamp)
         self.engine = e = Engine(terms)
         self._needed = self._asserted_things = None

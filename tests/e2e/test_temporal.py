@@ -170,3 +170,28 @@ def test_the_bulk_batch_writes_the_valid_time_with_its_documents(store, llm_sett
         ("alice-smith", "worksFor", "fabrikam"): ("2025-10-15", None, None)}
     assert {(q.subject, q.predicate, q.object) for q in store.quads(iris.validity_graph)} == \
         {(q.subject, q.predicate, q.object) for q in validity.recomputed(store, iris)}
+
+
+def test_a_bulk_ingest_reasons_over_each_batch_as_a_full_materialization_would(store, llm_settings, iris, fake_llm):
+    """A batch that ends an earlier batch's marriage retracts that marriage's consequences: the closure kept is the
+    one a full materialization reads from scratch (before, a batch re-read only the graphs it wrote)."""
+    from attest.reasoner.reasoner import Reasoner
+
+    pipeline = llm_pipeline(store, llm_settings)
+    pipeline.reasoner = Reasoner(store, iris, llm_settings)
+    spouse = "https://w3id.org/attest/ontology#spouse"
+
+    def inferred() -> set:
+        return {(q.subject, q.predicate, q.object) for q in store.quads(iris.inferred_graph)}
+
+    marriages = [("Bob Jones", "2001-06-01", "June 2001"), ("Carl Berg", "2015-05-01", "May 2015"),
+                 ("Dan Moss", "2019-09-01", "September 2019")]
+    with pipeline.batched(1, lambda n: None):  # one document a batch
+        for name, day, written in marriages:
+            fake_llm.reply(person_at("Alice Smith", name, "spouse", valid_from=day, object_type="Person"))
+            ingest_text(pipeline, f"{name}.txt", f"Alice Smith married {name} in {written}.")
+    kept = inferred()
+    spouses = {(s.value.rsplit("/", 1)[-1], o.value.rsplit("/", 1)[-1]) for s, p, o in kept if p.value == spouse}
+    assert spouses == {("dan-moss", "alice-smith")}  # only the marriage that holds today is a premise
+    Reasoner(store, iris, llm_settings).materialize(full=True)
+    assert inferred() == kept
