@@ -65,6 +65,13 @@ def corpus_api(root: Path, corpus: dict[str, str]) -> Iterator:
         yield client
 
 
+def extractive_answer(api, question: str) -> dict:
+    """POST /answer in extractive mode; the report."""
+    report = api.post("/answer", json={"question": question, "mode": "extractive"}).json()
+    assert report["mode"] == "extractive"
+    return report
+
+
 def llm_pipeline(store, settings) -> IngestPipeline:
     from attest.extract.llm import LlmExtractor
 

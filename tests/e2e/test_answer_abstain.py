@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ingest_support import corpus_api
+from tests.ingest_support import corpus_api, extractive_answer
 
 JOURNAL = {
     "journal.md": "# Journal of Psychotherapy Integration\n\nThe Journal of Psychotherapy Integration is a quarterly "
@@ -34,14 +34,8 @@ def partial(tmp_path_factory):
         yield client
 
 
-def _answer(api, question: str) -> dict:
-    report = api.post("/answer", json={"question": question, "mode": "extractive"}).json()
-    assert report["mode"] == "extractive"
-    return report
-
-
 def test_the_second_hop_names_the_president_never_the_unrelated_first(whole):
-    report = _answer(whole, QUESTION)
+    report = extractive_answer(whole, QUESTION)
     assert "Riemann" not in report["text"]
     assert [a["label"] for a in report["answers"]] in ([], ["William Harper"])
     assert report["answers"], "the president's paragraph is reached through the journal's publisher"
@@ -52,14 +46,14 @@ def test_the_second_hop_names_the_president_never_the_unrelated_first(whole):
 def test_without_the_association_the_answer_names_nothing(partial):
     sources = partial.post("/context", json={"query": QUESTION}).json()["sources"]
     assert any(s["text"].startswith("Bernhard Riemann") for s in sources)  # the distractor was retrieved
-    report = _answer(partial, QUESTION)
+    report = extractive_answer(partial, QUESTION)
     assert report["answers"] == []
     assert report["text"].startswith("None of the retrieved facts or passages names a person")
 
 
 def test_a_sentence_holding_most_of_the_question_still_answers(partial):
     """A question naming nothing the documents name is answered by a sentence that holds most of its words."""
-    report = _answer(partial, "Who was the first to publish a rigorous theory of integration?")
+    report = extractive_answer(partial, "Who was the first to publish a rigorous theory of integration?")
     assert len(report["answers"]) == 1 and "Riemann" in report["answers"][0]["label"]
 
 
@@ -67,7 +61,7 @@ def test_evidence_that_is_absent_names_nothing(whole):
     """Passages that say who was a first president are retrieved, but none is tied to the circle the question names."""
     question = "Who was the first president of the Vienna Circle?"
     assert whole.post("/context", json={"query": question}).json()["sources"]
-    report = _answer(whole, question)
+    report = extractive_answer(whole, question)
     assert report["answers"] == [] and report["text"].startswith("None of the retrieved")
 
 

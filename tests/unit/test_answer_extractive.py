@@ -11,7 +11,7 @@ from attest.answer.asks import Asks, asks
 from attest.answer.evidence import Candidate, Sentence, descriptions, names, values
 from attest.answer.extractive import _as_asked
 from attest.answer.fit import describe, fit
-from tests.ingest_support import corpus_api
+from tests.ingest_support import corpus_api, extractive_answer
 
 CORPUS = {
     "bridge.md": "# Harbor Bridge\n\nThe Harbor Bridge is a suspension bridge in Port Elling. It was opened on 12 May 1931. "
@@ -135,12 +135,6 @@ def api(tmp_path_factory):
         yield client
 
 
-def _answer(api, question: str) -> dict:
-    report = api.post("/answer", json={"question": question, "mode": "extractive"}).json()
-    assert report["mode"] == "extractive"
-    return report
-
-
 def test_a_description_names_the_role_a_sentence_gives_its_subject():
     found = descriptions(_sentence("Ora Lind (born 1990) is a Westmere footballer who plays as a goalkeeper for Elling "
                                    "Rovers."), 1.0)
@@ -151,7 +145,7 @@ def test_a_description_names_the_role_a_sentence_gives_its_subject():
 
 
 def test_a_what_question_is_answered_by_the_role_beside_its_verb(api):
-    assert _first(_answer(api, "What position does Ora Lind play?")) == "goalkeeper"
+    assert _first(extractive_answer(api, "What position does Ora Lind play?")) == "goalkeeper"
 
 
 def _first(report: dict) -> str | None:
@@ -159,19 +153,19 @@ def _first(report: dict) -> str | None:
 
 
 def test_a_number_with_its_unit_is_answered_from_a_passage(api):
-    report = _answer(api, "How many vehicles does the Harbor Bridge carry per day?")
+    report = extractive_answer(api, "How many vehicles does the Harbor Bridge carry per day?")
     assert _first(report) == "6,200" and report["answers"][0]["value"] == "6,200"
     assert "6,200 vehicles per day" in report["text"] and "characters" in report["text"]
 
 
 def test_a_date_is_answered_from_a_passage(api):
-    assert _first(_answer(api, "When was the Harbor Bridge opened?")) == "12 May 1931"
+    assert _first(extractive_answer(api, "When was the Harbor Bridge opened?")) == "12 May 1931"
 
 
 def test_a_life_span_gives_the_birth_and_death_dates_as_precise_as_asked(api):
-    assert _first(_answer(api, "When was the Westmere poet Mara Fenwick born?")) == "3 March 1901"
-    assert _first(_answer(api, "When did the poet of Westmere die?")) == "9 October 1977"
-    assert _first(_answer(api, "In what year was Mara Fenwick of Westmere born?")) == "1901"
+    assert _first(extractive_answer(api, "When was the Westmere poet Mara Fenwick born?")) == "3 March 1901"
+    assert _first(extractive_answer(api, "When did the poet of Westmere die?")) == "9 October 1977"
+    assert _first(extractive_answer(api, "In what year was Mara Fenwick of Westmere born?")) == "1901"
 
 
 def test_a_year_stated_alone_is_named_by_the_one_fuller_date_of_that_year():
@@ -186,43 +180,43 @@ def test_a_year_stated_alone_is_named_by_the_one_fuller_date_of_that_year():
 
 
 def test_the_questions_own_names_are_not_its_answer(api):
-    assert _first(_answer(api, "Who designed the Harbor Bridge?")) == "Helen Quist"
-    assert _first(_answer(api, "Who designed the Harbor Bridge with Helen Quist?")) == "Tomas Brell"
+    assert _first(extractive_answer(api, "Who designed the Harbor Bridge?")) == "Helen Quist"
+    assert _first(extractive_answer(api, "Who designed the Harbor Bridge with Helen Quist?")) == "Tomas Brell"
 
 
 def test_a_choice_is_answered_from_two_dated_passages_citing_both(api):
-    report = _answer(api, "Which band was formed first, The Quiet Owls or Glass Lanterns?")
+    report = extractive_answer(api, "Which band was formed first, The Quiet Owls or Glass Lanterns?")
     assert _first(report) == "The Quiet Owls"
     assert "formed in 1998" in report["text"] and "formed in 2004" in report["text"]
     assert report["text"].count("<<entity:") == 2
-    later = _answer(api, "Which band was formed later, The Quiet Owls or Glass Lanterns?")
+    later = extractive_answer(api, "Which band was formed later, The Quiet Owls or Glass Lanterns?")
     assert _first(later) == "Glass Lanterns"
 
 
 def test_a_same_question_is_answered_from_the_value_each_passage_gives(api):
-    same = _answer(api, "Are Port Elling and Ashby Mill in the same county?")
+    same = extractive_answer(api, "Are Port Elling and Ashby Mill in the same county?")
     assert _first(same) == "yes" and same["text"].count("county of Westmere") == 2
-    other = _answer(api, "Are Port Elling and Carrow in the same county?")
+    other = extractive_answer(api, "Are Port Elling and Carrow in the same county?")
     assert _first(other) == "no" and "county of Dunmore" in other["text"]
-    unknown = _answer(api, "Are Port Elling and The Quiet Owls in the same county?")
+    unknown = extractive_answer(api, "Are Port Elling and The Quiet Owls in the same county?")
     assert unknown["answers"] == []  # the band's passage names no county
 
 
 def test_a_both_question_is_answered_when_both_passages_say_what_they_are(api):
-    both = _answer(api, "Are The Quiet Owls and Glass Lanterns both bands?")
+    both = extractive_answer(api, "Are The Quiet Owls and Glass Lanterns both bands?")
     assert _first(both) == "yes" and "folk band" in both["text"] and "rock band" in both["text"]
-    folk = _answer(api, "Are The Quiet Owls and Glass Lanterns both folk bands?")
+    folk = extractive_answer(api, "Are The Quiet Owls and Glass Lanterns both folk bands?")
     assert _first(folk) == "no" and "rock band" in folk["text"]  # the other says what it is instead
-    unknown = _answer(api, "Are The Quiet Owls and Glass Lanterns both signed to Elling Records?")
+    unknown = extractive_answer(api, "Are The Quiet Owls and Glass Lanterns both signed to Elling Records?")
     assert unknown["answers"] == []  # neither passage says it: nothing to judge by
 
 
 def test_a_choice_without_comparable_statements_is_declined(api):
-    report = _answer(api, "Which band has more members, The Quiet Owls or Glass Lanterns?")
+    report = extractive_answer(api, "Which band has more members, The Quiet Owls or Glass Lanterns?")
     assert report["answers"] == [] and "do not give comparable statements" in report["text"]
 
 
 def test_a_question_no_passage_supports_is_declined_not_guessed(api):
-    report = _answer(api, "How many members does Glass Lanterns have?")
+    report = extractive_answer(api, "How many members does Glass Lanterns have?")
     assert report["answers"] == []
     assert report["text"].startswith("None of the retrieved facts or passages names a number")
