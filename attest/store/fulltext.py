@@ -262,13 +262,10 @@ class FullText:
         db = self._reader()
         rows = self._row_count(db)
         idf = {t: _idf(rows, self._postings(db, t)) for t in terms}
-        wanted = set(terms)
-        words = [TERM.findall(t) for t in texts]
-        counts = [Counter(f for f in map(_folded, ws) if f in wanted) for ws in words]
-        lengths = [len(ws) for ws in words]
-        mean = sum(lengths) / len(lengths) or 1.0
+        counted = [_word_counts(t) for t in texts]
+        mean = sum(n for _, n in counted) / len(counted) or 1.0
         return [sum(idf[t] * c[t] * (K1 + 1) / (c[t] + K1 * (1 - B + B * n / mean)) for t in terms if c[t])
-                for c, n in zip(counts, lengths)]
+                for c, n in counted]
 
     @staticmethod
     def _scored(db: sqlite3.Connection, match: str, limit: int) -> list[tuple[int, float]]:
@@ -446,6 +443,14 @@ def _folded(word: str) -> str:
     """A word of a passage as the index keeps it (`_fold` of its casefolded form): passages repeat their words, and
     a hub's passages are scored again and again (bm25_of)."""
     return _fold(word.casefold())
+
+
+@lru_cache(maxsize=4096)
+def _word_counts(text: str) -> tuple[Counter[str], int]:
+    """A passage's words as the index keeps them, counted, and how many there are: the passages a hub's questions
+    score again and again (bm25_of) are split once."""
+    words = TERM.findall(text)
+    return Counter(map(_folded, words)), len(words)
 
 
 def _any(terms: list[str]) -> str:
