@@ -13,9 +13,9 @@ from pyoxigraph import Literal, NamedNode, QuerySolution, RdfFormat, parse
 from attest.answer import queries as q
 from attest.answer.ids import Ids
 from attest.answer.memo import Changes, Memo
-from attest.heap import settle
 from attest.answer.predicates import PropertyText
 from attest.answer.validtime import Validity, read_validity
+from attest.heap import settle
 from attest.store.results import solutions
 from attest.ingest import summary
 from attest.store import GraphStore

@@ -45,7 +45,10 @@ def subjects(question: str, links: list[ContextLink]) -> frozenset[str]:
     Psychotherapy Integration", not "young" of "Jung Joon-young"); when it writes no name, those of every linked span
     ("the telephone"). A common noun beside a name ("the first president of X") says what is asked of X, not what
     the question is about."""
-    written = question_names(question)
+    return _subjects(question_names(question), links)
+
+
+def _subjects(written: list[tuple[int, int, str]], links: list[ContextLink]) -> frozenset[str]:
     if not written:
         return frozenset(e for link in links for e in link.entities)
     return frozenset(e for link in links for e in link.entities
@@ -56,8 +59,9 @@ def ties(question: str, want: Asks, links: list[ContextLink], sentences: list[Se
          id_of: Callable[[str], str | None], skip: frozenset[str]) -> Ties:
     """The passages tied to the question: those that mention (or are about) an entity it is about or write a name it
     writes, then those about an entity one of these mentions or names (reached through that bridge entity)."""
-    about = subjects(question, links)
-    written = {name for _, _, name in question_names(question)}
+    spans = question_names(question)
+    about = _subjects(spans, links)
+    written = {name for _, _, name in spans}
     mentioned: dict[str, set[str]] = {}
     texts: dict[str, str] = {}
     headings: dict[str, str] = {}

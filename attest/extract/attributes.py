@@ -232,7 +232,7 @@ def _sentence(text: str, start: int, end: int, in_sent: list[Mention], person: M
     if (comma := text.find(",", start, end)) > 0 and (opening := _OPENING.match(text[start:comma + 1])):
         after = next((m for m in in_sent if m.start_char > comma), None)
         verb = opening.group("verb").lower()
-        predicate = "inception" if verb in ("founded", "established", "formed", "launched", "opened") else "publicationDate"
+        predicate = "publicationDate" if verb.endswith(("published", "released")) else "inception"
         if after is not None and text[comma + 1:after.start_char].strip().lower() in ("", "the") and _fits(terms, after, REQUIRED[predicate]):
             yield after, predicate, opening.group("date"), 0.85
         elif (about is not None and about.mention.start_char < start and (named := _AFTER_OPENING.match(text, comma + 1, end))

@@ -195,8 +195,8 @@ class Reasoner:
         assert stamp is not None
         # a fact that stopped or started holding since the last run (a later document replaced it, the one that
         # replaced it went, a day passed) changes the premises of every graph stating it, not only of those written
-        flipped = self._not_holding() ^ self._held_off
-        self._held_off = self._not_holding()
+        off = self._not_holding()
+        flipped, self._held_off = off ^ self._held_off, off
         if flipped:
             changed_graphs = [*changed_graphs, *self._graphs_stating(flipped)]
             facts = None if facts is None else facts | flipped
