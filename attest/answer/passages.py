@@ -25,8 +25,8 @@ BATCH = 500  # values per IN (...) list
 TOPIC_BATCH = 100  # entities per compound read (SQLite allows 500 SELECTs in one)
 WALK_WEIGHT = 0.5  # the passage the walk brings most mass gains this (as a passage bridged from the best BM25 one), the
 # others in proportion to their mass
-WALK_EXPAND = 30  # the best lifted passages whose entities lead the walk a hop further
-WALK_ENTITIES = 100  # entities those passages name that the walk follows, the most specific first
+WALK_EXPAND = 30  # passages whose entities lead the walk a hop further, each round: the best lifted, then the walk's best
+WALK_ENTITIES = 100  # entities those passages name that the walk follows each round, the most specific first
 WALK_CHUNKS = 50  # passages the walk lifts, by mass
 WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
 WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three bridges past the first
