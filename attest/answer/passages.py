@@ -241,7 +241,6 @@ class PassageRanker:
         return out
 
 
-
 def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list[str]], about: dict[str, list[str]],
             counts: dict[str, int]) -> tuple[np.ndarray, dict[tuple[str, str], int]]:
     """The walk's mass over the graph read so far, and its nodes ((kind, name) -> index)."""
