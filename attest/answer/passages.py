@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from attest.answer.walk import walked_mass
 from attest.store.fulltext import TERM, FullText, Hit
 
@@ -23,10 +25,11 @@ BATCH = 500  # values per IN (...) list
 TOPIC_BATCH = 100  # entities per compound read (SQLite allows 500 SELECTs in one)
 WALK_WEIGHT = 0.5  # the passage the walk brings most mass gains this (as a passage bridged from the best BM25 one), the
 # others in proportion to their mass
-WALK_EXPAND = 30  # the best lifted passages whose entities lead the walk a hop further
-WALK_ENTITIES = 100  # entities those passages name that the walk follows, the most specific first
+WALK_EXPAND = 30  # passages whose entities lead the walk a hop further, each round: the best lifted, then the walk's best
+WALK_ENTITIES = 100  # entities those passages name that the walk follows each round, the most specific first
 WALK_CHUNKS = 50  # passages the walk lifts, by mass
 WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
+WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three bridges past the first
 COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
 
 
@@ -142,54 +145,39 @@ class PassageRanker:
               lifted: dict[str, float]) -> dict[str, tuple[float, list[str]]]:
         """Chunk -> (the mass a Personalized PageRank walk brought it, the best 1; the entities that carried the most).
         The walk restarts at the question's entities and the first BM25 passages, and goes from a passage to the
-        entities it names (not those it is about) and from an entity to the passages about it; it is read two hops
-        past the first passages (the best lifted passages' entities too). Node specificity as HippoRAG's: an entity
-        named in n passages restarts, and is walked to, with weight 1/n."""
+        entities it names (not those it is about) and from an entity to the passages about it. It is read outwards
+        in rounds: the first passages and the best lifted ones, then the passages the walk so far brought most mass
+        (WALK_ROUNDS rounds reach passages WALK_ROUNDS + 1 bridges past the first). Node specificity as HippoRAG's:
+        an entity named in n passages restarts, and is walked to, with weight 1/n. A passage's mass goes only to the
+        entities it names that lead on to another passage: most names in a paragraph have no passage of their own,
+        and the mass sent to them would be lost to every further hop."""
         first = [h.chunk for h in first_hop]
         seen = set(first)
-        further = [c for c in sorted(lifted, key=lambda c: (-lifted[c], c)) if c not in seen][:WALK_EXPAND]
-        names = {**mentioned, **self._entities_of(further)}
-        topics = {**own_topics, **self._topics_of(further)}
-        leads = {c: [e for e in dict.fromkeys(names.get(c, ())) if e not in topics.get(c, ())] for c in first + further}
-        entities = list(dict.fromkeys([*seeds, *(e for es in leads.values() for e in es)]))
-        counts = self._passage_counts(entities)
-        asked = set(followed)
-        new = sorted((e for e in entities if e not in asked), key=lambda e: (counts.get(e, 0), e))[:WALK_ENTITIES]
-        about = {**about, **self._topic_chunks(new)}
-
-        nodes: dict[tuple[str, str], int] = {}
-
-        def node(kind: str, name: str) -> int:
-            return nodes.setdefault((kind, name), len(nodes))
-        src: list[int] = []
-        dst: list[int] = []
-        weight: list[float] = []
-        for chunk, entities_named in leads.items():
-            for e in entities_named:
-                src.append(node("c", chunk))
-                dst.append(node("e", e))
-                weight.append(1 / max(counts.get(e, 1), 1))
-        for e, chunks in about.items():
-            for chunk in chunks:
-                src.append(node("e", e))
-                dst.append(node("c", chunk))
-                weight.append(1.0)
-        reset: dict[int, float] = {}
-        for e, value in seeds.items():
-            if value > 0:
-                i = node("e", e)
-                reset[i] = reset.get(i, 0.0) + value / max(counts.get(e, 1), 1)
-        for h in first_hop:
-            i = node("c", h.chunk)
-            reset[i] = reset.get(i, 0.0) + h.score
-        mass = walked_mass(len(nodes), src, dst, weight, reset)
-        ranked = sorted(((float(mass[i]), name) for (kind, name), i in nodes.items() if kind == "c" and mass[i] > 0),
-                        key=lambda x: (-x[0], x[1]))[:WALK_CHUNKS]
+        leads: dict[str, list[str]] = {}
+        counts: dict[str, int] = {}
+        about, read = dict(about), set(followed)
+        expand = first + [c for c in sorted(lifted, key=lambda c: (-lifted[c], c)) if c not in seen][:WALK_EXPAND]
+        names, topics = dict(mentioned), dict(own_topics)
+        for round_ in range(WALK_ROUNDS):
+            unknown = [c for c in expand if c not in names]
+            names.update(self._entities_of(unknown))
+            topics.update(self._topics_of(unknown))
+            for c in expand:
+                leads[c] = [e for e in dict.fromkeys(names.get(c, ())) if e not in topics.get(c, ())]
+            entities = [e for e in dict.fromkeys([*seeds, *(e for c in expand for e in leads[c])]) if e not in counts]
+            counts.update(dict.fromkeys(entities, 0) | self._passage_counts(entities))
+            new = sorted((e for e in entities if e not in read), key=lambda e: (counts[e], e))[:WALK_ENTITIES]
+            about.update(self._topic_chunks(new))
+            read.update(new)
+            mass, nodes = _walked(seeds, first_hop, leads, about, counts)
+            if round_ + 1 < WALK_ROUNDS:
+                expand = [name for m, name in _best_chunks(mass, nodes) if name not in leads][:WALK_EXPAND]
+        ranked = _best_chunks(mass, nodes)[:WALK_CHUNKS]
         if not ranked:
             return {}
         carried: dict[str, list[tuple[float, str]]] = {}
         for e, chunks in about.items():
-            if (m := float(mass[nodes[("e", e)]])) > 0:
+            if ("e", e) in nodes and (m := float(mass[nodes[("e", e)]])) > 0:
                 for chunk in chunks:
                     carried.setdefault(chunk, []).append((m, e))
         best = ranked[0][0]
@@ -252,6 +240,43 @@ class PassageRanker:
             out += [Hit(c, d, s, e, t, 0.0) for c, d, s, e, t in rows if c in wanted]
         return out
 
+
+def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list[str]], about: dict[str, list[str]],
+            counts: dict[str, int]) -> tuple[np.ndarray, dict[tuple[str, str], int]]:
+    """The walk's mass over the graph read so far, and its nodes ((kind, name) -> index)."""
+    nodes: dict[tuple[str, str], int] = {}
+
+    def node(kind: str, name: str) -> int:
+        return nodes.setdefault((kind, name), len(nodes))
+    src: list[int] = []
+    dst: list[int] = []
+    weight: list[float] = []
+    for chunk, entities_named in leads.items():
+        for e in entities_named:
+            if any(c != chunk for c in about.get(e, ())):  # an entity that leads to no other passage is left out
+                src.append(node("c", chunk))
+                dst.append(node("e", e))
+                weight.append(1 / max(counts.get(e, 1), 1))
+    for e, chunks in about.items():
+        for chunk in chunks:
+            src.append(node("e", e))
+            dst.append(node("c", chunk))
+            weight.append(1.0)
+    reset: dict[int, float] = {}
+    for e, value in seeds.items():
+        if value > 0:
+            i = node("e", e)
+            reset[i] = reset.get(i, 0.0) + value / max(counts.get(e, 1), 1)
+    for h in first_hop:
+        i = node("c", h.chunk)
+        reset[i] = reset.get(i, 0.0) + h.score
+    through = {i for (kind, _), i in nodes.items() if kind == "e"}  # a bridge (passage -> entity -> passage) is one step
+    return walked_mass(len(nodes), src, dst, weight, reset, through), nodes
+
+
+def _best_chunks(mass: np.ndarray, nodes: dict[tuple[str, str], int]) -> list[tuple[float, str]]:
+    return sorted(((float(mass[i]), name) for (kind, name), i in nodes.items() if kind == "c" and mass[i] > 0),
+                  key=lambda x: (-x[0], x[1]))
 
 def _passage(hit: Hit, rank: int | None) -> Passage:
     return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, hit.score if rank else 0.0,

@@ -1,5 +1,5 @@
 """Passage ranking (BM25 lifted through what passages are about) and the question kinds extractive answers are typed
-by: a second-hop passage found through its bridge entity only, the second passage chosen for what the first leaves
+by: a second-hop passage found through its bridge entity only, passages two and three bridges away reached by the walk, the second passage chosen for what the first leaves
 of the question, BM25's order kept when the graph has nothing, a hub entity's passages read within bounds."""
 
 from __future__ import annotations
@@ -85,6 +85,56 @@ def test_a_third_hop_passage_is_reached_through_two_bridges(tmp_path, monkeypatc
         assert third.bm25_rank is None and third.graph_score and third.graph_score > 0 and third.bridges == [E + "hall"]
         assert chunks.index(C + "som") < chunks.index(C + "hall")  # a further hop weighs less
     index.close()
+
+
+def _dead(*names: str) -> list[tuple[str, str]]:
+    """Names a paragraph writes that no passage is about (most names in real paragraphs)."""
+    return [(n.casefold().replace(" ", "-"), n) for n in names]
+
+
+def _chain(dead: bool) -> list:
+    """The journal names the society, the society Hall, Hall Ashfield: three bridges, each passage also writing five
+    names (with `dead`) that lead to no passage; passages sharing one question word each compete with the chain."""
+    extra = (lambda *names: _dead(*names)) if dead else (lambda *names: [])
+    return [
+        ("journal", "Journal of Psychotherapy Integration\n\nThe Journal of Psychotherapy Integration is published by the "
+                    "Society of Minds and edited by Anna Reyes, Paul Okafor, Lena Voss, Omar Haddad and Ivo Brandt.",
+         [("jpi", "Journal of Psychotherapy Integration"), ("som", "Society of Minds"),
+          *extra("Anna Reyes", "Paul Okafor", "Lena Voss", "Omar Haddad", "Ivo Brandt")]),
+        ("som", "Society of Minds\n\nHall served as its first president, in 1892, beside Mara Quint, Teo Lindqvist, "
+                "Rhea Dunmore, Sami Okoro and Bea Falk.",
+         [("som", "Society of Minds"), ("hall", "Hall"), *extra("Mara Quint", "Teo Lindqvist", "Rhea Dunmore",
+                                                                "Sami Okoro", "Bea Falk")]),
+        ("hall", "Hall\n\nHall was raised in Ashfield with Cora Bell, Dane Moss, Eli Shaw, Fay Lund and Gus Rowe.",
+         [("hall", "Hall"), ("ashfield", "Ashfield"), *extra("Cora Bell", "Dane Moss", "Eli Shaw", "Fay Lund", "Gus Rowe")]),
+        ("ashfield", "Ashfield\n\nAshfield is a farming town on the Deer River.", [("ashfield", "Ashfield")]),
+        *DOCUMENTS[2:],
+        ("head", "Head\n\nThe head of a river is its source.", [("head-of-river", "Head")]),
+        ("grow", "Grow (magazine)\n\nGrow is a magazine for gardeners.", [("grow-magazine", "Grow (magazine)")]),
+    ]
+
+
+def test_passages_two_and_three_bridges_away_are_reached_past_names_that_lead_nowhere(tmp_path):
+    """The walk sends a passage's mass only to names that lead on to another passage, and a bridge is one step of it:
+    along one chain each bridge keeps half the mass (the damping), however many other names the passages write."""
+    question = "Where did the head of the publisher of the Journal of Psychotherapy Integration grow up?"
+    scores = {}
+    for dead in (True, False):
+        (tmp_path / str(dead)).mkdir()
+        index = _index(tmp_path / str(dead), _chain(dead))
+        assert not {C + "som", C + "hall", C + "ashfield"} & {h.chunk for h in index.search(question, 50, skip=STOPWORDS)}
+        for seeds in ({E + "jpi": 1.0}, {}):
+            ranking = PassageRanker(index).rank(question, seeds, 20, skip=STOPWORDS)
+            chunks = [p.chunk for p in ranking.passages]
+            assert chunks.index(C + "som") < chunks.index(C + "hall") < chunks.index(C + "ashfield")
+            hall, ashfield = (ranking.passages[chunks.index(C + c)] for c in ("hall", "ashfield"))
+            assert hall.bm25_rank is None and hall.bridges == [E + "hall"]  # two bridges past the journal
+            assert ashfield.bm25_rank is None and ashfield.bridges == [E + "ashfield"]  # three
+            assert ashfield.graph_score == pytest.approx(hall.graph_score / 2, abs=2e-4)
+            scores[dead, bool(seeds)] = hall.graph_score
+        index.close()
+    assert scores[True, True] == scores[False, True] and scores[True, False] == scores[False, False]
+    assert min(scores.values()) > 0.2  # the journal's bridge, one of five names, once kept less than 0.001
 
 
 def test_the_second_passage_adds_what_the_first_leaves_of_the_question(tmp_path):

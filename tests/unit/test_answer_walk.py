@@ -1,5 +1,5 @@
-"""Personalized PageRank's walked mass: each step's share along a chain, and the linear system's solution less the
-restart on a small graph with a cycle, a fork and a dead end."""
+"""Personalized PageRank's walked mass: each step's share along a chain, a node passed through, and the linear
+system's solution less the restart on a small graph with a cycle, a fork and a dead end."""
 
 from __future__ import annotations
 
@@ -36,3 +36,11 @@ def test_mass_is_the_personalized_pagerank_less_the_restart():
 def test_no_edges_or_no_restart_walk_nowhere():
     assert not walked_mass(2, [], [], [], {0: 1.0}).any()
     assert not walked_mass(2, [0], [1], [1.0], {}).any()
+
+
+def test_a_node_passed_through_takes_no_restart_share():
+    """A bridge passage -> entity -> passage is one step when the entity is passed through: the far passage gets what
+    the next node of a plain chain gets."""
+    d = DAMPING
+    mass = walked_mass(5, [0, 1, 2, 3], [1, 2, 3, 4], [1.0] * 4, {0: 1.0}, through={1, 3})
+    assert mass == pytest.approx([0.0, (1 - d) * d, (1 - d) * d, (1 - d) * d * d, (1 - d) * d * d])
