@@ -15,6 +15,7 @@ from attest.answer.evidence import (DATE, YEAR, Candidate, Sentence, candidates,
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
+from attest.answer.relation import around, relation_words
 from attest.answer.support import subjects, ties
 from attest.extract.ontology_terms import OntologyTerms
 from attest.store.fulltext import FullText
@@ -25,6 +26,7 @@ ITSELF = 0.5  # a candidate that is what its own passage is about: the question 
 BRIDGED = 1.25  # a sentence of a passage reached through a bridge entity (the second hop of a two-hop question)
 ALIGNED = 2.0  # the sentence writes the question's word beside the candidate ("founded by" X)
 NEAR_WORDS = 3  # ... within this many words
+RELATED = 0.5  # more for each word of the question's relation its sentence writes around the candidate
 # "X (15 June 1924 – 24 April 2005)": a life's span, its first date a birth, its second a death
 LIFE_SPAN = re.compile(r"\((?:[^()]*;\s*)?(?P<born>[^();]*?\d{4})\s*[–-]\s*(?P<died>[^();]*?\d{4})\)")
 BIRTH = frozenset("born birth".split())
@@ -103,6 +105,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     cited = _chunk_entities(sentences)
     topics = passage_topics(index, context.sources)
     tied = ties(question, want, context.links, sentences, topics, lookup.ids.of, skip)
+    relation = relation_words(question, want, skip)
     said: dict[str, Described] = {}
     best: dict[str, tuple[float, Candidate, str]] = {}
     for c in found:
@@ -135,6 +138,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             score *= BRIDGED
         if _beside(want, c) or _life_date(c, question_words) or _role_beside(c, wanted):
             score *= ALIGNED
+        score *= 1.0 + RELATED * around(c, relation)
         key = fold(c.text)
         if key not in best or score > best[key][0]:
             best[key] = (score, c, cite)
