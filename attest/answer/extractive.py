@@ -15,9 +15,10 @@ from attest.answer.evidence import (DATE, YEAR, Candidate, Sentence, candidates,
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
-from attest.answer.relation import around, relation_words
+from attest.answer.predicates import describing_words
+from attest.answer.relation import around, relation_words, says_of_another
 from attest.answer.support import subjects, ties
-from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.ontology_terms import OntologyTerms, local_name
 from attest.store.fulltext import FullText
 from attest.vocab import ONT
 
@@ -53,10 +54,25 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
     asked = f" {fold(question)} "
     ends = {lookup.ids.iri(p.end) for p in context.paths if p.end}
     details = lookup.details({iri for iri in ends if iri})
+    facts = {r.id: r for r in context.relations}
+    predicates = {facts[p.relations[-1]].triple[1] for p in context.paths if p.relations and p.relations[-1] in facts}
+    texts = lookup.property_texts(predicates) if predicates else {}
+
+    def of_another(path: ContextPath) -> bool:
+        """Whether the path's last fact is what the question says of another thing (its relative clause, its far
+        words), not what it asks."""
+        fact = facts.get(path.relations[-1]) if path.relations else None
+        if fact is None or fact.triple[1] not in texts:
+            return False
+        predicate, text = fact.triple[1], texts[fact.triple[1]]
+        words = [describing_words(text, local_name(predicate), inverse) for inverse in (False, True)]
+        return says_of_another(question, want, skip, words)
 
     def keep(path: ContextPath) -> bool:
         if path.start not in about:
             return False  # a fact of a word that says what is asked ("president"), not of what it is asked about
+        if of_another(path):
+            return False
         if path.end is None:
             value = path.value or ""
             kind = "date" if want.kind == "date" else "number" if want.kind == "number" else "value"

@@ -1,6 +1,7 @@
 """The relation a question asks about: its words (near the question word, in its clause, not its names, its relative
-clauses or the kind it asks for), how many of them a sentence writes around a candidate, and the candidate of a
-passage whose sentence states the relation named over the one said first."""
+clauses or the kind it asks for), how many of them a sentence writes around a candidate, the candidate of a passage
+whose sentence states the relation named over the one said first, and a fact that states what the question says of
+something else (not what it asks) kept from being its answer."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import pytest
 
 from attest.answer.asks import asks
 from attest.answer.evidence import Candidate, Sentence
-from attest.answer.relation import around, relation_words
+from attest.answer.predicates import PredicateWords, PropertyText, describing_words
+from attest.answer.relation import around, relation_words, says_of_another
 from attest.answer.retrieve import STOPWORDS
 from tests.ingest_support import corpus_api, extractive_answer
 
@@ -80,3 +82,38 @@ def test_the_candidate_whose_sentence_states_the_relation_is_named(api):
     win the tie): the question's relation words pick each."""
     assert _first(extractive_answer(api, "Lena Ardis starred in what for seven years?")) == "Rain Town"
     assert _first(extractive_answer(api, "Lena Ardis appeared in what play?")) == "Cold Harbor"
+
+
+# the labels and alternative labels of ontology/general.ttl and relations.ttl
+LABELS = {"birthPlace": ("place of birth", ["born in", "birthplace"]),
+          "educatedAt": ("educated at", ["studied at", "alumnus of", "graduated from"]),
+          "locatedIn": ("located in", ["based in", "headquartered in", "situated in"])}
+
+
+def _predicate(local: str) -> list[PredicateWords]:
+    label, other = LABELS[local]
+    text = PropertyText(label=label, other=other)
+    return [describing_words(text, local, inverse) for inverse in (False, True)]
+
+
+def _of_another(question: str, local: str) -> bool:
+    return says_of_another(question, asks(question, None), STOPWORDS, _predicate(local))
+
+
+def test_a_fact_the_question_says_of_something_else_is_not_its_answer():
+    # "born" is said of the singer (a relative clause), the question asks who produced
+    assert _of_another("Who produced the single that the reggae singer born in Kingston was known for?",
+                       "birthPlace")
+    # "born" is far from the question word: it describes the cricketer, the question asks for the album's DJ
+    assert _of_another("Who was the disc jockey of the compilation album partially produced by an English cricketer "
+                       "born in Christchurch?", "birthPlace")
+
+
+def test_a_fact_that_states_the_relation_or_the_kind_asked_is_kept():
+    assert not _of_another("Where was the reggae singer born?", "birthPlace")
+    assert not _of_another("Charles Andrews graduated from what school?", "educatedAt")
+    # the kind asked ("what country located in ...") is the predicate's word: the fact says what the answer is
+    assert not _of_another("What landlocked country located in Southern Africa is the birth place of the artist?",
+                           "locatedIn")
+    # no word of the question is the predicate's: nothing says the fact is about something else
+    assert not _of_another("Who produced the single that the singer was known for?", "birthPlace")
