@@ -154,7 +154,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             score *= BRIDGED
         if _beside(want, c) or _life_date(c, question_words) or _role_beside(c, wanted):
             score *= ALIGNED
-        score *= 1.0 + RELATED * around(c, relation)
+        score *= 1.0 + RELATED * (around(c, relation) + called(want, said[c.text]))
         key = fold(c.text)
         if key not in best or score > best[key][0]:
             best[key] = (score, c, cite)
@@ -174,6 +174,12 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     answer_id = ident if top.iri and top.iri == cite else None
     item = AnswerItem(id=answer_id, label=top.text, value=top.text if value else None, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
+
+
+def called(want: Asks, said: Described) -> bool:
+    """Whether the passages call a candidate what the question asks for ("Navvulata is a 1998 Telugu comedy film" for
+    "which comedy", "the actress X" for "which actress"): counted as one more word of the relation stated of it."""
+    return bool(want.noun) and (want.noun in said.words or want.noun in said.before)
 
 
 def _year_of(answer: AnswerItem) -> AnswerItem:

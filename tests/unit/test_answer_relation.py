@@ -9,6 +9,8 @@ import pytest
 
 from attest.answer.asks import asks
 from attest.answer.evidence import Candidate, Sentence
+from attest.answer.extractive import called
+from attest.answer.fit import describe
 from attest.answer.predicates import PredicateWords, PropertyText, describing_words
 from attest.answer.relation import around, relation_words, says_of_another
 from attest.answer.retrieve import STOPWORDS
@@ -117,3 +119,13 @@ def test_a_fact_that_states_the_relation_or_the_kind_asked_is_kept():
                            "locatedIn")
     # no word of the question is the predicate's: nothing says the fact is about something else
     assert not _of_another("Who produced the single that the singer was known for?", "birthPlace")
+
+
+def test_a_candidate_the_passages_call_what_is_asked_counts_one_more_relation_word():
+    sentences = [_at(text, text.split(" is ")[0]).sentence for text in ("Navvulata is a 1998 Telugu comedy film.",
+                                                                          "Koduri Srilekha is a singer.")]
+    want = asks("Which Telugu comedy had music by the singer?", None)
+    assert want.noun == "comedy"
+    assert called(want, describe("Navvulata", sentences))
+    assert not called(want, describe("Koduri Srilekha", sentences))  # called a singer, not a comedy
+    assert not called(asks("Who wrote it?", None), describe("Navvulata", sentences))  # no noun asked
