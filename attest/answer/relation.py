@@ -1,12 +1,13 @@
-"""The relation a question asks about, as its own words, and how many of them a sentence writes around a candidate."""
+"""The relation a question asks about, as its own words: how many of them a sentence writes around a candidate, and
+whether a fact's predicate is what the question says of something else."""
 
 from __future__ import annotations
 
 import functools
 import re
 
-from attest.answer.asks import AUXILIARIES, NEAR_STEM, PREPOSITIONS, PUNCTUATION, WORD, Asks, _asking, _singular
 from attest.answer import lexicon
+from attest.answer.asks import AUXILIARIES, NEAR_STEM, PREPOSITIONS, PUNCTUATION, WORD, Asks, _asking, _singular
 from attest.answer.evidence import Candidate, fold
 from attest.answer.predicates import PredicateWords, Term, stem, term_matches
 from attest.answer.support import question_names
