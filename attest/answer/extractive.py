@@ -15,8 +15,10 @@ from attest.answer.evidence import (DATE, YEAR, Candidate, Sentence, candidates,
 from attest.answer.fit import Described, describe, fit
 from attest.answer.lookup import EntityInfo, GraphLookup
 from attest.answer.models import AnswerItem, ContextPath, ContextResponse
+from attest.answer.predicates import describing_words
+from attest.answer.relation import around, relation_words, says_of_another
 from attest.answer.support import subjects, ties
-from attest.extract.ontology_terms import OntologyTerms
+from attest.extract.ontology_terms import OntologyTerms, local_name
 from attest.store.fulltext import FullText
 from attest.vocab import ONT
 
@@ -25,6 +27,7 @@ ITSELF = 0.5  # a candidate that is what its own passage is about: the question 
 BRIDGED = 1.25  # a sentence of a passage reached through a bridge entity (the second hop of a two-hop question)
 ALIGNED = 2.0  # the sentence writes the question's word beside the candidate ("founded by" X)
 NEAR_WORDS = 3  # ... within this many words
+RELATED = 0.5  # more for each word of the question's relation its sentence writes around the candidate
 # "X (15 June 1924 – 24 April 2005)": a life's span, its first date a birth, its second a death
 LIFE_SPAN = re.compile(r"\((?:[^()]*;\s*)?(?P<born>[^();]*?\d{4})\s*[–-]\s*(?P<died>[^();]*?\d{4})\)")
 BIRTH = frozenset("born birth".split())
@@ -51,10 +54,25 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
     asked = f" {fold(question)} "
     ends = {lookup.ids.iri(p.end) for p in context.paths if p.end}
     details = lookup.details({iri for iri in ends if iri})
+    facts = {r.id: r for r in context.relations}
+    predicates = {facts[p.relations[-1]].triple[1] for p in context.paths if p.relations and p.relations[-1] in facts}
+    texts = lookup.property_texts(predicates) if predicates else {}
+
+    def of_another(path: ContextPath) -> bool:
+        """Whether the path's last fact is what the question says of another thing (its relative clause, its far
+        words), not what it asks."""
+        fact = facts.get(path.relations[-1]) if path.relations else None
+        if fact is None or fact.triple[1] not in texts:
+            return False
+        predicate, text = fact.triple[1], texts[fact.triple[1]]
+        words = [describing_words(text, local_name(predicate), inverse) for inverse in (False, True)]
+        return says_of_another(question, want, skip, words)
 
     def keep(path: ContextPath) -> bool:
         if path.start not in about:
             return False  # a fact of a word that says what is asked ("president"), not of what it is asked about
+        if of_another(path):
+            return False
         if path.end is None:
             value = path.value or ""
             kind = "date" if want.kind == "date" else "number" if want.kind == "number" else "value"
@@ -103,6 +121,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     cited = _chunk_entities(sentences)
     topics = passage_topics(index, context.sources)
     tied = ties(question, want, context.links, sentences, topics, lookup.ids.of, skip)
+    relation = relation_words(question, want, skip)
     said: dict[str, Described] = {}
     best: dict[str, tuple[float, Candidate, str]] = {}
     for c in found:
@@ -135,6 +154,7 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
             score *= BRIDGED
         if _beside(want, c) or _life_date(c, question_words) or _role_beside(c, wanted):
             score *= ALIGNED
+        score *= 1.0 + RELATED * (around(c, relation) + called(want, said[c.text]))
         key = fold(c.text)
         if key not in best or score > best[key][0]:
             best[key] = (score, c, cite)
@@ -154,6 +174,12 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     answer_id = ident if top.iri and top.iri == cite else None
     item = AnswerItem(id=answer_id, label=top.text, value=top.text if value else None, score=round(score, 4))
     return text[0].upper() + text[1:], [item]
+
+
+def called(want: Asks, said: Described) -> bool:
+    """Whether the passages call a candidate what the question asks for ("Navvulata is a 1998 Telugu comedy film" for
+    "which comedy", "the actress X" for "which actress"): counted as one more word of the relation stated of it."""
+    return bool(want.noun) and (want.noun in said.words or want.noun in said.before)
 
 
 def _year_of(answer: AnswerItem) -> AnswerItem:
