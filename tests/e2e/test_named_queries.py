@@ -376,6 +376,60 @@ def test_fact_sources_give_confidence_extractor_and_chunk(seeded):
              r["document"].rsplit("/", 1)[1]) for r in rows] == [(ONT_ + "uses", 0.9, "rules:spacy", "c1", "primer")]
 
 
+def _pages(client, name: str, size: int, **params) -> list[dict[str, str]]:
+    """Every row, read `size` at a time."""
+    rows: list[dict[str, str]] = []
+    while True:
+        page = _rows(_get(client, name, limit=str(size), offset=str(len(rows)), **params))
+        rows += page
+        if len(page) < size:
+            return rows
+
+
+def test_pages_of_rows_that_tie_on_the_leading_keys_follow_the_tie_breakers(client):
+    # 24 documents state the same fact with the same confidence, and 24 entities use the same tool: rows that tie on
+    # fact-sources' (predicate, subject, object, confidence) and on inferred-facts' (depth, direction, predicate,
+    # object). The tie-breakers (document; the fact's other end) order them, so every page is defined by the data:
+    # pages read 5 at a time add up to the whole result, in the documented order. (Oxigraph's sort is unstable and
+    # its rows come in the order of hashed ids, so without a total order the pages would not follow the names.)
+    names = [f"{i:02d}" for i in (17, 3, 22, 9, 0, 14, 6, 19, 11, 1, 23, 8, 15, 4, 20, 12, 7, 2, 18, 10, 5, 21, 13, 16)]
+    graphs = "\n".join(f"""<https://w3id.org/attest/graph/document/d{n}> {{
+  doc:d{n} a ont:Document . ch:c{n} a ont:Chunk ; att:inDocument doc:d{n} .
+  e:user{n} rdfs:label "User {n}" ; ont:uses e:tool . e:kit ont:uses e:tool .
+  st:u{n} rdf:reifies <<( e:user{n} ont:uses e:tool )>> ; att:confidence 0.8 ; att:extractor "rules" ; att:inChunk ch:c{n} .
+  st:k{n} rdf:reifies <<( e:kit ont:uses e:tool )>> ; att:confidence 0.8 ; att:extractor "rules" ; att:inChunk ch:c{n} .
+}}""" for n in names)
+    resources = client.app.state.resources
+    resources.store.load(f"""@prefix ont: <https://w3id.org/attest/ontology#> . @prefix att: <https://w3id.org/attest/vocab#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> . @prefix e: <https://w3id.org/attest/entity/> .
+@prefix st: <https://w3id.org/attest/statement/> . @prefix doc: <https://w3id.org/attest/document/> .
+@prefix ch: <https://w3id.org/attest/chunk/> .
+<https://w3id.org/attest/graph/document/tools> {{ e:tool rdfs:label "Tool" . e:kit rdfs:label "Kit" . }}
+{graphs}""", RdfFormat.TRIG)
+    summary.rebuild(resources.store, resources.iris)
+    _materialize(resources.store, resources.iris)
+
+    whole = _rows(_get(client, "fact-sources", entity="tool", limit="1000"))
+    assert _pages(client, "fact-sources", 5, entity="tool") == whole
+    assert len(whole) == 48 and {(r["predicate"], r["object"], r["confidence"]) for r in whole} == {
+        (ONT_ + "uses", E + "tool", "0.8")}
+    assert [(r["subject"], r["document"]) for r in whole] == sorted((r["subject"], r["document"]) for r in whole)
+    assert [r["document"] for r in whole if r["subject"] == E + "kit"] == [
+        f"https://w3id.org/attest/document/d{n}" for n in sorted(names)]  # 24 rows of one fact: by document
+
+    whole = _rows(_get(client, "inferred-facts", entity="tool", limit="1000"))
+    assert _pages(client, "inferred-facts", 5, entity="tool") == whole
+    tied: dict[tuple[str, ...], list[str]] = {}
+    for r in whole:
+        tied.setdefault((r["depth"], r["direction"], r["predicate"], r["object"]), []).append(r["subject"])
+    assert max(len(subjects) for subjects in tied.values()) == 25  # e.g. the users and the kit: relatesTo the tool
+    assert all(subjects == sorted(subjects) for subjects in tied.values())
+    keys = [(int(r["depth"]), r["direction"], r["predicate"], r["object" if r["direction"] == "out" else "subject"])
+            for r in whole]
+    assert keys == sorted(keys)
+
+
 @pytest.mark.parametrize("name, params", [("fact-sources", {"entity": "rdf"}), ("inferred-facts", {"entity": "sparql"}),
                                           ("inferred-facts", {"entity": "rdf", "maxDepth": "1"}),
                                           ("entities-of-type", {"type": "ont:Entity"})])
