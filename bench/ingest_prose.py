@@ -66,6 +66,8 @@ def main() -> None:
         print(f"ingest --offline: {len(paragraphs)} documents in {seconds:.1f} s = {len(paragraphs) / seconds:.1f} documents/s "
               f"(wall); the command's CPU time {cpu:.1f} s = {len(paragraphs) / cpu:.1f} documents per CPU second")
         print("  " + "\n  ".join(tail))
+        ending = [line for line in done.stderr.splitlines() if line.startswith(("store compacted", "store rewritten"))]
+        print("  " + "\n  ".join(ending))  # what the command did once the documents were in (its share of the time)
 
 
 if __name__ == "__main__":
