@@ -1,14 +1,14 @@
 """Benchmark: `attest ingest --offline` of real Wikipedia paragraphs (2WikiMultihopQA corpus), documents/s.
 
-    python bench/ingest_prose.py [--docs 6119] [--repo CHECKOUT] [--generated]
+    python bench/ingest_prose.py [--docs 6119] [--repo CHECKOUT] [--generated [--paragraphs 6]]
 
 Each paragraph is written as one Markdown file, its title as the heading (as the docqa README says), into a
 temporary folder; then `attest ingest --offline FOLDER` runs on a fresh store with the default settings (batched
 bulk commits, the SHACL gate, OWL 2 RL reasoning after ingest) and the whole command is timed. The machine's load
 average is printed before and after: the wall-clock figure is only comparable at a similar load; the command's CPU
 time (user + system, all its threads and its worker process) gives documents per CPU second, which the load does
-not change as much. `--generated`: bench/ingest.py's generated technical documents (6 paragraphs, seed 42, as
-bench/scale.py writes them) instead of the paragraphs.
+not change as much. `--generated`: bench/ingest.py's generated technical documents (seed 42, as bench/scale.py writes
+them; `--paragraphs` each, 6 by default as in the earlier runs, bench/scale.py's default is 8) instead of the paragraphs.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=6119)
     parser.add_argument("--repo", type=Path, default=REPO, help="the checkout whose attest runs (to compare branches)")
     parser.add_argument("--generated", action="store_true", help="generated technical documents, not the paragraphs")
+    parser.add_argument("--paragraphs", type=int, default=6, help="paragraphs per generated document")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="attest-prose-") as tmp:
         work = Path(tmp)
@@ -40,7 +41,7 @@ def main() -> None:
             sys.path.insert(0, str(REPO / "bench"))
             from scale import generate  # bench/scale.py's corpus: its own imports are bench/'s modules
 
-            generate(corpus, args.docs, 6)
+            generate(corpus, args.docs, args.paragraphs)
             paragraphs = list(range(args.docs))
         else:
             if not CORPUS.exists():
@@ -65,6 +66,8 @@ def main() -> None:
         print(f"ingest --offline: {len(paragraphs)} documents in {seconds:.1f} s = {len(paragraphs) / seconds:.1f} documents/s "
               f"(wall); the command's CPU time {cpu:.1f} s = {len(paragraphs) / cpu:.1f} documents per CPU second")
         print("  " + "\n  ".join(tail))
+        ending = [line for line in done.stderr.splitlines() if line.startswith(("store compacted", "store rewritten"))]
+        print("  " + "\n  ".join(ending))  # what the command did once the documents were in (its share of the time)
 
 
 if __name__ == "__main__":

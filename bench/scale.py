@@ -47,7 +47,7 @@ def attest(config: Path, *args: str, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, **kw)
 
 
-def generate(folder: Path, docs: int, paragraphs: int, corpus: str) -> int:
+def generate(folder: Path, docs: int, paragraphs: int, corpus: str = "generated") -> int:
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(42)
     make = dense_corpus.make_document if corpus == "dense" else make_document

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from pyoxigraph import NamedNode, Store
@@ -78,6 +79,11 @@ def _strip_ns(written: str) -> str:
     return written
 
 
+@lru_cache(maxsize=4096)  # an extractor writes the same few types and predicates in every chunk
+def _written_key(written: str) -> str:
+    return squash(_strip_ns(written))
+
+
 def local_name(iri: str) -> str:
     return iri[len(ONT):] if iri.startswith(ONT) else re.split(r"[#/]", iri)[-1]
 
@@ -125,15 +131,15 @@ class OntologyTerms:
 
     def normalize_type(self, written: str) -> str | None:
         """Local name of the class `written` names (local name, label, altLabel or full IRI), else None."""
-        return self._type_index.get(squash(_strip_ns(written))) if written else None
+        return self._type_index.get(_written_key(written)) if written else None
 
     def normalize_predicate(self, written: str) -> str | None:
         """Local name of the property `written` names (local name, label, altLabel or full IRI), else None."""
-        return self._predicate_index.get(squash(_strip_ns(written))) if written else None
+        return self._predicate_index.get(_written_key(written)) if written else None
 
     def normalize_attribute(self, written: str) -> str | None:
         """Local name of the datatype property `written` names (local name, label, altLabel or IRI), else None."""
-        return self._attribute_index.get(squash(_strip_ns(written))) if written else None
+        return self._attribute_index.get(_written_key(written)) if written else None
 
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type and every named superclass of it (within the entity classes)."""

@@ -75,6 +75,7 @@ def clean_name(name: str) -> str:
     return " ".join(name.split())
 
 
+@lru_cache(maxsize=65_536)  # names repeat across chunks and documents
 def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", clean_name(name)).casefold()
 

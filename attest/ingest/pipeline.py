@@ -299,6 +299,7 @@ class IngestPipeline:
             ahead = extracted or {}
             missing = [c.text for c in todo if c.text not in ahead]
             now_extracted = dict(zip(missing, self._extract(missing)))
+            fresh_caches: dict[str, dict] = {}  # chunk id -> its new cache, dumped once it holds its spans (_resolve)
             for c in todo:
                 result = ahead[c.text] if c.text in ahead else now_extracted[c.text]
                 if isinstance(result, ExtractionError):
@@ -308,10 +309,14 @@ class IngestPipeline:
                 else:
                     c.state, c.message, c.extractor = "done", "", self.extractor_name
                     raw = result if isinstance(result, dict) else result.model_dump(mode="json")
-                    c.cache = json.dumps({"raw": raw, "spans": {}})
+                    fresh_caches[c.id] = {"raw": raw, "spans": {}}
+                    c.cache = ""  # not None: extracted (the text is written by _resolve, or below on failure)
         status.extractor = report.extractor = "+".join(sorted({c.extractor for c in status.chunks if c.extractor})) \
             or self.extractor_name
         if report.failed_chunks:
+            for c in status.chunks:
+                if c.id in fresh_caches:
+                    c.cache = json.dumps(fresh_caches[c.id])
             status.state = "failed"
             status.message = f"extraction failed for {len(report.failed_chunks)} of {len(status.chunks)} chunks: " \
                              f"{report.failed_chunks[0]['message']}"
@@ -327,7 +332,8 @@ class IngestPipeline:
             validated = []
             for c in status.chunks:
                 assert c.cache is not None  # every chunk holds its extraction once none failed
-                cache = json.loads(c.cache)
+                # a chunk extracted now: its fields as they are (what a JSON round trip gives back: JSON-mode dumps)
+                cache = fresh_caches[c.id] if c.id in fresh_caches else json.loads(c.cache)
                 checked = self.validator.validate(Extraction.model_validate(cache["raw"]))
                 report.rejected_items.extend({"chunk": c.id, **r.to_dict()} for r in checked.rejected)
                 validated.append((c, cache, checked.accepted))

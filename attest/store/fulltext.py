@@ -142,18 +142,31 @@ class FullText:
                                                      Iterable[tuple[str, str]]]]) -> None:
         """`replace` for many documents in one SQLite transaction (a bulk ingest's batch: one disk sync, not one
         per document)."""
+        documents = list(documents)
         with self.lock:
             self.db.execute("BEGIN")
             try:
+                held = self._held_of([d[0] for d in documents])
                 for document, content_hash, chunks, labels, mentions, links in documents:
-                    self._replace_rows(document, content_hash, chunks, labels, mentions, links)
+                    self._replace_rows(document, content_hash, chunks, labels, mentions, links, document in held)
+                    held.add(document)  # the same document again in this call replaces what the first wrote
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
 
+    def _held_of(self, documents: list[str]) -> set[str]:
+        """Which of the documents the index holds rows of (a row of `documents` is written with every other row of a
+        document, in the same transaction, and deleted with them)."""
+        held: set[str] = set()
+        for i in range(0, len(documents), 500):  # under SQLite's limit on bound parameters
+            part = documents[i:i + 500]
+            held.update(d for (d,) in self.db.execute(
+                f"SELECT document FROM documents WHERE document IN ({', '.join('?' * len(part))})", part))
+        return held
+
     def _replace_rows(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label],
-                      mentions: Iterable[MentionRow], links: Iterable[tuple[str, str]]) -> None:
+                      mentions: Iterable[MentionRow], links: Iterable[tuple[str, str]], held: bool = True) -> None:
         rows = [(c.text, c.iri, document, c.start, c.end) for c in chunks]
         label_rows = [(document, x.entity, x.label, x.type) for x in labels]
         mention_rows = [(document, m.chunk, m.entity, m.start, m.end) for m in mentions]
@@ -161,10 +174,11 @@ class FullText:
         first = min((start for _, _, _, start, _ in mention_rows if start is not None), default=None)
         topic_rows = sorted({(document, chunk, entity) for _, chunk, entity, start, _ in mention_rows
                              if first is not None and start == first})
-        self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
-                        (document,))
-        for table in ("chunk_rows", "labels", "mentions", "links", "topics", "documents"):
-            self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
+        if held:  # a new document (a bulk ingest's, mostly) has no rows to delete: six statements a document saved
+            self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
+                            (document,))
+            for table in ("chunk_rows", "labels", "mentions", "links", "topics", "documents"):
+                self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
         if content_hash:
             written = [(document, self.db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", row).lastrowid)
                        for row in rows]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import threading
 import time
 
@@ -15,7 +16,8 @@ from attest.ingest.pipeline import document_id
 from attest.ingest.unmerge import unmerge
 from attest.ingest.validate_store import validate_store
 from attest.vocab import ATT, ONT, PROV, RDFS
-from tests.ingest_support import entity, extraction, llm_pipeline, offline_pipeline, relation
+from tests.fakes.openai_server import Reply
+from tests.ingest_support import chunk_of, entity, extraction, llm_pipeline, offline_pipeline, relation
 
 pytestmark = pytest.mark.remote  # run again on a remote store (make test, test-oxigraph, test-virtuoso)
 
@@ -195,6 +197,26 @@ def test_failed_extraction_keeps_status_failed_and_writes_nothing_then_retry(sto
     retried = pipeline.retry_failed()
     assert [r.status for r in retried] == ["done"] and len(fake_llm.chat_requests) == calls + 1
     assert {"Oxigraph", "Sled"} <= labels_in(store, iris.document_graph(report.doc_id))
+
+
+def test_a_failed_chunk_beside_an_extracted_one_keeps_that_extraction_for_the_retry(store, llm_settings, fake_llm):
+    pipeline = llm_pipeline(store, llm_settings)
+    first = "Oxigraph is a graph database written in Rust. " * 20  # two paragraphs of ~950 characters: two chunks
+    second = "Tim Berners-Lee founded the W3C. " * 28
+    good = extraction([entity("Oxigraph", "TripleStore")])
+    fake_llm.respond_with(lambda request: Reply(content=good if chunk_of(request).startswith("Oxigraph") else "not JSON"))
+    report = pipeline.ingest(doc("two.txt", f"{first.strip()}\n\n{second.strip()}"))
+    assert report.outcome == "failed" and report.chunks == 2 and len(report.failed_chunks) == 1
+    status = pipeline.registry.get(report.doc_id)
+    done = [c for c in status.chunks if c.state == "done"]
+    assert len(done) == 1 and json.loads(done[0].cache)["raw"]["entities"][0]["name"] == "Oxigraph"
+    assert json.loads(done[0].cache)["spans"] == {}
+    # the retry asks the LLM about the failed chunk only; the stored extraction of the other is used as it is
+    fake_llm.respond_with(lambda request: Reply(content=extraction([entity("Tim Berners-Lee", "Person")])))
+    calls = len(fake_llm.chat_requests)
+    retried = pipeline.retry_failed()
+    assert [r.status for r in retried] == ["done"] and len(fake_llm.chat_requests) == calls + 1
+    assert {"Oxigraph", "Tim Berners-Lee"} <= labels_in(store, pipeline.iris.document_graph(report.doc_id))
 
 
 def test_failure_on_a_changed_document_keeps_the_previous_version(store, llm_settings, iris, fake_llm):
