@@ -13,6 +13,9 @@ Three kinds of candidate:
     in sentences that name it only by a pronoun;
   * a country-like name ("Norway", "Norwegian") and each name of another sentence: one candidate per pair of
     names, at their nearest sentences (the country of the places and bodies a text names around it).
+Topic and country pairs also read how much the chunk is about the other name (_Salience: how often it is named, in
+which sentence first); same-sentence pairs the commas between the names and the type pair with a bracket; topic
+pairs the type pair with the words after a pronoun.
 A line that does not end a sentence (a heading, the document's title) is a segment of its own and takes part in
 no pair: its names are labels, not statements.
 """
@@ -148,6 +151,7 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
     by_seg = _by_segment(segs, mentions)
     out: list[Candidate] = []
     topic, topic_seg = _topic(table, segs, by_seg)
+    salience = _Salience(segs, by_seg)
     for k, (s, e, prose) in enumerate(segs):
         if not prose:
             continue
@@ -164,9 +168,39 @@ def candidate_pairs(doc, mentions: list) -> list[Candidate]:
         if topic is not None and topic_seg is not None and k > topic_seg:  # set together
             for b in ms:
                 if b.text != topic.text:
-                    out.append(Candidate(topic, b, _from_topic(topic, b, k - topic_seg, lower, s, features), *span))
-    out += _country_pairs(doc, by_seg, segs, lower, topic, {frozenset((c.a.text, c.b.text)) for c in out}, features)
+                    f = _from_topic(topic, b, k - topic_seg, lower, s, features)
+                    out.append(Candidate(topic, b, f + salience("X", b, "b", k), *span))
+    out += _country_pairs(doc, by_seg, segs, lower, topic, {frozenset((c.a.text, c.b.text)) for c in out}, features,
+                          salience)
     return out
+
+
+class _Salience:
+    """How much the chunk is about a name, as features of a candidate: how often the prose names it, in which
+    prose sentence first, and (`k`: the candidate's segment) whether this is its first sentence. An often-named or
+    early name is what the text's facts are about; a name first met late is most often a passing one."""
+
+    def __init__(self, segs: list[tuple[int, int, bool]], by_seg: list[list]) -> None:
+        self.count: Counter[str] = Counter()
+        self.first: dict[str, int] = {}  # the prose sentence (counted from 0) that first names it
+        self.first_seg: dict[str, int] = {}  # and its segment
+        n = 0
+        for k, ms in enumerate(by_seg):
+            if not segs[k][2]:
+                continue
+            for m in ms:
+                self.count[m.text] += 1
+                self.first.setdefault(m.text, n)
+                self.first_seg.setdefault(m.text, k)
+            n += 1
+
+    def __call__(self, kind: str, m: Mention, role: str, k: int | None = None) -> list[str]:
+        count, first = self.count[m.text], self.first.get(m.text, 0)
+        f = [f"{kind}{role}c={_bucket(count, (1, 2, 3, 5))}", f"{kind}{role}1={_bucket(first, (0, 1, 2, 4))}",
+             f"{kind}{role}c|t={_bucket(count, (1, 2, 4))}|{m.type}"]
+        if k is not None:
+            f.append(f"{kind}{role}new" if self.first_seg.get(m.text, k) >= k else f"{kind}{role}old")
+        return f
 
 
 def _country_like(m: Mention) -> bool:
@@ -177,7 +211,7 @@ def _country_like(m: Mention) -> bool:
 
 
 def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], lower: list[str], topic,
-                   taken: set[frozenset[str]], features: _NameFeatures) -> list[Candidate]:
+                   taken: set[frozenset[str]], features: _NameFeatures, salience: _Salience) -> list[Candidate]:
     """Each country-like name and each name of another sentence of the chunk not yet paired with it (one candidate
     per pair of names, at their nearest sentences): a country is stated once and holds for what the text names
     around it (Re-DocRED's P17 and P131 chains)."""
@@ -222,7 +256,12 @@ def _country_pairs(doc, by_seg: list[list], segs: list[tuple[int, int, bool]], l
         before, after = lower[max(ms, m.start - 2):m.start], lower[m.end:min(me, m.end + 2)]
         f += ["Cml=" + " ".join(before[-1:]), "Cml2=" + " ".join(before), "Cmr=" + " ".join(after[:1]),
               "Cmr2=" + " ".join(after), "Cmo=" + lower[ms], f"Ct|ml={m.type}|{' '.join(before[-1:])}"]
-        f += [f"Kt={c.type}", f"Kx={c.text.lower()}"] + features("M", m)
+        f += [f"Kt={c.type}", f"Kx={c.text.lower()}"] + features("M", m) + salience("C", m, "m") + salience("C", c, "k")
+        if kc == first_prose:
+            f.append(f"Cfirst|t={m.type}")
+        if own:
+            f.append(f"Cown|t={m.type}")
+        f.append(f"Cd|t={sd}|{m.type}")
         a, b = (c, m) if c.start < m.start else (m, c)
         out.append(Candidate(a, b, f, *span))
     return out
@@ -254,8 +293,10 @@ def _same_sentence(a: Mention, b: Mention, between: list[Mention], lower: list[s
         f.append("first")  # the first sentence of the chunk defines its topic
     if topic is not None and b.text == topic.text:
         f.append("b-topic")
+    commas = _bucket(gap.count(","), (0, 1, 2))
+    f += ["cm=" + commas, f"tt|cm={types}|{commas}"]
     if "(" in gap and ")" not in gap:
-        f.append("paren")  # "X (born in Y": b inside a parenthesis after a
+        f += ["paren", f"tt|paren={types}"]  # "X (born in Y": b inside a parenthesis after a
     if a.start - s <= 1:
         f.append("a-opens")
     if topic is not None and a.text == topic.text:
@@ -273,11 +314,12 @@ def _from_topic(topic, b, distance: int, lower: list[str], s: int, features: _Na
         f.append("xl=" + before[-1])
         if len(before) > 1:
             f.append("xl2=" + " ".join(before[-2:]))
+    types = str(topic.type) + "|" + str(b.type)
     if opener in PRONOUNS:
         f.append("pron")
         f.append("pron|" + " ".join(before[1:4]))
+        f.append(f"Xt|pron={types}|{' '.join(before[1:3])}")
     f += features("B", b)
-    types = str(topic.type) + "|" + str(b.type)
     f += ["Xt=" + types, f"Xt|o={types}|{opener}", f"Xt|sd={types}|{_bucket(distance, (1, 2, 3, 5))}"]
     if before:
         f.append(f"Xt|xl={types}|{before[-1]}")
