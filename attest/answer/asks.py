@@ -61,7 +61,7 @@ def asks(question: str, terms: OntologyTerms | None) -> Asks:
     choice = _choice(question, words)
     if choice is not None:
         return choice
-    wh = _asking(words)
+    wh = asking_word(words)
     if wh is None:  # "Is it ...?", also after a sentence that sets it up ("X has an OBE. Does Y also have one?")
         last = [w.casefold() for w in WORD.findall(re.split(r"[.!?]\s+", question.strip())[-1])]
         return Asks("yesno", word="yes or no") if words[0] in AUXILIARIES or last[:1] and last[0] in AUXILIARIES \
@@ -77,7 +77,7 @@ def _beside(words: list[str], wh: int) -> tuple[str, ...]:
         clause = clause[max((i + 1 for i, w in enumerate(clause) if w in PUNCTUATION), default=0):]
         before = [w for w in clause if w not in FUNCTION and w not in AUXILIARIES]
         if before:
-            return (_singular(before[-1])[:NEAR_STEM],)
+            return (singular(before[-1])[:NEAR_STEM],)
     start = wh + 1
     if words[wh] in ("which", "what"):  # past the noun asked for: "Which city was ..."
         while start < len(words) and words[start] in DETERMINERS:
@@ -85,13 +85,13 @@ def _beside(words: list[str], wh: int) -> tuple[str, ...]:
         start += len(_noun_phrase(words[start:]))
     after = [w for w in words[start:start + 3] if w not in FUNCTION and w not in AUXILIARIES and w not in PUNCTUATION
              and w not in WH and w not in ("many", "much")]
-    return tuple(_singular(w)[:NEAR_STEM] for w in after[:1])
+    return tuple(singular(w)[:NEAR_STEM] for w in after[:1])
 
 
 def _kind(words: list[str], wh: int, terms: OntologyTerms | None) -> Asks:
     w, rest = ("which", words[1:]) if words[wh] in ("name", "list") else (words[wh], words[wh + 1:])
     if w == "how" and rest[:1] and rest[0] in ("many", "much"):
-        unit = next((_singular(x) for x in rest[1:2] if x not in STOP_WORDS), None)
+        unit = next((singular(x) for x in rest[1:2] if x not in STOP_WORDS), None)
         return Asks("number", word="number", unit=unit)
     if w == "when":
         return Asks("date", word="date")
@@ -108,20 +108,20 @@ def _kind(words: list[str], wh: int, terms: OntologyTerms | None) -> Asks:
             if phrase[-1:] == ["name"] and rest[after:after + 1] == ["of"]:
                 phrase = _noun_phrase(rest[after + 1:])  # "the name of the pop band": a band
         if phrase and phrase[-1] in TIME_NOUNS:
-            return Asks("date", word="date", noun=_singular(phrase[-1]))
+            return Asks("date", word="date", noun=singular(phrase[-1]))
         for n in range(min(2, len(phrase)), 0, -1):  # "which football club", then "which club"; the head noun first
             for start in range(len(phrase) - n, -1, -1):
                 cls = _class(terms, " ".join(phrase[start:start + n]), None) or \
-                    _class(terms, _singular(" ".join(phrase[start:start + n])), None)
+                    _class(terms, singular(" ".join(phrase[start:start + n])), None)
                 if cls:
                     kind: Kind = "person" if _sub(terms, cls, "Person") else "place" if _sub(terms, cls, "Location") else "class"
-                    return Asks(kind, cls, " ".join(phrase[start:start + n]), noun=_singular(phrase[-1]))
+                    return Asks(kind, cls, " ".join(phrase[start:start + n]), noun=singular(phrase[-1]))
         if phrase:
-            return Asks("any", word=_singular(phrase[-1]), noun=_singular(phrase[-1]))
+            return Asks("any", word=singular(phrase[-1]), noun=singular(phrase[-1]))
     return Asks("any")
 
 
-def _asking(words: list[str]) -> int | None:
+def asking_word(words: list[str]) -> int | None:
     """The index of the question word that asks. One that opens the question (or follows the preposition that opens
     it: "In what year", "To which country"); else "what" or "how many" anywhere (never relative); else one asked in
     place at the end ("... created by who?", "... in which California city?"); else the last one. An earlier
@@ -182,7 +182,7 @@ def _choice(question: str, words: list[str]) -> Asks | None:
         m = re.match(rf"(?:both\s+)?(?:the\s+)?({OPTION.pattern})\s+and\s+(?:the\s+)?({OPTION.pattern})\b.*?"
                      r"\bthe\s+same\s+([a-z]+)", rest)
         if m:
-            return Asks("yesno", word="yes or no", noun=_singular(m.group(3)), options=(_trim(m.group(1)), _trim(m.group(2))),
+            return Asks("yesno", word="yes or no", noun=singular(m.group(3)), options=(_trim(m.group(1)), _trim(m.group(2))),
                         order="same")
     if words[0] in AUXILIARIES and "both" in words:
         # "Are X and Y both ...?" (Y runs up to "both"), or "Are both X and Y ...?" (Y is the name after "and")
@@ -233,7 +233,7 @@ def _plural(word: str) -> bool:
     return word.endswith("s") and not word.endswith("ss")
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
     if word.endswith(("sses", "xes", "ches", "shes")):
         return word[:-2]
     return word[:-3] + "y" if word.endswith("ies") else word[:-1] if word.endswith("s") and not word.endswith("ss") else word

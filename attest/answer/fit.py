@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from attest.answer.asks import AUXILIARIES, FUNCTION, Asks, _singular
+from attest.answer.asks import AUXILIARIES, FUNCTION, Asks, singular
 from attest.answer.evidence import MONTHS, Candidate, Sentence, fold
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.rules_lexicon import first_names, is_common, places
@@ -56,7 +56,7 @@ def describe(text: str, sentences: list[Sentence]) -> Described:
             m = DESCRIBED.match(after)
             if m:
                 phrase: list[str] = []  # the noun phrase that describes it, up to its first function word
-                for w in [_singular(w) for w in fold(m.group(1)).split()[:DESCRIPTION_WORDS]]:
+                for w in [singular(w) for w in fold(m.group(1)).split()[:DESCRIPTION_WORDS]]:
                     if w in FUNCTION or w in AUXILIARIES or phrase and w.endswith("ed"):
                         break
                     phrase.append(w)
@@ -65,7 +65,7 @@ def describe(text: str, sentences: list[Sentence]) -> Described:
             born = born or bool(BORN.match(after))
             # "the band X", "actress X": the words right before it, within its clause
             clause = re.split(r"[,;:()\[\]\"“”]", s.text[:at])[-1]
-            before |= {_singular(w) for w in fold(clause).split()[-BEFORE_WORDS:]}
+            before |= {singular(w) for w in fold(clause).split()[-BEFORE_WORDS:]}
             at = s.text.find(text, at + 1)
     return Described(words, heads, before, born, pronouns)
 
@@ -91,7 +91,7 @@ def fit(want: Asks, c: Candidate, types: list[str], said: Described, terms: Onto
     if want.kind == "number":
         if c.kind != "number":
             return 0.0
-        if want.unit and c.unit and (_singular(c.unit) == want.unit or c.unit.startswith(want.unit[:4])):
+        if want.unit and c.unit and (singular(c.unit) == want.unit or c.unit.startswith(want.unit[:4])):
             return 1.0
         # a number of something else ("nine seasons" where times are asked) is not what the question counts
         return OPEN if not c.unit or not want.unit else 0.0

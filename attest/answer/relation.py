@@ -7,7 +7,7 @@ import functools
 import re
 
 from attest.answer import lexicon
-from attest.answer.asks import AUXILIARIES, NEAR_STEM, PREPOSITIONS, PUNCTUATION, WORD, Asks, _asking, _singular
+from attest.answer.asks import AUXILIARIES, NEAR_STEM, PREPOSITIONS, PUNCTUATION, WORD, Asks, asking_word, singular
 from attest.answer.evidence import Candidate, fold
 from attest.answer.predicates import PredicateWords, Term, stem, term_matches
 from attest.answer.support import question_names
@@ -25,7 +25,7 @@ def relation_words(question: str, want: Asks, skip: frozenset[str]) -> frozenset
     word of a name it writes (what it asks about), not the noun phrase that says what kind of answer it asks for, not
     a stop word; the AROUND nearest each side of the question word, in its clause. "Who was the first president of the
     association which published the journal?" -> {presi, assoc}."""
-    return frozenset(_singular(fold(question[a:b]))[:NEAR_STEM] for a, b, role in _roles(question, want, skip)
+    return frozenset(singular(fold(question[a:b]))[:NEAR_STEM] for a, b, role in _roles(question, want, skip)
                      if role == "relation")
 
 
@@ -45,7 +45,7 @@ def _roles(question: str, want: Asks, skip: frozenset[str]) -> tuple[tuple[int, 
         word = fold(m.group(0))
         if any(a <= start < b for a, b in spans) or len(word) < 3 or word in skip or word in STOP_WORDS or " " in word:
             continue
-        if start in phrase or _singular(word) == asked:
+        if start in phrase or singular(word) == asked:
             out.append((start, end, "asked"))
         elif start in clause:
             (before if clause[start] < 0 else after).append((start, end))
@@ -64,7 +64,7 @@ def _clause(question: str) -> tuple[dict[int, int], set[int]]:
     "... an actress who starred in what for seven years?" -> "who starred in" and "for seven years"."""
     tokens = list(WORD.finditer(question))
     words = [t.group(0).casefold() for t in tokens]
-    wh = _asking(words) if words else None
+    wh = asking_word(words) if words else None
     if wh is None:
         return {t.start(): 1 for t in tokens}, set()
     clause, stack, ids = 0, [0], []
@@ -93,7 +93,7 @@ def around(c: Candidate, words: frozenset[str]) -> int:
     before = CLAUSE_END.split(s.text[:c.at])[-1]
     after = CLAUSE_END.split(s.text[c.at + len(c.text):])[0]
     window = _content(before)[-AROUND:] + _content(after)[:AROUND]
-    return len({_singular(w)[:NEAR_STEM] for w in window} & words)
+    return len({singular(w)[:NEAR_STEM] for w in window} & words)
 
 
 def _content(text: str) -> list[str]:
