@@ -43,8 +43,9 @@ class Passage:
     end: int | None
     text: str
     score: float  # BM25 plus what the graph added, the best 1
-    bm25_rank: int | None = None  # 1-based, None when BM25 did not find it
-    bm25_score: float | None = None  # the best BM25 hit's 1
+    bm25_rank: int | None = None  # 1-based, None when it is not among BM25's first BM25_DEPTH
+    bm25_score: float | None = None  # the best BM25 hit's 1; for a passage found through the graph past BM25's first
+    # BM25_DEPTH, computed for it alone (None only when BM25 found nothing to scale it by)
     graph_rank: int | None = None  # its rank by what the graph added, None when it added nothing
     graph_score: float | None = None  # what the graph added: NAMED_WEIGHT, BRIDGE_WEIGHT times a bridging passage's
     # score, and WALK_WEIGHT times its walked mass (the best 1)
@@ -101,9 +102,10 @@ class PassageRanker:
                                                      added).items():
                 added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
-        for h in self._read([c for c in added if c not in passages]):
-            if document is None or h.document == document:
-                passages[h.chunk] = _passage(h, None)
+        found = [h for h in self._read([c for c in added if c not in passages])
+                 if document is None or h.document == document]
+        for h, score in zip(found, self._bm25_beside(question, hits, found, skip)):
+            passages[h.chunk] = _passage(h, None, score)
         added = {c: v for c, v in added.items() if c in passages}
 
         note: str | None
@@ -122,6 +124,16 @@ class PassageRanker:
         note = None if named_about else ("the question names no entity the documents are about: passages ranked by BM25 "
                                          "and the entities its best passages name")
         return Ranking(_normalized(order[:k]), True, note)
+
+    def _bm25_beside(self, question: str, hits: list[Hit], found: list[Hit], skip: frozenset[str]) -> list[float | None]:
+        """The BM25 score of each passage the graph found past BM25's first BM25_DEPTH, computed for it as `search`
+        scores a row (the index's idf and mean length), the best hit's 1: fused on the same terms as BM25's own
+        passages rather than with none (None when BM25 found nothing to scale by)."""
+        if not found or not hits:
+            return [None] * len(found)
+        best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in found], skip=skip,
+                                           as_indexed=True)
+        return [round(s / best, 4) for s in scores] if best > 0 else [None] * len(found)
 
     def _second(self, question: str, order: list[Passage], via: dict[str, set[str]], named_about: set[str],
                 skip: frozenset[str]) -> Passage:
@@ -278,9 +290,10 @@ def _best_chunks(mass: np.ndarray, nodes: dict[tuple[str, str], int]) -> list[tu
     return sorted(((float(mass[i]), name) for (kind, name), i in nodes.items() if kind == "c" and mass[i] > 0),
                   key=lambda x: (-x[0], x[1]))
 
-def _passage(hit: Hit, rank: int | None) -> Passage:
-    return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, hit.score if rank else 0.0,
-                   bm25_rank=rank, bm25_score=hit.score if rank else None)
+def _passage(hit: Hit, rank: int | None, score: float | None = None) -> Passage:
+    """A BM25 hit at its rank, or (rank None) a passage found through the graph, with its own BM25 score if computed."""
+    bm25 = hit.score if rank else score
+    return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, bm25 or 0.0, bm25_rank=rank, bm25_score=bm25)
 
 
 def _ordered(passages: list[Passage], k: int) -> list[Passage]:
