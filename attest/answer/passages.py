@@ -16,7 +16,8 @@ from attest.store.fulltext import TERM, FullText, Hit
 BM25_DEPTH = 50  # BM25 hits read
 BRIDGE_FROM = 5  # the first BM25 passages, whose entities lead to a second hop
 NAMED_WEIGHT = 0.25  # a passage about an entity the question names gains this (the best BM25 passage scores 1)
-BRIDGE_WEIGHT = 0.5  # a passage about an entity a first-hop passage names gains this share of that passage's score
+BRIDGE_WEIGHT = 0.5  # a passage about an entity a first-hop passage names gains this share of that passage's score,
+# times how specific that name is (`_specific`)
 COVERAGE_WEIGHT = 0.5  # the second passage: this share of its score is over the question words the first leaves out
 SECOND_POOL = 30  # the passages the second is chosen among (the first's bridges besides)
 MAX_ENTITIES = 200  # first-hop entities followed, the best passages' first
@@ -30,6 +31,7 @@ WALK_ENTITIES = 100  # entities those passages name that the walk follows each r
 WALK_CHUNKS = 50  # passages the walk lifts, by mass
 WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
 WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three bridges past the first
+BRIDGE_NAMES = 2  # a bridge entity is named by at least two passages: one naming it, the one about it
 COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
 
 
@@ -85,13 +87,16 @@ class PassageRanker:
         added = dict.fromkeys(named_about, NAMED_WEIGHT)
         via: dict[str, set[str]] = {}  # a bridged passage -> the first-hop passages that lead to it
         lift: dict[str, float] = {}
+        bridging = list(dict.fromkeys(e for h in first_hop for e in mentioned.get(h.chunk, ())
+                                      if e not in own_topics.get(h.chunk, ()) and e in about))
+        counts = dict.fromkeys(bridging, 0) | self._passage_counts(bridging)  # the walk counts the same entities
         for h in first_hop:
             for e in mentioned.get(h.chunk, ()):
                 if e in own_topics.get(h.chunk, ()):
                     continue  # what a passage is about leads back to itself and its look-alikes, not to a next hop
                 for chunk in about.get(e, ()):
                     if chunk != h.chunk:
-                        lift[chunk] = max(lift.get(chunk, 0.0), BRIDGE_WEIGHT * h.score)
+                        lift[chunk] = max(lift.get(chunk, 0.0), BRIDGE_WEIGHT * h.score * _specific(counts[e]))
                         via.setdefault(chunk, set()).add(h.chunk)
                         if e not in bridges.setdefault(chunk, []):
                             bridges[chunk].append(e)
@@ -99,7 +104,7 @@ class PassageRanker:
             added[chunk] = added.get(chunk, 0.0) + value
         if WALK_WEIGHT:
             for chunk, (mass, through) in self._walk(seeds, first_hop, followed, mentioned, own_topics, about,
-                                                     added).items():
+                                                     added, counts).items():
                 added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
         found = [h for h in self._read([c for c in added if c not in passages])
@@ -154,19 +159,21 @@ class PassageRanker:
 
     def _walk(self, seeds: dict[str, float], first_hop: list[Hit], followed: list[str], mentioned: dict[str, list[str]],
               own_topics: dict[str, set[str]], about: dict[str, list[str]],
-              lifted: dict[str, float]) -> dict[str, tuple[float, list[str]]]:
+              lifted: dict[str, float], counted: dict[str, int]) -> dict[str, tuple[float, list[str]]]:
         """Chunk -> (the mass a Personalized PageRank walk brought it, the best 1; the entities that carried the most).
         The walk restarts at the question's entities and the first BM25 passages, and goes from a passage to the
         entities it names (not those it is about) and from an entity to the passages about it. It is read outwards
         in rounds: the first passages and the best lifted ones, then the passages the walk so far brought most mass
         (WALK_ROUNDS rounds reach passages WALK_ROUNDS + 1 bridges past the first). Node specificity as HippoRAG's:
-        an entity named in n passages restarts, and is walked to, with weight 1/n. A passage's mass goes only to the
-        entities it names that lead on to another passage: most names in a paragraph have no passage of their own,
-        and the mass sent to them would be lost to every further hop."""
+        an entity named in n passages restarts with weight 1/n and is walked to with `_specific(n)`. A passage's mass
+        goes only to the entities it names that lead on to another passage: most names in a paragraph have no passage
+        of their own, and the mass sent to them would be lost to every further hop. Those weights are not scaled up
+        to 1: a passage whose names that lead on are hubs loses the rest of its mass, rather than sending it all to
+        the few passages about a hub."""
         first = [h.chunk for h in first_hop]
         seen = set(first)
         leads: dict[str, list[str]] = {}
-        counts: dict[str, int] = {}
+        counts = dict(counted)
         about, read = dict(about), set(followed)
         expand = first + [c for c in sorted(lifted, key=lambda c: (-lifted[c], c)) if c not in seen][:WALK_EXPAND]
         names, topics = dict(mentioned), dict(own_topics)
@@ -264,11 +271,17 @@ def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list
     dst: list[int] = []
     weight: list[float] = []
     for chunk, entities_named in leads.items():
+        sent = 0.0
         for e in entities_named:
             if any(c != chunk for c in about.get(e, ())):  # an entity that leads to no other passage is left out
                 src.append(node("c", chunk))
                 dst.append(node("e", e))
-                weight.append(1 / max(counts.get(e, 1), 1))
+                weight.append(_specific(counts.get(e, 1)))
+                sent += weight[-1]
+        if 0 < sent < 1:  # names less specific than a bridge, all told, pass on that much of the mass: the rest is lost
+            src.append(node("c", chunk))
+            dst.append(node("lost", ""))
+            weight.append(1 - sent)
     for e, chunks in about.items():
         for chunk in chunks:
             src.append(node("e", e))
@@ -284,6 +297,13 @@ def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list
         reset[i] = reset.get(i, 0.0) + h.score
     through = {i for (kind, _), i in nodes.items() if kind == "e"}  # a bridge (passage -> entity -> passage) is one step
     return walked_mass(len(nodes), src, dst, weight, reset, through), nodes
+
+
+def _specific(named: int) -> float:
+    """How specific a name is as a bridge, 1 for one that two passages name (the fewest a bridge has: the passage
+    naming it and the one about it), BRIDGE_NAMES / n for one that n passages name (HippoRAG's node specificity, 1/n,
+    scaled so that a bridge keeps its full weight)."""
+    return min(1.0, BRIDGE_NAMES / max(named, 1))
 
 
 def _best_chunks(mass: np.ndarray, nodes: dict[tuple[str, str], int]) -> list[tuple[float, str]]:

@@ -322,3 +322,29 @@ def test_passages_scored_as_indexed_get_the_score_search_gives_them(tmp_path):
         differs.append([round(s / own[0], 3) for s in own] != [round(h.score, 3) for h in hits])
     assert any(differs)
     index.close()
+
+
+def test_a_name_many_passages_write_bridges_little(tmp_path):
+    """"American" is named by thirty passages and is what one page is about (an extractor's slip a real collection
+    has: a nationality taken for the page's subject). A first BM25 passage naming it lifts that page by 2/31 of a
+    bridge's share, and its walk mass goes mostly nowhere rather than all to that page; the chain's own bridges, each
+    named by two passages, keep theirs: Hall's passage, two bridges away, ranks above that page."""
+    question = "Where did the head of the publisher of the Journal of Psychotherapy Integration grow up?"
+    chain = [d if d[0] != "other1" else
+             ("other1", "Integration\n\nIntegration of psychotherapy schools is an old American publisher topic.",
+              [("psychotherapy", "psychotherapy"), ("american", "American")]) for d in _chain(False)]
+    documents = [*chain, ("american", "American\n\nAmerican is an episode of a cartoon.", [("american", "American")]),
+                 *[(f"note{i}", f"Note {i}\n\nAn American note, number {i}.", [(f"note-{i}", f"Note {i}"),
+                                                                              ("american", "American")])
+                   for i in range(29)]]
+    index = _index(tmp_path, documents)
+    assert C + "other1" in [h.chunk for h in index.search(question, 5, skip=STOPWORDS)]  # a first BM25 passage
+    for seeds in ({E + "jpi": 1.0}, {}):
+        ranking = PassageRanker(index).rank(question, seeds, 100, skip=STOPWORDS)
+        by_chunk = {p.chunk: p for p in ranking.passages}
+        som, hub = by_chunk[C + "som"], by_chunk[C + "american"]
+        assert hub.bridges[:1] == [E + "american"] and som.bridges[:1] == [E + "som"]
+        assert hub.graph_score < 0.1 < som.graph_score
+        chunks = [p.chunk for p in ranking.passages]
+        assert C + "american" not in chunks[:MAX_SOURCES] and chunks.index(C + "hall") < chunks.index(C + "american")
+    index.close()
