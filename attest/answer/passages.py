@@ -16,8 +16,7 @@ from attest.store.fulltext import TERM, FullText, Hit
 BM25_DEPTH = 50  # BM25 hits read
 BRIDGE_FROM = 5  # the first BM25 passages, whose entities lead to a second hop
 NAMED_WEIGHT = 0.25  # a passage about an entity the question names gains this (the best BM25 passage scores 1)
-BRIDGE_WEIGHT = 0.5  # a passage about an entity a first-hop passage names gains this share of that passage's score,
-# times how specific that name is (`_specific`)
+BRIDGE_WEIGHT = 0.5  # a passage about an entity a first-hop passage names gains this share of that passage's score
 COVERAGE_WEIGHT = 0.5  # the second passage: this share of its score is over the question words the first leaves out
 SECOND_POOL = 30  # the passages the second is chosen among (the first's bridges besides)
 MAX_ENTITIES = 200  # first-hop entities followed, the best passages' first
@@ -31,7 +30,8 @@ WALK_ENTITIES = 100  # entities those passages name that the walk follows each r
 WALK_CHUNKS = 50  # passages the walk lifts, by mass
 WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
 WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three bridges past the first
-BRIDGE_NAMES = 2  # a bridge entity is named by at least two passages: one naming it, the one about it
+BRIDGE_NAMES = 2  # a bridge entity is named by at least two passages, one naming it and the one about it: the walk
+# goes to a name n passages write with weight BRIDGE_NAMES / n, at most 1
 COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
 
 
@@ -87,16 +87,13 @@ class PassageRanker:
         added = dict.fromkeys(named_about, NAMED_WEIGHT)
         via: dict[str, set[str]] = {}  # a bridged passage -> the first-hop passages that lead to it
         lift: dict[str, float] = {}
-        bridging = list(dict.fromkeys(e for h in first_hop for e in mentioned.get(h.chunk, ())
-                                      if e not in own_topics.get(h.chunk, ()) and e in about))
-        counts = dict.fromkeys(bridging, 0) | self._passage_counts(bridging)  # the walk counts the same entities
         for h in first_hop:
             for e in mentioned.get(h.chunk, ()):
                 if e in own_topics.get(h.chunk, ()):
                     continue  # what a passage is about leads back to itself and its look-alikes, not to a next hop
                 for chunk in about.get(e, ()):
                     if chunk != h.chunk:
-                        lift[chunk] = max(lift.get(chunk, 0.0), BRIDGE_WEIGHT * h.score * _specific(counts[e]))
+                        lift[chunk] = max(lift.get(chunk, 0.0), BRIDGE_WEIGHT * h.score)
                         via.setdefault(chunk, set()).add(h.chunk)
                         if e not in bridges.setdefault(chunk, []):
                             bridges[chunk].append(e)
@@ -104,7 +101,7 @@ class PassageRanker:
             added[chunk] = added.get(chunk, 0.0) + value
         if WALK_WEIGHT:
             for chunk, (mass, through) in self._walk(seeds, first_hop, followed, mentioned, own_topics, about,
-                                                     added, counts).items():
+                                                     added).items():
                 added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
         found = [h for h in self._read([c for c in added if c not in passages])
@@ -159,7 +156,7 @@ class PassageRanker:
 
     def _walk(self, seeds: dict[str, float], first_hop: list[Hit], followed: list[str], mentioned: dict[str, list[str]],
               own_topics: dict[str, set[str]], about: dict[str, list[str]],
-              lifted: dict[str, float], counted: dict[str, int]) -> dict[str, tuple[float, list[str]]]:
+              lifted: dict[str, float]) -> dict[str, tuple[float, list[str]]]:
         """Chunk -> (the mass a Personalized PageRank walk brought it, the best 1; the entities that carried the most).
         The walk restarts at the question's entities and the first BM25 passages, and goes from a passage to the
         entities it names (not those it is about) and from an entity to the passages about it. It is read outwards
@@ -173,7 +170,7 @@ class PassageRanker:
         first = [h.chunk for h in first_hop]
         seen = set(first)
         leads: dict[str, list[str]] = {}
-        counts = dict(counted)
+        counts: dict[str, int] = {}
         about, read = dict(about), set(followed)
         expand = first + [c for c in sorted(lifted, key=lambda c: (-lifted[c], c)) if c not in seen][:WALK_EXPAND]
         names, topics = dict(mentioned), dict(own_topics)

@@ -324,11 +324,11 @@ def test_passages_scored_as_indexed_get_the_score_search_gives_them(tmp_path):
     index.close()
 
 
-def test_a_name_many_passages_write_bridges_little(tmp_path):
+def test_a_name_many_passages_write_carries_little_of_the_walk(tmp_path, monkeypatch):
     """"American" is named by thirty passages and is what one page is about (an extractor's slip a real collection
-    has: a nationality taken for the page's subject). A first BM25 passage naming it lifts that page by 2/31 of a
-    bridge's share, and its walk mass goes mostly nowhere rather than all to that page; the chain's own bridges, each
-    named by two passages, keep theirs: Hall's passage, two bridges away, ranks above that page."""
+    has: a nationality taken for the page's subject). A first BM25 passage whose only name that leads on is
+    "American" sends 2/31 of its mass there, the rest lost, rather than all of it to that page; the chain's own
+    bridges, each named by two passages, keep theirs: Hall's passage, two bridges away, ranks above that page."""
     question = "Where did the head of the publisher of the Journal of Psychotherapy Integration grow up?"
     chain = [d if d[0] != "other1" else
              ("other1", "Integration\n\nIntegration of psychotherapy schools is an old American publisher topic.",
@@ -339,6 +339,7 @@ def test_a_name_many_passages_write_bridges_little(tmp_path):
                    for i in range(29)]]
     index = _index(tmp_path, documents)
     assert C + "other1" in [h.chunk for h in index.search(question, 5, skip=STOPWORDS)]  # a first BM25 passage
+    monkeypatch.setattr(passages, "BRIDGE_WEIGHT", 0.0)  # the walk alone
     for seeds in ({E + "jpi": 1.0}, {}):
         ranking = PassageRanker(index).rank(question, seeds, 100, skip=STOPWORDS)
         by_chunk = {p.chunk: p for p in ranking.passages}
@@ -346,5 +347,5 @@ def test_a_name_many_passages_write_bridges_little(tmp_path):
         assert hub.bridges[:1] == [E + "american"] and som.bridges[:1] == [E + "som"]
         assert hub.graph_score < 0.1 < som.graph_score
         chunks = [p.chunk for p in ranking.passages]
-        assert C + "american" not in chunks[:MAX_SOURCES] and chunks.index(C + "hall") < chunks.index(C + "american")
+        assert chunks.index(C + "hall") < chunks.index(C + "american")
     index.close()
