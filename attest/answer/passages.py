@@ -106,7 +106,7 @@ class PassageRanker:
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
         found = [h for h in self._read([c for c in added if c not in passages])
                  if document is None or h.document == document]
-        for h, score in zip(found, self._bm25_beside(question, hits, found, skip)):
+        for h, score in zip(found, self._bm25_beside(question, hits, found, added, set(via), k, skip)):
             passages[h.chunk] = _passage(h, None, score)
         added = {c: v for c, v in added.items() if c in passages}
 
@@ -127,15 +127,29 @@ class PassageRanker:
                                          "and the entities its best passages name")
         return Ranking(_normalized(order[:k]), True, note)
 
-    def _bm25_beside(self, question: str, hits: list[Hit], found: list[Hit], skip: frozenset[str]) -> list[float | None]:
+    def _bm25_beside(self, question: str, hits: list[Hit], found: list[Hit], added: dict[str, float],
+                     bridged: set[str], k: int, skip: frozenset[str]) -> list[float | None]:
         """The BM25 score of each passage the graph found past BM25's first BM25_DEPTH, computed for it as `search`
         scores a row (the index's idf and mean length), the best hit's 1: fused on the same terms as BM25's own
-        passages rather than with none (None when BM25 found nothing to scale by)."""
+        passages rather than with none. None when BM25 found nothing to scale by, and for a passage that cannot come
+        within the first k or SECOND_POOL whatever its score (what the graph added to it plus the last hit's score,
+        the most BM25 can give a passage it did not rank, is below that many passages' scores counting only what is
+        known), unless a first-hop passage bridges to it (it may be chosen second): it is never shown."""
         if not found or not hits:
             return [None] * len(found)
-        best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in found], skip=skip,
+        if len(hits) < BM25_DEPTH:
+            return [0.0] * len(found)  # every passage naming a word of the question is among the hits
+        known = sorted([h.score + added.get(h.chunk, 0.0) for h in hits] + [added.get(h.chunk, 0.0) for h in found],
+                       reverse=True)
+        shown = max(k, SECOND_POOL)
+        floor = known[shown - 1] if len(known) >= shown else 0.0
+        scored = [h for h in found if added.get(h.chunk, 0.0) + hits[-1].score >= floor or h.chunk in bridged]
+        best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in scored], skip=skip,
                                            as_indexed=True)
-        return [round(s / best, 4) for s in scores] if best > 0 else [None] * len(found)
+        if best <= 0:
+            return [None] * len(found)
+        own = {h.chunk: round(s / best, 4) for h, s in zip(scored, scores)}
+        return [own.get(h.chunk) for h in found]
 
     def _second(self, question: str, order: list[Passage], via: dict[str, set[str]], named_about: set[str],
                 skip: frozenset[str]) -> Passage:
