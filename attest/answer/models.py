@@ -151,8 +151,10 @@ class ContextSource(BaseModel):
     text: str = Field(description="The snippet (sanitized, possibly shortened)")
     score: float = Field(description="Its BM25 score plus what the graph added, the best passage 1")
     bm25_rank: int | None = Field(default=None, description="Its rank by BM25 over the question's words (1 = best); "
-                                                            "null when BM25 did not find it")
-    bm25_score: float | None = Field(default=None, description="Its BM25 score, the best BM25 hit 1")
+                                                            "null when it is not among BM25's first 50")
+    bm25_score: float | None = Field(default=None, description="Its BM25 score, the best BM25 hit 1; for a passage "
+                                                                "the graph found past BM25's first 50, computed for it "
+                                                                "alone")
     graph_rank: int | None = Field(default=None, description="Its rank by what the graph added (it is about an entity "
                                                              "the question or a first-hop passage names, or the "
                                                              "walk from them reached it); null when the graph added "

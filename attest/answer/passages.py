@@ -30,6 +30,8 @@ WALK_ENTITIES = 100  # entities those passages name that the walk follows each r
 WALK_CHUNKS = 50  # passages the walk lifts, by mass
 WALK_BRIDGES = 3  # entities named as a walked passage's bridges, by the mass they carried
 WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three bridges past the first
+BRIDGE_NAMES = 2  # a bridge entity is named by at least two passages, one naming it and the one about it: the walk
+# goes to a name n passages write with weight BRIDGE_NAMES / n, at most 1
 COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
 
 
@@ -43,8 +45,9 @@ class Passage:
     end: int | None
     text: str
     score: float  # BM25 plus what the graph added, the best 1
-    bm25_rank: int | None = None  # 1-based, None when BM25 did not find it
-    bm25_score: float | None = None  # the best BM25 hit's 1
+    bm25_rank: int | None = None  # 1-based, None when it is not among BM25's first BM25_DEPTH
+    bm25_score: float | None = None  # the best BM25 hit's 1; for a passage found through the graph past BM25's first
+    # BM25_DEPTH, computed for it alone (None only when BM25 found nothing to scale it by)
     graph_rank: int | None = None  # its rank by what the graph added, None when it added nothing
     graph_score: float | None = None  # what the graph added: NAMED_WEIGHT, BRIDGE_WEIGHT times a bridging passage's
     # score, and WALK_WEIGHT times its walked mass (the best 1)
@@ -101,9 +104,10 @@ class PassageRanker:
                                                      added).items():
                 added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
-        for h in self._read([c for c in added if c not in passages]):
-            if document is None or h.document == document:
-                passages[h.chunk] = _passage(h, None)
+        found = [h for h in self._read([c for c in added if c not in passages])
+                 if document is None or h.document == document]
+        for h, score in zip(found, self._bm25_beside(question, hits, found, added, set(via), k, skip)):
+            passages[h.chunk] = _passage(h, None, score)
         added = {c: v for c, v in added.items() if c in passages}
 
         note: str | None
@@ -122,6 +126,30 @@ class PassageRanker:
         note = None if named_about else ("the question names no entity the documents are about: passages ranked by BM25 "
                                          "and the entities its best passages name")
         return Ranking(_normalized(order[:k]), True, note)
+
+    def _bm25_beside(self, question: str, hits: list[Hit], found: list[Hit], added: dict[str, float],
+                     bridged: set[str], k: int, skip: frozenset[str]) -> list[float | None]:
+        """The BM25 score of each passage the graph found past BM25's first BM25_DEPTH, computed for it as `search`
+        scores a row (the index's idf and mean length), the best hit's 1: fused on the same terms as BM25's own
+        passages rather than with none. None when BM25 found nothing to scale by, and for a passage that cannot come
+        within the first k or SECOND_POOL whatever its score (what the graph added to it plus the last hit's score,
+        the most BM25 can give a passage it did not rank, is below that many passages' scores counting only what is
+        known), unless a first-hop passage bridges to it (it may be chosen second): it is never shown."""
+        if not found or not hits:
+            return [None] * len(found)
+        if len(hits) < BM25_DEPTH:
+            return [0.0] * len(found)  # every passage naming a word of the question is among the hits
+        known = sorted([h.score + added.get(h.chunk, 0.0) for h in hits] + [added.get(h.chunk, 0.0) for h in found],
+                       reverse=True)
+        shown = max(k, SECOND_POOL)
+        floor = known[shown - 1] if len(known) >= shown else 0.0
+        scored = [h for h in found if added.get(h.chunk, 0.0) + hits[-1].score >= floor or h.chunk in bridged]
+        best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in scored], skip=skip,
+                                           as_indexed=True)
+        if best <= 0:
+            return [None] * len(found)
+        own = {h.chunk: round(s / best, 4) for h, s in zip(scored, scores)}
+        return [own.get(h.chunk) for h in found]
 
     def _second(self, question: str, order: list[Passage], via: dict[str, set[str]], named_about: set[str],
                 skip: frozenset[str]) -> Passage:
@@ -148,9 +176,11 @@ class PassageRanker:
         entities it names (not those it is about) and from an entity to the passages about it. It is read outwards
         in rounds: the first passages and the best lifted ones, then the passages the walk so far brought most mass
         (WALK_ROUNDS rounds reach passages WALK_ROUNDS + 1 bridges past the first). Node specificity as HippoRAG's:
-        an entity named in n passages restarts, and is walked to, with weight 1/n. A passage's mass goes only to the
-        entities it names that lead on to another passage: most names in a paragraph have no passage of their own,
-        and the mass sent to them would be lost to every further hop."""
+        an entity named in n passages restarts with weight 1/n and is walked to with `_specific(n)`. A passage's mass
+        goes only to the entities it names that lead on to another passage: most names in a paragraph have no passage
+        of their own, and the mass sent to them would be lost to every further hop. Those weights are not scaled up
+        to 1: a passage whose names that lead on are hubs loses the rest of its mass, rather than sending it all to
+        the few passages about a hub."""
         first = [h.chunk for h in first_hop]
         seen = set(first)
         leads: dict[str, list[str]] = {}
@@ -252,11 +282,17 @@ def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list
     dst: list[int] = []
     weight: list[float] = []
     for chunk, entities_named in leads.items():
+        sent = 0.0
         for e in entities_named:
             if any(c != chunk for c in about.get(e, ())):  # an entity that leads to no other passage is left out
                 src.append(node("c", chunk))
                 dst.append(node("e", e))
-                weight.append(1 / max(counts.get(e, 1), 1))
+                weight.append(_specific(counts.get(e, 1)))
+                sent += weight[-1]
+        if 0 < sent < 1:  # names less specific than a bridge, all told, pass on that much of the mass: the rest is lost
+            src.append(node("c", chunk))
+            dst.append(node("lost", ""))
+            weight.append(1 - sent)
     for e, chunks in about.items():
         for chunk in chunks:
             src.append(node("e", e))
@@ -274,13 +310,21 @@ def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list
     return walked_mass(len(nodes), src, dst, weight, reset, through), nodes
 
 
+def _specific(named: int) -> float:
+    """How specific a name is as a bridge, 1 for one that two passages name (the fewest a bridge has: the passage
+    naming it and the one about it), BRIDGE_NAMES / n for one that n passages name (HippoRAG's node specificity, 1/n,
+    scaled so that a bridge keeps its full weight)."""
+    return min(1.0, BRIDGE_NAMES / max(named, 1))
+
+
 def _best_chunks(mass: np.ndarray, nodes: dict[tuple[str, str], int]) -> list[tuple[float, str]]:
     return sorted(((float(mass[i]), name) for (kind, name), i in nodes.items() if kind == "c" and mass[i] > 0),
                   key=lambda x: (-x[0], x[1]))
 
-def _passage(hit: Hit, rank: int | None) -> Passage:
-    return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, hit.score if rank else 0.0,
-                   bm25_rank=rank, bm25_score=hit.score if rank else None)
+def _passage(hit: Hit, rank: int | None, score: float | None = None) -> Passage:
+    """A BM25 hit at its rank, or (rank None) a passage found through the graph, with its own BM25 score if computed."""
+    bm25 = hit.score if rank else score
+    return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, bm25 or 0.0, bm25_rank=rank, bm25_score=bm25)
 
 
 def _ordered(passages: list[Passage], k: int) -> list[Passage]:

@@ -137,6 +137,38 @@ def test_passages_two_and_three_bridges_away_are_reached_past_names_that_lead_no
     assert min(scores.values()) > 0.2  # the journal's bridge, one of five names, once kept less than 0.001
 
 
+def test_a_passage_the_walk_finds_past_bm25s_first_is_fused_with_its_own_bm25_score(tmp_path):
+    """A three-passage chain (journal -> society -> its two founders): the society's passage names Hall and Abbot alike,
+    so the walk brings their passages the same mass. Sixty short passages about being born fill BM25's first fifty, so
+    neither founder's passage is among them; Hall's says where he was born, as asked. Fused with its own BM25 score
+    (what BM25 gives it, had it read that deep) Hall's passage ranks above Abbot's; fused with none, the two tie."""
+    question = "Where was the founder of the publisher of the Journal of Psychotherapy Integration born?"
+    documents = [
+        ("journal", "Journal of Psychotherapy Integration\n\nThe Journal of Psychotherapy Integration is published by the "
+                    "Society of Minds.", [("jpi", "Journal of Psychotherapy Integration"), ("som", "Society of Minds")]),
+        ("som", "Society of Minds\n\nHall and Abbot set it up in 1892.",
+         [("som", "Society of Minds"), ("hall", "Hall"), ("abbot", "Abbot")]),
+        ("abbot", "Abbot\n\nAbbot kept bees in Dunmore, farming country.", [("abbot", "Abbot"), ("dunmore", "Dunmore")]),
+        ("hall", "Hall\n\nHall was born in Ashfield, farming country.", [("hall", "Hall"), ("ashfield", "Ashfield")]),
+        *[(f"born{i}", f"Born {i}\n\nBorn born, born {i}.", []) for i in range(60)],
+        *[(f"note{i}", f"Note {i}\n\nNotes on weather, number {i}.", []) for i in range(300)],  # "born" not too common
+    ]
+    index = _index(tmp_path, documents)
+    deep = {h.chunk: h for h in index.search(question, 200, skip=STOPWORDS)}
+    assert not {C + "hall", C + "abbot"} & {h.chunk for h in index.search(question, passages.BM25_DEPTH, skip=STOPWORDS)}
+    assert C + "hall" in deep and C + "abbot" not in deep  # Hall's passage has a BM25 score, past the first fifty
+    ranking = PassageRanker(index).rank(question, {E + "jpi": 1.0}, 100, skip=STOPWORDS)
+    by_chunk = {p.chunk: p for p in ranking.passages}
+    hall, abbot = by_chunk[C + "hall"], by_chunk[C + "abbot"]
+    assert hall.graph_score == abbot.graph_score > 0 and hall.bridges == [E + "hall"] and abbot.bridges == [E + "abbot"]
+    assert hall.bm25_rank is None and abbot.bm25_rank is None  # not among BM25's first fifty: said so
+    assert hall.bm25_score == pytest.approx(deep[C + "hall"].score, abs=2e-3) and hall.bm25_score > 0
+    assert abbot.bm25_score == 0.0  # it shares no word with the question
+    chunks = [p.chunk for p in ranking.passages]
+    assert chunks.index(C + "hall") < chunks.index(C + "abbot")
+    index.close()
+
+
 def test_the_second_passage_adds_what_the_first_leaves_of_the_question(tmp_path):
     """BM25's second is a look-alike of the first; the passage the first bridges to, which holds the question's other
     words, comes second."""
@@ -276,3 +308,44 @@ def test_passages_are_scored_on_their_words_as_the_index_folds_them(tmp_path):
     assert scores[2] == 0.0 and scores[0] > scores[1] > 0.0  # three of seven words, then one of three
     again = index.bm25_of("CAFE", [café, cafe, plain])  # remembered foldings give the same scores
     assert again == scores
+
+
+def test_passages_scored_as_indexed_get_the_score_search_gives_them(tmp_path):
+    """bm25_of with the index's mean length is FTS5's bm25() (scaled alike), for passages of any length."""
+    index = _index(tmp_path, _chain(True))
+    differs = []
+    for question in (QUESTION, "Where did the head of the publisher grow up?", "garden season tomatoes"):
+        hits = index.search(question, 50, skip=STOPWORDS)
+        scores = index.bm25_of(question, [h.text for h in hits], skip=STOPWORDS, as_indexed=True)
+        assert len(hits) >= 3 and [round(s / scores[0], 3) for s in scores] == [round(h.score, 3) for h in hits]
+        own = index.bm25_of(question, [h.text for h in hits], skip=STOPWORDS)  # the texts' own mean length
+        differs.append([round(s / own[0], 3) for s in own] != [round(h.score, 3) for h in hits])
+    assert any(differs)
+    index.close()
+
+
+def test_a_name_many_passages_write_carries_little_of_the_walk(tmp_path, monkeypatch):
+    """"American" is named by thirty passages and is what one page is about (an extractor's slip a real collection
+    has: a nationality taken for the page's subject). A first BM25 passage whose only name that leads on is
+    "American" sends 2/31 of its mass there, the rest lost, rather than all of it to that page; the chain's own
+    bridges, each named by two passages, keep theirs: Hall's passage, two bridges away, ranks above that page."""
+    question = "Where did the head of the publisher of the Journal of Psychotherapy Integration grow up?"
+    chain = [d if d[0] != "other1" else
+             ("other1", "Integration\n\nIntegration of psychotherapy schools is an old American publisher topic.",
+              [("psychotherapy", "psychotherapy"), ("american", "American")]) for d in _chain(False)]
+    documents = [*chain, ("american", "American\n\nAmerican is an episode of a cartoon.", [("american", "American")]),
+                 *[(f"note{i}", f"Note {i}\n\nAn American note, number {i}.", [(f"note-{i}", f"Note {i}"),
+                                                                              ("american", "American")])
+                   for i in range(29)]]
+    index = _index(tmp_path, documents)
+    assert C + "other1" in [h.chunk for h in index.search(question, 5, skip=STOPWORDS)]  # a first BM25 passage
+    monkeypatch.setattr(passages, "BRIDGE_WEIGHT", 0.0)  # the walk alone
+    for seeds in ({E + "jpi": 1.0}, {}):
+        ranking = PassageRanker(index).rank(question, seeds, 100, skip=STOPWORDS)
+        by_chunk = {p.chunk: p for p in ranking.passages}
+        som, hub = by_chunk[C + "som"], by_chunk[C + "american"]
+        assert hub.bridges[:1] == [E + "american"] and som.bridges[:1] == [E + "som"]
+        assert hub.graph_score < 0.1 < som.graph_score
+        chunks = [p.chunk for p in ranking.passages]
+        assert chunks.index(C + "hall") < chunks.index(C + "american")
+    index.close()
