@@ -101,9 +101,12 @@ class PassageRanker:
                                                      added).items():
                 added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
-        for h in self._read([c for c in added if c not in passages]):
-            if document is None or h.document == document:
-                passages[h.chunk] = _passage(h, None)
+        unread = set()
+        for chunk, in_document in self._documents([c for c in added if c not in passages]).items():
+            if document is None or in_document == document:
+                passages[chunk] = Passage(chunk, in_document, None, None, "", 0.0)
+                unread.add(chunk)
+        self._fill(passages, unread, added, via, k)
         added = {c: v for c, v in added.items() if c in passages}
 
         note: str | None
@@ -226,14 +229,42 @@ class PassageRanker:
                 found.setdefault(entity, []).append(chunk)
         return {e: found[e] for e in entities if e in found}
 
-    def _read(self, chunks: list[str]) -> list[Hit]:
-        """Text and place of chunks found through the graph, through the rows of their documents."""
+    def _fill(self, passages: dict[str, Passage], unread: set[str], added: dict[str, float], via: dict[str, set[str]],
+              k: int) -> None:
+        """Reads the text and place of the passages found through the graph that the ranking shows or weighs by their
+        words: the first SECOND_POOL by score (k when more) and those the first bridges to (`_second`'s pool), not
+        the hundreds it only scores (at 50,000 documents it read ~2,400 chunk texts a question to use ~35). A chunk
+        the index holds no text for is dropped, as a whole read dropped it, and the order looked at again."""
+        while unread:
+            order = sorted(passages.values(), key=lambda p: (-((p.bm25_score or 0.0) + added.get(p.chunk, 0.0)),
+                                                             p.bm25_rank or 1 << 30, p.chunk))
+            first = order[0].chunk
+            shown = max(SECOND_POOL, k)
+            wanted = [p.chunk for i, p in enumerate(order)
+                      if p.chunk in unread and (i < shown or first in via.get(p.chunk, ()))]
+            if not wanted:
+                return
+            found = {h.chunk: h for h in self._read(wanted, {passages[c].document for c in wanted})}
+            for chunk in wanted:
+                unread.discard(chunk)
+                if (h := found.get(chunk)) is None:
+                    del passages[chunk]
+                else:
+                    p = passages[chunk]
+                    p.document, p.start, p.end, p.text = h.document, h.start, h.end, h.text
+
+    def _documents(self, chunks: list[str]) -> dict[str, str]:
+        """Chunk -> its document, for chunks found through the graph (what documents are about)."""
         docs: dict[str, str] = {}
         for batch in _batches(chunks):
             marks = ",".join("?" * len(batch))
             docs.update(self.index.read(f"SELECT chunk, document FROM topics WHERE chunk IN ({marks})", tuple(batch)))
+        return docs
+
+    def _read(self, chunks: list[str], documents: set[str]) -> list[Hit]:
+        """Text and place of chunks of the given documents, through the rows of those documents."""
         wanted, out = set(chunks), []
-        for batch in _batches(sorted(set(docs.values()))):
+        for batch in _batches(sorted(documents)):
             marks = ",".join("?" * len(batch))
             rows = self.index.read("SELECT chunk, document, start, end, text FROM chunks WHERE rowid IN "
                                    f"(SELECT row FROM chunk_rows WHERE document IN ({marks}))", tuple(batch))
