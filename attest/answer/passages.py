@@ -236,12 +236,11 @@ class PassageRanker:
         the hundreds it only scores (at 50,000 documents it read ~2,400 chunk texts a question to use ~35). A chunk
         the index holds no text for is dropped, as a whole read dropped it, and the order looked at again."""
         while unread:
-            order = sorted(passages.values(), key=lambda p: (-((p.bm25_score or 0.0) + added.get(p.chunk, 0.0)),
-                                                             p.bm25_rank or 1 << 30, p.chunk))
-            first = order[0].chunk
+            order = [c for *_, c in sorted((-((p.bm25_score or 0.0) + added.get(c, 0.0)), p.bm25_rank or 1 << 30, c)
+                                           for c, p in passages.items())]  # `_ordered`'s order
+            first = order[0]
             shown = max(SECOND_POOL, k)
-            wanted = [p.chunk for i, p in enumerate(order)
-                      if p.chunk in unread and (i < shown or first in via.get(p.chunk, ()))]
+            wanted = [c for i, c in enumerate(order) if c in unread and (i < shown or first in via.get(c, ()))]
             if not wanted:
                 return
             found = {h.chunk: h for h in self._read(wanted, {passages[c].document for c in wanted})}
@@ -279,20 +278,29 @@ def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list
 
     def node(kind: str, name: str) -> int:
         return nodes.setdefault((kind, name), len(nodes))
+    # the edges in a fixed order (the sums of the walk follow it), each node numbered when first met; inlined, as
+    # thousands of edges a question made the calls a third of the walk's time at 50,000 documents
     src: list[int] = []
     dst: list[int] = []
     weight: list[float] = []
     for chunk, entities_named in leads.items():
+        c_node = None
         for e in entities_named:
-            if any(c != chunk for c in about.get(e, ())):  # an entity that leads to no other passage is left out
-                src.append(node("c", chunk))
-                dst.append(node("e", e))
+            others = about.get(e)
+            if others and (len(others) > 1 or others[0] != chunk):  # an entity that leads to no other passage is left out
+                if c_node is None:
+                    c_node = nodes.setdefault(("c", chunk), len(nodes))
+                src.append(c_node)
+                dst.append(nodes.setdefault(("e", e), len(nodes)))
                 weight.append(1 / max(counts.get(e, 1), 1))
     for e, chunks in about.items():
+        if not chunks:
+            continue
+        e_node = nodes.setdefault(("e", e), len(nodes))
         for chunk in chunks:
-            src.append(node("e", e))
-            dst.append(node("c", chunk))
-            weight.append(1.0)
+            src.append(e_node)
+            dst.append(nodes.setdefault(("c", chunk), len(nodes)))
+        weight += [1.0] * len(chunks)
     reset: dict[int, float] = {}
     for e, value in seeds.items():
         if value > 0:
@@ -306,8 +314,9 @@ def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list
 
 
 def _best_chunks(mass: np.ndarray, nodes: dict[tuple[str, str], int]) -> list[tuple[float, str]]:
-    return sorted(((float(mass[i]), name) for (kind, name), i in nodes.items() if kind == "c" and mass[i] > 0),
-                  key=lambda x: (-x[0], x[1]))
+    chunks = [(name, i) for (kind, name), i in nodes.items() if kind == "c"]
+    masses = mass[[i for _, i in chunks]].tolist()  # one read of the array, not one numpy scalar a passage
+    return sorted(((m, name) for m, (name, _) in zip(masses, chunks) if m > 0), key=lambda x: (-x[0], x[1]))
 
 def _passage(hit: Hit, rank: int | None) -> Passage:
     return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, hit.score if rank else 0.0,
