@@ -101,8 +101,12 @@ class PassageRanker:
                                                      added).items():
                 added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
+        found = [c for c in added if c not in passages]
+        # every chunk the graph found is one of `topics` (what documents are about): without a document to keep to,
+        # its document is read with its text, for the few whose text is read (about 790 -> 35 a question)
+        in_documents = {c: "" for c in found} if document is None else self._documents(found)
         unread = set()
-        for chunk, in_document in self._documents([c for c in added if c not in passages]).items():
+        for chunk, in_document in in_documents.items():
             if document is None or in_document == document:
                 passages[chunk] = Passage(chunk, in_document, None, None, "", 0.0)
                 unread.add(chunk)
@@ -243,7 +247,7 @@ class PassageRanker:
             wanted = [c for i, c in enumerate(order) if c in unread and (i < shown or first in via.get(c, ()))]
             if not wanted:
                 return
-            found = {h.chunk: h for h in self._read(wanted, {passages[c].document for c in wanted})}
+            found = {h.chunk: h for h in self._read(wanted, set(self._documents(wanted).values()))}
             for chunk in wanted:
                 unread.discard(chunk)
                 if (h := found.get(chunk)) is None:
