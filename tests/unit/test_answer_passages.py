@@ -241,6 +241,9 @@ def test_only_the_passages_the_ranking_shows_or_weighs_are_read_whole(tmp_path, 
         == [(p.chunk, p.score, p.text) for p in ranking.passages]
     monkeypatch.setattr(passages, "SECOND_POOL", 4)
 
+    one = PassageRanker(index).rank("Which report is about the hub?", {E + "hub": 1.0}, 3, document="d12")  # among the first TOPIC_CHUNKS
+    assert [p.chunk for p in one.passages] == [f"{C}d12-0"] and one.passages[0].document == "d12"
+
     best = ranking.passages[0].chunk  # its text gone from the index (as a half-written file could leave it)
     index.db.execute("DELETE FROM chunks WHERE chunk = ?", (best,))
     again = PassageRanker(index).rank("Which report is about the hub?", {E + "hub": 1.0}, 3)
