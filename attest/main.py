@@ -23,7 +23,7 @@ from attest.sparql.outbound import federation_prefixes
 from attest.errors import StoreUnavailable
 from attest.ingest.status import sync_fulltext
 from attest.operations.resources import AppResources
-from attest.store import GraphStore, open_store
+from attest.store import GraphStore, open_store, warm
 from attest.vocab import Iris
 
 log = logging.getLogger("attest.app")
@@ -92,6 +92,8 @@ def open_resources(settings: Settings) -> AppResources:
     iris = Iris(settings.base_iri)
     store = open_store(settings, check=False) if settings.store == "sparql" else open_store(settings)
     resources = AppResources(settings, iris, store)
+    if settings.store != "sparql":  # beside the start's own reads: the first requests find the files in memory
+        resources.cache_warmer = warm.start(settings.data_dir, settings.warm_cache_mb)
     try:
         _prepare_store(store, settings, iris)
     except StoreUnavailable as exc:
@@ -99,6 +101,8 @@ def open_resources(settings: Settings) -> AppResources:
         threading.Thread(target=_prepare_when_reachable, args=(resources,), daemon=True,
                          name="store-prepare").start()
     except BaseException:
+        if resources.cache_warmer is not None:
+            resources.cache_warmer.stop()
         store.close()  # a broken ontology file must not leave the store locked
         raise
     resources.query_executor = open_executor(store, settings)  # deadlines: attest/sparql/deadline.py
@@ -110,6 +114,8 @@ def open_resources(settings: Settings) -> AppResources:
 
 def close_resources(resources: AppResources) -> None:
     resources.store_closing = True
+    if resources.cache_warmer is not None:
+        resources.cache_warmer.stop()
     if resources.ingest_thread is not None:  # the document being ingested commits first
         resources.ingest_thread.close()
     if resources.query_executor is not None:

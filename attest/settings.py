@@ -79,6 +79,10 @@ class Settings(BaseSettings):
     query_workers_at_start: int = Field(1, ge=0, le=64, description="Query workers started with the server, each with the store open, so the first queries do not wait for a process start and a store open (the others start on demand, up to query_workers)")
     sparql_in_process: bool = Field(False, description="Run /sparql queries in server threads instead of the worker processes: less latency per query, but a query past its deadline is answered 503 while its evaluation runs on")
     max_heavy_requests: int = Field(4, ge=1, description="Ingests and answers run at once; more get 429 with Retry-After")
+    warm_cache_mb: int = Field(4096, ge=0, description="At start, a background thread reads up to this many MB of the "
+                               "embedded store's files (the full-text index first, then the newest table files) into "
+                               "the system's page cache, at most half the memory the system has available, so the "
+                               "first requests after a start (after a bulk ingest) do not wait on the disk; 0: off")
 
     # ingestion
     max_file_bytes: int = Field(20 * 1024 * 1024, ge=1, description="Largest document accepted for ingestion")

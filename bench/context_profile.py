@@ -2,11 +2,15 @@
 
     python bench/context_profile.py --data-dir DIR [--set 2wiki|hotpotqa] [--queries 100] [--answer] [--cold]
     python bench/context_profile.py --data-dir DIR --dump FILE    # also write every response's `sources` as JSON
+                                                                  # (and its paths, entities and relations beside)
     python bench/context_profile.py --data-dir DIR --rows         # also count the rows each kind of read took
     python bench/context_profile.py --data-dir DIR --gc           # also time the garbage collector's passes
+    python bench/context_profile.py --scale DIR/docs-50000/attest.yaml --warmup 10 --slowest 10   # bench/scale.py's
 
 DIR is a `bench/docqa.py --data-dir` folder (its `<set>/attest.yaml` names the store; no server may hold it). The
-queries are docqa.py's: the 2wiki set's 100 seeded paragraphs' first sentences, the HotpotQA questions. Each runs once
+queries are docqa.py's: the 2wiki set's 100 seeded paragraphs' first sentences, the HotpotQA questions. With --scale,
+the store is a `bench/scale.py` one (the attest.yaml it writes beside its corpus) and the queries are the /context
+questions scale.py asks it (its generator and seed). Each runs once
 through AnswerService.context (or .answer with --answer, extractive), as a served instance runs them: lookups are
 remembered across requests until a write (`--cold` forgets them before each request, as a write would). Every stage's
 own time (its callees' stages left out) is measured as wall clock and as the thread's CPU time; "other" is the rest of
@@ -51,6 +55,7 @@ STAGES = [
     ("path search: predicate relevance", "attest.answer.paths", None, "relevance_of"),
     ("path search: predicate relevance", "attest.answer.paths", None, "term_matches_many"),
     ("fact reads: degrees", "attest.answer.lookup", "GraphLookup", "degrees"),
+    ("fact reads: predicate counts", "attest.answer.lookup", "GraphLookup", "predicate_counts"),
     ("fact reads: touching", "attest.answer.lookup", "GraphLookup", "facts_touching"),
     ("fact reads: hubs", "attest.answer.lookup", "GraphLookup", "hub_facts"),
     ("property texts", "attest.answer.lookup", "GraphLookup", "property_texts"),
@@ -61,6 +66,15 @@ STAGES = [
     ("derivation depths", "attest.answer.retrieve", "Retriever", "_depths"),
     ("full-text search", "attest.store.fulltext", "FullText", "search"),
     ("passage ranking", "attest.answer.passages", "PassageRanker", "rank"),
+    ("passage ranking: second passage's BM25", "attest.store.fulltext", "FullText", "bm25_of"),
+    ("passage ranking: second passage", "attest.answer.passages", "PassageRanker", "_second"),
+    ("passage ranking: walk", "attest.answer.passages", "PassageRanker", "_walk"),
+    ("passage ranking: index reads, names", "attest.answer.passages", "PassageRanker", "_entities_of"),
+    ("passage ranking: index reads, topics", "attest.answer.passages", "PassageRanker", "_topics_of"),
+    ("passage ranking: index reads, topic chunks", "attest.answer.passages", "PassageRanker", "_topic_chunks"),
+    ("passage ranking: index reads, passage counts", "attest.answer.passages", "PassageRanker", "_passage_counts"),
+    ("passage ranking: index reads, chunk texts", "attest.answer.passages", "PassageRanker", "_read"),
+    ("passage ranking: index reads, documents", "attest.answer.passages", "PassageRanker", "_documents"),
     ("context text", "attest.answer.retrieve", "Retriever", "_text"),
     ("answer: compose", "attest.answer.service", None, "compose_answer"),
     ("answer: verify", "attest.answer.verify", "Verifier", "verify"),
@@ -194,9 +208,21 @@ def queries(name: str, n: int, seed: int) -> list[str]:
     return [re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0][:300] for _, text in sample]
 
 
+def scale_queries(n: int) -> list[str]:
+    """bench/scale.py's /context questions, in the order its measure() asks them (its seed)."""
+    from scale import question
+
+    rng = random.Random(7)
+    return [question(rng) for _ in range(n)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", required=True, type=Path, help="a bench/docqa.py --data-dir folder")
+    parser.add_argument("--data-dir", type=Path, help="a bench/docqa.py --data-dir folder")
+    parser.add_argument("--scale", type=Path, help="a bench/scale.py store's attest.yaml (instead of --data-dir)")
+    parser.add_argument("--warmup", type=int, default=0, help="also ask the first N queries before measuring")
+    parser.add_argument("--settle", action="store_true",
+                        help="freeze what start-up holds out of the garbage collector, as a served app does")
     parser.add_argument("--set", default="2wiki", choices=["hotpotqa", "2wiki"])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
@@ -207,6 +233,8 @@ def main() -> None:
     parser.add_argument("--rows", action="store_true", help="also count the store rows each kind of fact read took")
     parser.add_argument("--gc", action="store_true", help="also time the garbage collections during the requests")
     args = parser.parse_args()
+    if (args.data_dir is None) == (args.scale is None):
+        parser.error("give one of --data-dir and --scale")
 
     from attest.answer.inference import reasoner_inference
     from attest.answer.memo import forget
@@ -216,7 +244,9 @@ def main() -> None:
     from attest.store import open_store
     from attest.vocab import Iris
 
-    config = args.data_dir / args.set / "attest.yaml"
+    config = args.scale if args.scale is not None else args.data_dir / args.set / "attest.yaml"
+    if args.scale is not None and not config.exists():
+        sys.exit(f"{config} not found: a bench/scale.py --data-dir folder holds docs-N/attest.yaml")
     if not config.exists():
         sys.exit(f"{config} not found: ingest first with python bench/docqa.py --set {args.set} --data-dir {args.data_dir}")
     settings = load_settings(config, ontology_dir=REPO / "ontology", shapes_dir=REPO / "shapes",
@@ -229,7 +259,14 @@ def main() -> None:
     if args.rows:
         rows.install()
     service = AnswerService(store, iris, settings, reasoner_inference(store, iris, settings), owner=store)
+    if args.settle:
+        from attest import heap
+
+        heap.settle()  # as open_resources ends
     service.context(ContextQuery(query="warm up", limit=20))  # builds the label index, as docqa.py's warm-up does
+    asked = scale_queries(args.queries) if args.scale is not None else queries(args.set, args.queries, args.seed)
+    for text in asked[:args.warmup]:
+        service.context(ContextQuery(query=text, limit=20, max_hops=2))
     rows.on = True
     collections = Collections()
     if args.gc:
@@ -238,7 +275,7 @@ def main() -> None:
     cpus: dict[str, list[float]] = defaultdict(list)
     totals, total_cpu, dumped, paths = [], [], [], []
     requests: list[tuple[float, int, str, dict[str, float]]] = []
-    for number, text in enumerate(queries(args.set, args.queries, args.seed)):
+    for number, text in enumerate(asked):
         collections.request = number
         if args.cold:
             forget(store)
@@ -264,7 +301,8 @@ def main() -> None:
         if args.dump is not None and not args.answer:
             dumped.append({"query": text, "sources": [s.model_dump(mode="json") for s in response.sources]})
             paths.append({"query": text, "paths": [p.model_dump(mode="json") for p in response.paths],
-                          "entities": [e.id for e in response.entities]})
+                          "entities": [e.id for e in response.entities],
+                          "relations": [r.model_dump(mode="json") for r in response.relations]})
     collections.request = -1
     store.close()
     if args.dump is not None:
@@ -272,7 +310,8 @@ def main() -> None:
         args.dump.with_suffix(".paths.json").write_text(json.dumps(paths, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
     route = "/answer (extractive)" if args.answer else "/context"
-    print(f"{route} in process, {len(totals)} queries of {args.set}{', nothing remembered' if args.cold else ''}")
+    name = "bench/scale.py" if args.scale is not None else args.set
+    print(f"{route} in process, {len(totals)} queries of {name}{', nothing remembered' if args.cold else ''}")
     print(f"whole request: wall p50 {statistics.median(totals):.1f} / p95 {pct(totals, 0.95):.1f} / mean "
           f"{statistics.mean(totals):.1f} ms; CPU p50 {statistics.median(total_cpu):.1f} / p95 {pct(total_cpu, 0.95):.1f} "
           f"/ mean {statistics.mean(total_cpu):.1f} ms")
@@ -293,7 +332,18 @@ def main() -> None:
     if args.gc:
         print()
         print("\n".join(collections.report()))
-    for cpu, number, text, stages in sorted(requests, key=lambda r: -r[0])[:args.slowest]:
+    slowest = sorted(requests, key=lambda r: -r[0])[:args.slowest]
+    if slowest:
+        print()
+        print(f"The {len(slowest)} slowest requests by CPU ({statistics.mean(r[0] for r in slowest):.1f} ms mean), "
+              "own CPU time per stage:")
+        print("| stage (own time) | CPU mean | CPU max |\n|---|---:|---:|")
+        tail = {stage for r in slowest for stage in r[3]}
+        for stage in sorted(tail, key=lambda s: -sum(r[3].get(s, 0.0) for r in slowest)):
+            values = [r[3].get(stage, 0.0) for r in slowest]
+            if any(v >= 0.05 for v in values):
+                print(f"| {stage} | {statistics.mean(values):.1f} | {max(values):.1f} |")
+    for cpu, number, text, stages in slowest:
         largest = sorted(stages.items(), key=lambda kv: -kv[1])[:4]
         print(f"- #{number} CPU {cpu:.1f} ms: {text[:70]!r}: " + ", ".join(f"{k} {v:.1f}" for k, v in largest))
 

@@ -104,10 +104,16 @@ class PassageRanker:
                                                      added).items():
                 added[chunk] = added.get(chunk, 0.0) + WALK_WEIGHT * mass
                 bridges.setdefault(chunk, []).extend(e for e in through if e not in bridges[chunk])
-        found = [h for h in self._read([c for c in added if c not in passages])
-                 if document is None or h.document == document]
-        for h, score in zip(found, self._bm25_beside(question, hits, found, added, set(via), k, skip)):
-            passages[h.chunk] = _passage(h, None, score)
+        found = [c for c in added if c not in passages]
+        # every chunk the graph found is one of `topics` (what documents are about): without a document to keep to,
+        # its document is read with its text, for the few whose text is read (about 790 -> 35 a question)
+        in_documents = {c: "" for c in found} if document is None else self._documents(found)
+        unread = set()
+        for chunk, in_document in in_documents.items():
+            if document is None or in_document == document:
+                passages[chunk] = Passage(chunk, in_document, None, None, "", 0.0)
+                unread.add(chunk)
+        self._fill(question, hits, passages, unread, added, via, k, skip)
         added = {c: v for c, v in added.items() if c in passages}
 
         note: str | None
@@ -126,30 +132,6 @@ class PassageRanker:
         note = None if named_about else ("the question names no entity the documents are about: passages ranked by BM25 "
                                          "and the entities its best passages name")
         return Ranking(_normalized(order[:k]), True, note)
-
-    def _bm25_beside(self, question: str, hits: list[Hit], found: list[Hit], added: dict[str, float],
-                     bridged: set[str], k: int, skip: frozenset[str]) -> list[float | None]:
-        """The BM25 score of each passage the graph found past BM25's first BM25_DEPTH, computed for it as `search`
-        scores a row (the index's idf and mean length), the best hit's 1: fused on the same terms as BM25's own
-        passages rather than with none. None when BM25 found nothing to scale by, and for a passage that cannot come
-        within the first k or SECOND_POOL whatever its score (what the graph added to it plus the last hit's score,
-        the most BM25 can give a passage it did not rank, is below that many passages' scores counting only what is
-        known), unless a first-hop passage bridges to it (it may be chosen second): it is never shown."""
-        if not found or not hits:
-            return [None] * len(found)
-        if len(hits) < BM25_DEPTH:
-            return [0.0] * len(found)  # every passage naming a word of the question is among the hits
-        known = sorted([h.score + added.get(h.chunk, 0.0) for h in hits] + [added.get(h.chunk, 0.0) for h in found],
-                       reverse=True)
-        shown = max(k, SECOND_POOL)
-        floor = known[shown - 1] if len(known) >= shown else 0.0
-        scored = [h for h in found if added.get(h.chunk, 0.0) + hits[-1].score >= floor or h.chunk in bridged]
-        best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in scored], skip=skip,
-                                           as_indexed=True)
-        if best <= 0:
-            return [None] * len(found)
-        own = {h.chunk: round(s / best, 4) for h, s in zip(scored, scores)}
-        return [own.get(h.chunk) for h in found]
 
     def _second(self, question: str, order: list[Passage], via: dict[str, set[str]], named_about: set[str],
                 skip: frozenset[str]) -> Passage:
@@ -256,14 +238,61 @@ class PassageRanker:
                 found.setdefault(entity, []).append(chunk)
         return {e: found[e] for e in entities if e in found}
 
-    def _read(self, chunks: list[str]) -> list[Hit]:
-        """Text and place of chunks found through the graph, through the rows of their documents."""
+    def _fill(self, question: str, hits: list[Hit], passages: dict[str, Passage], unread: set[str],
+              added: dict[str, float], via: dict[str, set[str]], k: int, skip: frozenset[str]) -> None:
+        """Reads the text and place of the passages found through the graph that the ranking shows or weighs by their
+        words: those that may come within the first SECOND_POOL (k when more) and those the first bridges to
+        (`_second`'s pool), not the hundreds it only scores (at 50,000 documents it read ~2,400 chunk texts a
+        question to use ~35). A passage read gets its own BM25 score for the question, as `search` scores a row (the
+        index's idf and mean length), the best hit's 1: it is fused on the same terms as BM25's own passages rather
+        than with none. Until read, it counts with the most BM25 can give a passage it did not rank: the last hit's
+        score, or none when every passage naming a word of the question is among the hits. A chunk the index holds
+        no text for is dropped, as a whole read dropped it, and the order looked at again."""
+        most = hits[-1].score if len(hits) >= BM25_DEPTH else 0.0
+
+        def bound(chunk: str, p: Passage) -> float:
+            return (most if chunk in unread else p.bm25_score or 0.0) + added.get(chunk, 0.0)
+        while unread:
+            order = [c for *_, c in sorted((-bound(c, p), p.bm25_rank or 1 << 30, c)
+                                           for c, p in passages.items())]  # `_ordered`'s order, unread at their bound
+            first = order[0]
+            shown = max(SECOND_POOL, k)
+            wanted = [c for i, c in enumerate(order) if c in unread and (i < shown or first in via.get(c, ()))]
+            if not wanted:
+                return
+            found = {h.chunk: h for h in self._read(wanted, set(self._documents(wanted).values()))}
+            read = [found[c] for c in wanted if c in found]
+            for chunk, score in zip([h.chunk for h in read], self._own_bm25(question, hits, read, skip)):
+                p = passages[chunk]
+                h = found[chunk]
+                p.document, p.start, p.end, p.text, p.bm25_score = h.document, h.start, h.end, h.text, score
+            for chunk in wanted:
+                unread.discard(chunk)
+                if chunk not in found:
+                    del passages[chunk]
+
+    def _own_bm25(self, question: str, hits: list[Hit], read: list[Hit], skip: frozenset[str]) -> list[float | None]:
+        """Each passage's BM25 for the question, the best hit's 1 (see `_fill`); None when BM25 found nothing."""
+        if not read or not hits:
+            return [None] * len(read)
+        if len(hits) < BM25_DEPTH:
+            return [0.0] * len(read)  # every passage naming a word of the question is among the hits
+        best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in read], skip=skip,
+                                           as_indexed=True)
+        return [round(s / best, 4) for s in scores] if best > 0 else [None] * len(read)
+
+    def _documents(self, chunks: list[str]) -> dict[str, str]:
+        """Chunk -> its document, for chunks found through the graph (what documents are about)."""
         docs: dict[str, str] = {}
         for batch in _batches(chunks):
             marks = ",".join("?" * len(batch))
             docs.update(self.index.read(f"SELECT chunk, document FROM topics WHERE chunk IN ({marks})", tuple(batch)))
+        return docs
+
+    def _read(self, chunks: list[str], documents: set[str]) -> list[Hit]:
+        """Text and place of chunks of the given documents, through the rows of those documents."""
         wanted, out = set(chunks), []
-        for batch in _batches(sorted(set(docs.values()))):
+        for batch in _batches(sorted(documents)):
             marks = ",".join("?" * len(batch))
             rows = self.index.read("SELECT chunk, document, start, end, text FROM chunks WHERE rowid IN "
                                    f"(SELECT row FROM chunk_rows WHERE document IN ({marks}))", tuple(batch))
@@ -278,26 +307,35 @@ def _walked(seeds: dict[str, float], first_hop: list[Hit], leads: dict[str, list
 
     def node(kind: str, name: str) -> int:
         return nodes.setdefault((kind, name), len(nodes))
+    # the edges in a fixed order (the sums of the walk follow it), each node numbered when first met; inlined, as
+    # thousands of edges a question made the calls a third of the walk's time at 50,000 documents
     src: list[int] = []
     dst: list[int] = []
     weight: list[float] = []
     for chunk, entities_named in leads.items():
+        c_node = None
         sent = 0.0
         for e in entities_named:
-            if any(c != chunk for c in about.get(e, ())):  # an entity that leads to no other passage is left out
-                src.append(node("c", chunk))
-                dst.append(node("e", e))
+            others = about.get(e)
+            if others and (len(others) > 1 or others[0] != chunk):  # an entity that leads to no other passage is left out
+                if c_node is None:
+                    c_node = nodes.setdefault(("c", chunk), len(nodes))
+                src.append(c_node)
+                dst.append(nodes.setdefault(("e", e), len(nodes)))
                 weight.append(_specific(counts.get(e, 1)))
                 sent += weight[-1]
-        if 0 < sent < 1:  # names less specific than a bridge, all told, pass on that much of the mass: the rest is lost
-            src.append(node("c", chunk))
-            dst.append(node("lost", ""))
+        if c_node is not None and sent < 1:  # names less specific than a bridge pass on that much: the rest is lost
+            src.append(c_node)
+            dst.append(nodes.setdefault(("lost", ""), len(nodes)))
             weight.append(1 - sent)
     for e, chunks in about.items():
+        if not chunks:
+            continue
+        e_node = nodes.setdefault(("e", e), len(nodes))
         for chunk in chunks:
-            src.append(node("e", e))
-            dst.append(node("c", chunk))
-            weight.append(1.0)
+            src.append(e_node)
+            dst.append(nodes.setdefault(("c", chunk), len(nodes)))
+        weight += [1.0] * len(chunks)
     reset: dict[int, float] = {}
     for e, value in seeds.items():
         if value > 0:
@@ -318,13 +356,14 @@ def _specific(named: int) -> float:
 
 
 def _best_chunks(mass: np.ndarray, nodes: dict[tuple[str, str], int]) -> list[tuple[float, str]]:
-    return sorted(((float(mass[i]), name) for (kind, name), i in nodes.items() if kind == "c" and mass[i] > 0),
-                  key=lambda x: (-x[0], x[1]))
+    chunks = [(name, i) for (kind, name), i in nodes.items() if kind == "c"]
+    masses = mass[[i for _, i in chunks]].tolist()  # one read of the array, not one numpy scalar a passage
+    return sorted(((m, name) for m, (name, _) in zip(masses, chunks) if m > 0), key=lambda x: (-x[0], x[1]))
 
-def _passage(hit: Hit, rank: int | None, score: float | None = None) -> Passage:
-    """A BM25 hit at its rank, or (rank None) a passage found through the graph, with its own BM25 score if computed."""
-    bm25 = hit.score if rank else score
-    return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, bm25 or 0.0, bm25_rank=rank, bm25_score=bm25)
+def _passage(hit: Hit, rank: int) -> Passage:
+    """A BM25 hit at its rank."""
+    return Passage(hit.chunk, hit.document, hit.start, hit.end, hit.text, hit.score, bm25_rank=rank,
+                   bm25_score=hit.score)
 
 
 def _ordered(passages: list[Passage], k: int) -> list[Passage]:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # made on first use by the modules that need them; imported h
     from attest.reasoner import Reasoner
     from attest.sparql.deadline import DeadlineExecutor
     from attest.sparql.executor import SparqlExecutor
+    from attest.store.warm import CacheWarmer
 
 
 @dataclass(eq=False)
@@ -39,3 +40,4 @@ class AppResources:
     ingest_thread: IngestThread | None = None
     proxy: ChatProxy | None = None
     store_closing: bool = False  # set at shutdown: a thread waiting for a remote store stops
+    cache_warmer: CacheWarmer | None = None  # reads the store's files into the page cache after a start

@@ -244,6 +244,45 @@ def test_the_passages_of_many_entities_are_read_at_once_each_within_its_bound(tm
     index.close()
 
 
+def test_only_the_passages_the_ranking_shows_or_weighs_are_read_whole(tmp_path, monkeypatch):
+    """A question about a hub: the graph finds TOPIC_CHUNKS passages about it (sharing no word with the question),
+    each of a document of three chunks; texts are read for the pool the second passage is chosen from, not for every passage the graph scores, and the
+    ranking is the one reading them all gives. A passage the index holds no text for is left out."""
+    index = FullText(tmp_path / "fulltext.sqlite")
+    for i in range(60):
+        chunks = [Chunk(f"{C}d{i}-{n}", f"Widget part {n} of file {i}, on item {i}.", 0, 10) for n in range(3)]
+        index.replace(f"d{i}", f"sha256:{i}", chunks, [],
+                      [MentionRow(f"{C}d{i}-0", E + "hub", 0, 3), MentionRow(f"{C}d{i}-1", f"{E}item-{i}", 20, 26)])
+    ranker = PassageRanker(index)
+    read: list[str] = []
+    whole_read = ranker._read
+
+    def counted(chunks, documents):
+        read.extend(chunks)
+        return whole_read(chunks, documents)
+    monkeypatch.setattr(ranker, "_read", counted)
+    monkeypatch.setattr(passages, "SECOND_POOL", 4)
+    ranking = ranker.rank("Which report is about the hub?", {E + "hub": 1.0}, 3)
+    graph_found = [p for p in ranking.passages if p.bm25_rank is None]
+    assert len(ranking.passages) == 3 and all(p.text.startswith("Widget part") for p in ranking.passages)
+    assert 0 < len(read) <= 4 < TOPIC_CHUNKS and {p.chunk for p in graph_found} <= set(read)
+
+    every = PassageRanker(index)  # what reading every scored passage's text gave
+    monkeypatch.setattr(passages, "SECOND_POOL", 10_000)
+    assert [(p.chunk, p.score, p.text) for p in every.rank("Which report is about the hub?", {E + "hub": 1.0}, 3).passages] \
+        == [(p.chunk, p.score, p.text) for p in ranking.passages]
+    monkeypatch.setattr(passages, "SECOND_POOL", 4)
+
+    one = PassageRanker(index).rank("Which report is about the hub?", {E + "hub": 1.0}, 3, document="d12")  # among the first TOPIC_CHUNKS
+    assert [p.chunk for p in one.passages] == [f"{C}d12-0"] and one.passages[0].document == "d12"
+
+    best = ranking.passages[0].chunk  # its text gone from the index (as a half-written file could leave it)
+    index.db.execute("DELETE FROM chunks WHERE chunk = ?", (best,))
+    again = PassageRanker(index).rank("Which report is about the hub?", {E + "hub": 1.0}, 3)
+    assert best not in [p.chunk for p in again.passages] and len(again.passages) == 3
+    index.close()
+
+
 def test_a_document_is_about_the_entities_it_names_first_and_forgets_them_when_deleted(tmp_path):
     index = _index(tmp_path)
     topics = index.read("SELECT document, chunk, entity FROM topics ORDER BY document, entity")
