@@ -557,15 +557,14 @@ class RuleExtractor(NameSpans, LowercaseNames):
             return rule_triples
         probs = model.predict([p.features for p in pairs])
         decisions = model.decisions([p.features for p in pairs], probs)
-        # a chunk that names a technology by its kind ("the Java library X") is technical text, unlike the
+        # a chunk whose technical evidence is at least its prose evidence (_technical_evidence) may be technical:
+        # its names of no known type are as likely technical as not, and the classifier's bare relatesTo needs both
+        # names typed there (_held_back). A chunk that names a technology by a type of its own ("the Java library
+        # X") is technical text where it may be, and so is every pair of that name anywhere, unlike the
         # encyclopedic prose the classifier learnt from: there the phrase rules' facts stand, the classifier states
         # no bare relatesTo, and a predicate only where its own probability reaches its kind's threshold and 0.6
-        technical = any(m.type is not None and not m.weak and not self._prose_kind(m) for m in mentions)
-        # a chunk that names a technical kind in lower case ("the flight software"), or no person, place, body, work
-        # or event of a type of its own, may be technical: its names of no known type are as likely technical as not,
-        # and the classifier's bare relatesTo needs both names typed there (_held_back)
-        technical_words = technical or self._technical_words(doc) \
-            or not any(self._prose_kind(m) and not m.weak for m in mentions)
+        strong_technical, technical_words = self._technical_evidence(doc, mentions)
+        technical = bool(strong_technical)
         none = model.classes.index("none")
         # in prose, the rules read "X in Y" as locatedIn wherever it is written; where the classifier gives the two
         # names almost no chance of any relation (on Re-DocRED training documents: none of 25 such rule facts was
@@ -589,7 +588,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                     or neighbours.get(pair.a.text, set()) & neighbours.get(pair.b.text, set()):
                 continue
             labels, confidence = decision
-            if technical:
+            if technical and (technical_words or pair.a.text in strong_technical or pair.b.text in strong_technical):
                 row, floor = probs[i], max(model.threshold(pair.features), MIN_CONFIDENCE)
                 labels = [c for c in labels if c != "related" and row[model.classes.index(c)] >= floor]
             for label in labels:
@@ -622,10 +621,17 @@ class RuleExtractor(NameSpans, LowercaseNames):
         typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
         return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
 
-    def _technical_words(self, doc: Doc) -> bool:
-        """Whether the chunk names a technical kind of thing in lower case ("software", "a query language"): an
-        ontology class label of a kind the classifier did not learn from (_prose_type)."""
-        return any(not self._prose_type(cue.label_[len(CUE):]) for cue in doc.user_data["cue_start"].values())
+    def _technical_evidence(self, doc: Doc, mentions: list[Mention]) -> tuple[set[str], bool]:
+        """The chunk's names of a technology by a type of its own, and whether it may be technical: its technical
+        evidence (its names of a technical type of their own, and its words naming a technical kind in lower case:
+        an ontology class label of a kind the classifier did not learn from, "software", "a query language") is at
+        least its prose evidence (its names of a person, place, body, work or event type of their own). One
+        technical word or a mistyped name does not make technical a paragraph that names people and places (an
+        encyclopedic "the Los Angeles area", "a car model"); a chunk of no typed person, place or body may be."""
+        technical = {m.text for m in mentions if m.type is not None and not m.weak and not self._prose_kind(m)}
+        prose = {m.text for m in mentions if self._prose_kind(m) and not m.weak}
+        words = sum(1 for cue in doc.user_data["cue_start"].values() if not self._prose_type(cue.label_[len(CUE):]))
+        return technical, len(technical) + words >= len(prose)
 
     def _held_back(self, a: Mention, b: Mention, technical: bool) -> bool:
         """Whether the classifier's bare relatesTo between two names is held back: its only evidence is that the names
