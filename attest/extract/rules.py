@@ -44,6 +44,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.pipeline import EntityRuler
 from spacy.tokens import Doc, Span
 
+from attest.extract.acronyms import is_acronym
 from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
@@ -584,8 +585,10 @@ class RuleExtractor(NameSpans, LowercaseNames):
             neighbours.setdefault(t[0].text, set()).add(t[2].text)
             neighbours.setdefault(t[2].text, set()).add(t[0].text)
         for i, (pair, decision) in enumerate(zip(pairs, decisions)):
+            # an acronym and its expansion ("W3C", "World Wide Web Consortium") name one thing: no relation
             if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled \
-                    or neighbours.get(pair.a.text, set()) & neighbours.get(pair.b.text, set()):
+                    or neighbours.get(pair.a.text, set()) & neighbours.get(pair.b.text, set()) \
+                    or is_acronym(pair.a.text, pair.b.text):
                 continue
             labels, confidence = decision
             if technical and (technical_words or pair.a.text in strong_technical or pair.b.text in strong_technical):
