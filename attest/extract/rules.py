@@ -561,9 +561,10 @@ class RuleExtractor(NameSpans, LowercaseNames):
         # a chunk whose technical evidence is at least its prose evidence (_technical_evidence) may be technical:
         # its names of no known type are as likely technical as not, and the classifier's bare relatesTo needs both
         # names typed there (_held_back). A chunk that names a technology by a type of its own ("the Java library
-        # X") is technical text where it may be, and so is every pair of that name anywhere, unlike the
-        # encyclopedic prose the classifier learnt from: there the phrase rules' facts stand, the classifier states
-        # no bare relatesTo, and a predicate only where its own probability reaches its kind's threshold and 0.6
+        # X") is technical text, unlike the encyclopedic prose the classifier learnt from: there the phrase rules'
+        # facts stand, and the classifier states a predicate only where its own probability reaches its kind's
+        # threshold and 0.6, and no bare relatesTo except between two typed prose names where the prose evidence
+        # outweighs (a paragraph of people and places that calls one name an "area")
         strong_technical, technical_words = self._technical_evidence(doc, mentions)
         technical = bool(strong_technical)
         none = model.classes.index("none")
@@ -591,9 +592,14 @@ class RuleExtractor(NameSpans, LowercaseNames):
                     or is_acronym(pair.a.text, pair.b.text):
                 continue
             labels, confidence = decision
-            if technical and (technical_words or pair.a.text in strong_technical or pair.b.text in strong_technical):
+            if technical:
                 row, floor = probs[i], max(model.threshold(pair.features), MIN_CONFIDENCE)
-                labels = [c for c in labels if c != "related" and row[model.classes.index(c)] >= floor]
+                sure = [c for c in labels if c != "related" and row[model.classes.index(c)] >= floor]
+                # two names of a person, place, body, work or event type of their own, where the prose outweighs
+                # the technical evidence, may still be related in general
+                prose_pair = not technical_words and self._prose_kind(pair.a) and self._prose_kind(pair.b) \
+                    and not pair.a.weak and not pair.b.weak
+                labels = sure or (["related"] if prose_pair else [])
             for label in labels:
                 if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
                     # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
