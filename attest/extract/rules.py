@@ -634,13 +634,14 @@ class RuleExtractor(NameSpans, LowercaseNames):
         """The chunk's names of a technology by a type of its own, and whether it may be technical: its technical
         evidence (its names of a technical type of their own, and its words naming a technical kind in lower case:
         an ontology class label of a kind the classifier did not learn from, "software", "a query language") is at
-        least its prose evidence (its names of a person, place, body, work or event type of their own). One
+        least its prose evidence (its names of a person, place, body, work or event type of their own, and its words
+        naming such a kind: "the singer", "a village"). One
         technical word or a mistyped name does not make technical a paragraph that names people and places (an
         encyclopedic "the Los Angeles area", "a car model"); a chunk of no typed person, place or body may be."""
         technical = {m.text for m in mentions if m.type is not None and not m.weak and not self._prose_kind(m)}
         prose = {m.text for m in mentions if self._prose_kind(m) and not m.weak}
-        words = sum(1 for cue in doc.user_data["cue_start"].values() if not self._prose_type(cue.label_[len(CUE):]))
-        return technical, len(technical) + words >= len(prose)
+        kinds = [self._prose_type(cue.label_[len(CUE):]) for cue in doc.user_data["cue_start"].values()]
+        return technical, len(technical) + kinds.count(False) >= len(prose) + kinds.count(True)
 
     def _held_back(self, a: Mention, b: Mention, technical: bool) -> bool:
         """Whether the classifier's bare relatesTo between two names is held back: its only evidence is that the names
