@@ -44,6 +44,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.pipeline import EntityRuler
 from spacy.tokens import Doc, Span
 
+from attest.extract.acronyms import is_acronym
 from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
@@ -557,15 +558,15 @@ class RuleExtractor(NameSpans, LowercaseNames):
             return rule_triples
         probs = model.predict([p.features for p in pairs])
         decisions = model.decisions([p.features for p in pairs], probs)
-        # a chunk that names a technology by its kind ("the Java library X") is technical text, unlike the
-        # encyclopedic prose the classifier learnt from: there the phrase rules' facts stand, the classifier states
-        # no bare relatesTo, and a predicate only where its own probability reaches its kind's threshold and 0.6
-        technical = any(m.type is not None and not m.weak and not self._prose_kind(m) for m in mentions)
-        # a chunk that names a technical kind in lower case ("the flight software"), or no person, place, body, work
-        # or event of a type of its own, may be technical: its names of no known type are as likely technical as not,
-        # and the classifier's bare relatesTo needs both names typed there (_held_back)
-        technical_words = technical or self._technical_words(doc) \
-            or not any(self._prose_kind(m) and not m.weak for m in mentions)
+        # a chunk whose technical evidence is at least its prose evidence (_technical_evidence) may be technical:
+        # its names of no known type are as likely technical as not, and the classifier's bare relatesTo needs both
+        # names typed there (_held_back). A chunk that names a technology by a type of its own ("the Java library
+        # X") is technical text, unlike the encyclopedic prose the classifier learnt from: there the phrase rules'
+        # facts stand, and the classifier states a predicate only where its own probability reaches its kind's
+        # threshold and 0.6, and no bare relatesTo except between two typed prose names where the prose evidence
+        # outweighs (a paragraph of people and places that calls one name an "area")
+        strong_technical, technical_words = self._technical_evidence(doc, mentions)
+        technical = bool(strong_technical)
         none = model.classes.index("none")
         # in prose, the rules read "X in Y" as locatedIn wherever it is written; where the classifier gives the two
         # names almost no chance of any relation (on Re-DocRED training documents: none of 25 such rule facts was
@@ -585,13 +586,20 @@ class RuleExtractor(NameSpans, LowercaseNames):
             neighbours.setdefault(t[0].text, set()).add(t[2].text)
             neighbours.setdefault(t[2].text, set()).add(t[0].text)
         for i, (pair, decision) in enumerate(zip(pairs, decisions)):
+            # an acronym and its expansion ("W3C", "World Wide Web Consortium") name one thing: no relation
             if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled \
-                    or neighbours.get(pair.a.text, set()) & neighbours.get(pair.b.text, set()):
+                    or neighbours.get(pair.a.text, set()) & neighbours.get(pair.b.text, set()) \
+                    or is_acronym(pair.a.text, pair.b.text):
                 continue
             labels, confidence = decision
             if technical:
                 row, floor = probs[i], max(model.threshold(pair.features), MIN_CONFIDENCE)
-                labels = [c for c in labels if c != "related" and row[model.classes.index(c)] >= floor]
+                sure = [c for c in labels if c != "related" and row[model.classes.index(c)] >= floor]
+                # two names of a person, place, body, work or event type of their own, where the prose outweighs
+                # the technical evidence, may still be related in general
+                prose_pair = not technical_words and self._prose_kind(pair.a) and self._prose_kind(pair.b) \
+                    and not pair.a.weak and not pair.b.weak
+                labels = sure or (["related"] if prose_pair else [])
             for label in labels:
                 if label == "related" or label[:-1] not in self.terms.predicates:  # or a module that is turned off
                     # names in a list ("Google, Microsoft and Yahoo") are siblings, not related to each other
@@ -622,10 +630,18 @@ class RuleExtractor(NameSpans, LowercaseNames):
         typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
         return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
 
-    def _technical_words(self, doc: Doc) -> bool:
-        """Whether the chunk names a technical kind of thing in lower case ("software", "a query language"): an
-        ontology class label of a kind the classifier did not learn from (_prose_type)."""
-        return any(not self._prose_type(cue.label_[len(CUE):]) for cue in doc.user_data["cue_start"].values())
+    def _technical_evidence(self, doc: Doc, mentions: list[Mention]) -> tuple[set[str], bool]:
+        """The chunk's names of a technology by a type of its own, and whether it may be technical: its technical
+        evidence (its names of a technical type of their own, and its words naming a technical kind in lower case:
+        an ontology class label of a kind the classifier did not learn from, "software", "a query language") is at
+        least its prose evidence (its names of a person, place, body, work or event type of their own, and its words
+        naming such a kind: "the singer", "a village"). One
+        technical word or a mistyped name does not make technical a paragraph that names people and places (an
+        encyclopedic "the Los Angeles area", "a car model"); a chunk of no typed person, place or body may be."""
+        technical = {m.text for m in mentions if m.type is not None and not m.weak and not self._prose_kind(m)}
+        prose = {m.text for m in mentions if self._prose_kind(m) and not m.weak}
+        kinds = [self._prose_type(cue.label_[len(CUE):]) for cue in doc.user_data["cue_start"].values()]
+        return technical, len(technical) + kinds.count(False) >= len(prose) + kinds.count(True)
 
     def _held_back(self, a: Mention, b: Mention, technical: bool) -> bool:
         """Whether the classifier's bare relatesTo between two names is held back: its only evidence is that the names

@@ -59,3 +59,33 @@ def test_names_of_no_type_beside_a_typed_person_are_stated(extractor):
     assert types(extractor, text) == {"John Marsh": ("Person", False), "Quendrel Varn": ("Technology", True),
                                       "Borlin": ("Technology", True)}
     assert frozenset(("Quendrel Varn", "relatesTo", "Borlin")) in related(extractor, text)
+
+
+def test_one_technical_word_in_a_paragraph_of_people_and_places_holds_nothing_back(extractor):
+    # the chunk's technical evidence (one word) is less than its prose evidence (three typed people and places)
+    text = "John Marsh wrote the software at Borlin with Anna Berg in Paris."
+    assert types(extractor, text)["Borlin"] == ("Technology", True)
+    assert frozenset(("John Marsh", "relatesTo", "Borlin")) in related(extractor, text)
+
+
+def test_beside_a_technical_name_of_a_type_of_its_own_only_typed_prose_names_are_related(extractor):
+    # the chunk names a library (technical text), but its people and places outweigh it: two names typed as
+    # people or places may be related in general, the library and a name of no type of its own may not
+    text = "Anna Berg moved from Paris to Oslo, where John Marsh wrote the Zorbly library at Borlin."
+    assert types(extractor, text)["Zorbly"] == ("Library", False)
+    found = related(extractor, text)
+    assert not any("Zorbly" in r or "Borlin" in r for r in found)
+    assert frozenset(("John Marsh", "relatesTo", "Oslo")) in found
+
+
+def test_a_technical_chunk_relates_no_names_in_general(extractor):
+    text = "John Marsh wrote the Zorbly library in Oslo."
+    assert types(extractor, text)["Zorbly"] == ("Library", False)
+    assert related(extractor, text) == set()
+
+
+def test_an_acronym_and_its_expansion_are_not_related(extractor):
+    text = "Anna Berg joined the World Wide Web Consortium (W3C) in Paris."
+    found = related(extractor, text)
+    assert not any("W3C" in r and "World Wide Web Consortium" in r for r in found)
+    assert frozenset(("Anna Berg", "relatesTo", "W3C")) in found
