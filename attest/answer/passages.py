@@ -5,6 +5,9 @@ is the one that best covers the question words the first leaves out."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -246,30 +249,47 @@ class PassageRanker:
         question to use ~35). A passage read gets its own BM25 score for the question, as `search` scores a row (the
         index's idf and mean length), the best hit's 1: it is fused on the same terms as BM25's own passages rather
         than with none. Until read, it counts with the most BM25 can give a passage it did not rank: the last hit's
-        score, or none when every passage naming a word of the question is among the hits. A chunk the index holds
-        no text for is dropped, as a whole read dropped it, and the order looked at again."""
+        score, or none when every passage naming a word of the question is among the hits. They are read in that
+        order, until the next one's most is no more than the scores of as many passages as are shown (a threshold
+        algorithm; one that could at most tie them is left below them). A chunk the index holds no text for is dropped, as a whole read dropped it."""
         most = hits[-1].score if len(hits) >= BM25_DEPTH else 0.0
+        shown = max(SECOND_POOL, k)
+        top = heapq.nlargest(shown, ((p.bm25_score or 0.0) + added.get(c, 0.0) for c, p in passages.items()
+                                     if c not in unread))
+        heapq.heapify(top)  # the best `shown` scores known, the lowest first
+        pending = sorted(unread, key=lambda c: (-added.get(c, 0.0), c))
+        done = 0
+        while done < len(pending):
+            floor = top[0] if len(top) >= shown else -math.inf
+            batch = list(itertools.takewhile(lambda c: most + added.get(c, 0.0) > floor, pending[done:done + shown]))
+            if not batch:
+                break
+            done += len(batch)
+            for score in self._read_scored(question, hits, passages, batch, added, skip):
+                if len(top) < shown:
+                    heapq.heappush(top, score)
+                else:
+                    heapq.heappushpop(top, score)
+        left = set(pending[done:])  # none of them can come within the first `shown`
+        if left and len(passages) > len(left):
+            first = min((c for c in passages if c not in left), key=lambda c: (
+                -((passages[c].bm25_score or 0.0) + added.get(c, 0.0)), passages[c].bm25_rank or 1 << 30, c))
+            self._read_scored(question, hits, passages, [c for c in pending[done:] if first in via.get(c, ())], added,
+                              skip)
 
-        def bound(chunk: str, p: Passage) -> float:
-            return (most if chunk in unread else p.bm25_score or 0.0) + added.get(chunk, 0.0)
-        while unread:
-            order = [c for *_, c in sorted((-bound(c, p), p.bm25_rank or 1 << 30, c)
-                                           for c, p in passages.items())]  # `_ordered`'s order, unread at their bound
-            first = order[0]
-            shown = max(SECOND_POOL, k)
-            wanted = [c for i, c in enumerate(order) if c in unread and (i < shown or first in via.get(c, ()))]
-            if not wanted:
-                return
-            found = {h.chunk: h for h in self._read(wanted, set(self._documents(wanted).values()))}
-            read = [found[c] for c in wanted if c in found]
-            for chunk, score in zip([h.chunk for h in read], self._own_bm25(question, hits, read, skip)):
-                p = passages[chunk]
-                h = found[chunk]
-                p.document, p.start, p.end, p.text, p.bm25_score = h.document, h.start, h.end, h.text, score
-            for chunk in wanted:
-                unread.discard(chunk)
-                if chunk not in found:
-                    del passages[chunk]
+    def _read_scored(self, question: str, hits: list[Hit], passages: dict[str, Passage], chunks: list[str],
+                     added: dict[str, float], skip: frozenset[str]) -> list[float]:
+        """Reads the chunks' text and place and gives them their own BM25 (`_fill`); drops those the index holds no
+        text for. Their scores, with what the graph added."""
+        found = {h.chunk: h for h in self._read(chunks, set(self._documents(chunks).values()))}
+        read = [found[c] for c in chunks if c in found]
+        for h, score in zip(read, self._own_bm25(question, hits, read, skip)):
+            p = passages[h.chunk]
+            p.document, p.start, p.end, p.text, p.bm25_score = h.document, h.start, h.end, h.text, score
+        for chunk in chunks:
+            if chunk not in found:
+                del passages[chunk]
+        return [(passages[h.chunk].bm25_score or 0.0) + added.get(h.chunk, 0.0) for h in read]
 
     def _own_bm25(self, question: str, hits: list[Hit], read: list[Hit], skip: frozenset[str]) -> list[float | None]:
         """Each passage's BM25 for the question, the best hit's 1 (see `_fill`); None when BM25 found nothing."""
