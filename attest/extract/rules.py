@@ -254,11 +254,11 @@ class RuleExtractor(NameSpans, LowercaseNames):
             return self._type("person"), 0.8
         if label := self._fuzzy_known(text):
             return self.known[label], 0.8
-        doc.user_data.setdefault("untyped", set()).add(start)  # the defaults below: general_untyped may re-read them
+        if shape_strong(text) and not headline:
+            return self._type("technology"), 0.7  # inner capitals or digits ("DBpedia"): the shape of a technology
+        doc.user_data.setdefault("untyped", set()).add(start)  # a default guess: general_untyped may change it
         if headline:
             return self._type("technology"), 0.5  # Title Case Sentence: capitals say nothing
-        if shape_strong(text):
-            return self._type("technology"), 0.7
         return self._type("technology"), 0.6
 
     def _head_type(self, words: list[str]) -> tuple[str | None, float] | None:
