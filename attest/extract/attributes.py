@@ -36,7 +36,6 @@ import re
 from collections.abc import Iterator
 
 from attest.extract.dates import _DAY, _MONTH, _YEAR
-from attest.extract.demonyms import demonyms
 from attest.extract.mentions import Mention
 from attest.extract.models import ExtractedAttribute
 from attest.extract.ontology_terms import OntologyTerms
@@ -283,9 +282,7 @@ def _defines(gap: str, subject: Mention, between: list[Mention], required: str |
     with no clause break and no typed name the date might be about instead."""
     found = _DEFINITION.match(gap)
     kind = subject.type or ""
-    # a people's adjective between ("a French magazine") modifies the description: the date is not its
-    if found is None or any(m.type is not None and not m.weak and _fits(terms, m, required) and m.text not in demonyms()
-                            for m in between):
+    if found is None or any(m.type is not None and not m.weak and _fits(terms, m, required) for m in between):
         return False
     words = found.group("words").lower().split()
     if _CLAUSE_WORDS & set(words):
