@@ -1,4 +1,4 @@
-"""Names nothing types, in a chunk of general prose: the general module's NamedThing, not the technical default."""
+"""Types of prose the rule extractor's readings leave wrong: a people's adjective, a name nothing types."""
 
 from __future__ import annotations
 
@@ -6,17 +6,30 @@ from collections.abc import Callable
 
 from spacy.tokens import Doc
 
+from attest.extract.demonyms import demonyms
 from attest.extract.mentions import Mention
 
 
-def general_untyped(doc: Doc, mentions: list[Mention], root: str | None, prose_kind: Callable[[Mention], bool],
-                    technical_words: bool) -> None:
-    """Give `root` (ont:NamedThing, a name of no known kind) to the names the rule extractor typed only by its
-    default guess (Technology; marked in doc.user_data["untyped"] by their first token) and that nothing retyped since,
-    in a chunk of general prose: one that names a person, place, body, work or event by evidence of its own, no other
-    kind of thing so, and no technical kind in lower case (`technical_words`). Elsewhere the default stands: a
-    capitalized name in technical text is most often a technology, while in prose it is anything."""
-    untyped = doc.user_data.get("untyped")
+def general_untyped(doc: Doc, mentions: list[Mention], root: str | None, country: str | None,
+                    prose_kind: Callable[[Mention], bool], technical_words: bool) -> None:
+    """Retype, once the chunk's relations are read (the relation classifier sees the types it was trained on):
+
+    * a people's adjective ("American", "Norwegian"; attest.extract.demonyms) to `country` (ont:Country), whatever
+      the sentence made of it ("the American city of X" a City, "an American film directed by" a film, a default
+      Technology): one name, one type, so that the graph holds one entity for it and not one per reading;
+    * a name the extractor typed only by its default guess (Technology; marked in doc.user_data["untyped"] by its
+      first token) and that nothing retyped since, to `root` (ont:NamedThing, a name of no known kind), in a chunk of
+      general prose: one that names a person, place, body, work or event by evidence of its own, no other kind of
+      thing so, and no technical kind in lower case (`technical_words`). Elsewhere the default stands: a capitalized
+      name in technical text is most often a technology, while in prose it is anything.
+
+    Each keeps its confidence: the evidence is no stronger than before, only its reading."""
+    untyped = doc.user_data.get("untyped", set())
+    adjectives = demonyms()
+    for m in mentions:
+        if country is not None and not m.known and m.end - m.start == 1 and m.text in adjectives:
+            m.type = country
+            untyped.discard(m.start)
     if not untyped or root is None or technical_words:
         return
     strong = [m for m in mentions if m.type is not None and not m.weak]

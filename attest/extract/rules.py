@@ -46,7 +46,6 @@ from spacy.tokens import Doc, Span
 
 from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
-from attest.extract.demonyms import demonyms
 from attest.extract.general import general_untyped
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
@@ -240,8 +239,6 @@ class RuleExtractor(NameSpans, LowercaseNames):
             return t, 0.85  # "Section 3", "Chapter 2": a class label numbered
         if headed := self._head_type(words):
             return headed
-        if len(words) == 1 and text in demonyms() and (t := self._type("country")):
-            return t, 0.85  # "an American actor", "the American city of X": a people's adjective names its country
         if cue := self._cue_after(doc, start, end) or self._cue_before(doc, start):
             return cue, 0.85
         if table.text_of(end, end + 2).lower() in {", who", "who"}:
@@ -686,7 +683,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
             sentence = inside(refused, attribute.start)
             assert sentence is not None  # the filter above found one
             sentence.dropped.append(f"{attribute.subject} {attribute.predicate} {attribute.value}")
-        general_untyped(doc, mentions, self._type("named thing"), self._prose_kind, self._technical_words(doc))
+        general_untyped(doc, mentions, self._type("named thing"), self._type("country"), self._prose_kind,
+                        self._technical_words(doc))
         return self._extraction(doc, mentions, held, refused, triples, DatedText(tokens(doc).text, reference), attributes)
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
