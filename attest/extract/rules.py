@@ -98,6 +98,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
             normalized = terms.normalize_type(type_name)
             if label and label.strip() and normalized:
                 self.known.setdefault(label.strip(), normalized)
+                if self.known[label.strip()] == "NamedThing":  # no kind known: any other type the graph has wins
+                    self.known[label.strip()] = normalized
         self._known_folded = {label.casefold(): label for label in self.known}
         self._known_choices = list(self._known_folded)
         self.phrases = lex.relation_phrases(terms)

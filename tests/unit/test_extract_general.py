@@ -52,3 +52,8 @@ def test_in_technical_text_and_in_the_technology_shape_the_default_stands(rules)
 def test_with_the_general_module_off_the_default_is_technology():
     off = RuleExtractor(load_terms(REPO / "ontology", off=["general"]))
     assert types(off, "Marvel Comics hired John Smith in London.")["Marvel Comics"] == "Technology"
+
+
+def test_a_known_label_of_no_known_kind_yields_to_a_type_the_graph_has_for_it(terms):
+    for known in ([("Ann Lee", "NamedThing"), ("Ann Lee", "Person")], [("Ann Lee", "Person"), ("Ann Lee", "NamedThing")]):
+        assert RuleExtractor(terms, known_entities=known).known["Ann Lee"] == "Person"
