@@ -6,15 +6,17 @@ from collections.abc import Callable
 
 from spacy.tokens import Doc
 
+from attest.extract import rules_lexicon as lex
 from attest.extract.demonyms import demonyms
 from attest.extract.mentions import Mention
 
 
-def general_untyped(doc: Doc, mentions: list[Mention], root: str | None, country: str | None,
+def general_untyped(doc: Doc, mentions: list[Mention], root: str | None, type_of: Callable[[str], str | None],
                     prose_kind: Callable[[Mention], bool], technical_words: bool) -> None:
     """Retype, once the chunk's relations are read (the relation classifier sees the types it was trained on):
 
-    * a people's adjective ("American", "Norwegian"; attest.extract.demonyms) to `country` (ont:Country), whatever
+    * a people's adjective ("American", "Norwegian"; attest.extract.demonyms) to its place's class (`type_of` the
+      places lexicon's kind: Country, or Location for "European"), whatever
       the sentence made of it ("the American city of X" a City, "an American film directed by" a film, a default
       Technology): one name, one type, so that the graph holds one entity for it and not one per reading;
     * a name the extractor typed only by its default guess (Technology; marked in doc.user_data["untyped"] by its
@@ -25,10 +27,11 @@ def general_untyped(doc: Doc, mentions: list[Mention], root: str | None, country
 
     Each keeps its confidence: the evidence is no stronger than before, only its reading."""
     untyped = doc.user_data.get("untyped", set())
-    adjectives = demonyms()
+    adjectives, places = demonyms(), lex.places()
     for m in mentions:
-        if country is not None and not m.known and m.end - m.start == 1 and m.text in adjectives:
-            m.type = country
+        if not m.known and m.end - m.start == 1 and m.text in adjectives \
+                and (kind := type_of(places.get(adjectives[m.text], "country")) or type_of("location")):
+            m.type = kind
             untyped.discard(m.start)
     if not untyped or root is None or technical_words:
         return

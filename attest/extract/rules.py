@@ -685,8 +685,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
             sentence = inside(refused, attribute.start)
             assert sentence is not None  # the filter above found one
             sentence.dropped.append(f"{attribute.subject} {attribute.predicate} {attribute.value}")
-        general_untyped(doc, mentions, self._type("named thing"), self._type("country"), self._prose_kind,
-                        self._technical_words(doc))
+        general_untyped(doc, mentions, self._type("named thing"), self._type, self._prose_kind, self._technical_words(doc))
         return self._extraction(doc, mentions, held, refused, triples, DatedText(tokens(doc).text, reference), attributes)
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],

@@ -57,3 +57,7 @@ def test_with_the_general_module_off_the_default_is_technology():
 def test_a_known_label_of_no_known_kind_yields_to_a_type_the_graph_has_for_it(terms):
     for known in ([("Ann Lee", "NamedThing"), ("Ann Lee", "Person")], [("Ann Lee", "Person"), ("Ann Lee", "NamedThing")]):
         assert RuleExtractor(terms, known_entities=known).known["Ann Lee"] == "Person"
+
+
+def test_a_continents_adjective_is_a_location_not_a_country(rules):
+    assert types(rules, "Tom Hanks is a European actor.")["European"] == "Location"
