@@ -24,7 +24,8 @@ attest.extract.phrase_rulers as a pipeline would apply them):
     head word of the name ("Hudson River", "Labour Party": 0.85), type cue beside the name or "X is a <cue>" (0.85),
     place list (0.85), context (quoted title, "born in X", "(1815-1852)", 0.8-0.85), person name shape (0.8),
     near match of a known label by rapidfuzz (0.8), the domain/range of a relation it takes part in
-    (0.75), technology shape (0.7), plain capitalized word (0.6).
+    (0.75), technology shape (0.7), plain capitalized word (0.6; NamedThing in a chunk of general prose, and a
+    people's adjective its place's class, once the relations are read: attest.extract.general).
   * Relations: the words between two mentions in a sentence, filler removed ("is also part of the" ->
     "part of"), looked up among the predicates' labels, altLabels and local names with their verb
     inflections; among several predicates the one whose domain and range fit the types wins.
