@@ -24,7 +24,8 @@ attest.extract.phrase_rulers as a pipeline would apply them):
     head word of the name ("Hudson River", "Labour Party": 0.85), type cue beside the name or "X is a <cue>" (0.85),
     place list (0.85), context (quoted title, "born in X", "(1815-1852)", 0.8-0.85), person name shape (0.8),
     near match of a known label by rapidfuzz (0.8), the domain/range of a relation it takes part in
-    (0.75), technology shape (0.7), plain capitalized word (0.6).
+    (0.75), technology shape (0.7), plain capitalized word (0.6; NamedThing in a chunk of general prose, and a
+    people's adjective its place's class, once the relations are read: attest.extract.general).
   * Relations: the words between two mentions in a sentence, filler removed ("is also part of the" ->
     "part of"), looked up among the predicates' labels, altLabels and local names with their verb
     inflections; among several predicates the one whose domain and range fit the types wins.
@@ -47,6 +48,7 @@ from spacy.tokens import Doc, Span
 from attest.extract.acronyms import is_acronym
 from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
+from attest.extract.general import general_untyped
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.phrase_rulers import ruled_entities
@@ -98,6 +100,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
             normalized = terms.normalize_type(type_name)
             if label and label.strip() and normalized:
                 self.known.setdefault(label.strip(), normalized)
+                if self.known[label.strip()] == "NamedThing":  # no kind known: any other type the graph has wins
+                    self.known[label.strip()] = normalized
         self._known_folded = {label.casefold(): label for label in self.known}
         self._known_choices = list(self._known_folded)
         self.phrases = lex.relation_phrases(terms)
@@ -251,10 +255,11 @@ class RuleExtractor(NameSpans, LowercaseNames):
             return self._type("person"), 0.8
         if label := self._fuzzy_known(text):
             return self.known[label], 0.8
+        if shape_strong(text) and not headline:
+            return self._type("technology"), 0.7  # inner capitals or digits ("DBpedia"): the shape of a technology
+        doc.user_data.setdefault("untyped", set()).add(start)  # a default guess: general_untyped may change it
         if headline:
             return self._type("technology"), 0.5  # Title Case Sentence: capitals say nothing
-        if shape_strong(text):
-            return self._type("technology"), 0.7
         return self._type("technology"), 0.6
 
     def _head_type(self, words: list[str]) -> tuple[str | None, float] | None:
@@ -640,8 +645,13 @@ class RuleExtractor(NameSpans, LowercaseNames):
         encyclopedic "the Los Angeles area", "a car model"); a chunk of no typed person, place or body may be."""
         technical = {m.text for m in mentions if m.type is not None and not m.weak and not self._prose_kind(m)}
         prose = {m.text for m in mentions if self._prose_kind(m) and not m.weak}
-        kinds = [self._prose_type(cue.label_[len(CUE):]) for cue in doc.user_data["cue_start"].values()]
+        kinds = self._cue_kinds(doc)
         return technical, len(technical) + kinds.count(False) >= len(prose) + kinds.count(True)
+
+    def _cue_kinds(self, doc: Doc) -> list[bool]:
+        """For each kind of thing the chunk names in lower case ("the singer", "software"), whether it is a prose kind
+        (`_prose_type`) rather than a technical one."""
+        return [self._prose_type(cue.label_[len(CUE):]) for cue in doc.user_data["cue_start"].values()]
 
     def _held_back(self, a: Mention, b: Mention, technical: bool) -> bool:
         """Whether the classifier's bare relatesTo between two names is held back: its only evidence is that the names
@@ -697,6 +707,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
             sentence = inside(refused, attribute.start)
             assert sentence is not None  # the filter above found one
             sentence.dropped.append(f"{attribute.subject} {attribute.predicate} {attribute.value}")
+        general_untyped(doc, mentions, self._type("named thing"), self._type, self._prose_kind,
+                        not all(self._cue_kinds(doc)))
         return self._extraction(doc, mentions, held, refused, triples, DatedText(tokens(doc).text, reference), attributes)
 
     def _extraction(self, doc: Doc, mentions: list[Mention], held: list[Mention], refused: list[RefusedSentence],
