@@ -5,6 +5,7 @@ nothing supports an answer, the answer says so."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from attest.answer.asks import NEAR_STEM, Asks, asks
 from attest.answer.choices import compose_choice
@@ -18,6 +19,7 @@ from attest.answer.models import AnswerItem, ContextPath, ContextResponse
 from attest.answer.predicates import describing_words
 from attest.answer.relation import around, relation_words, says_of_another
 from attest.answer.support import subjects, ties
+from attest.extract.demonyms import demonyms
 from attest.extract.ontology_terms import OntologyTerms, local_name
 from attest.store.fulltext import FullText
 from attest.vocab import ONT
@@ -91,6 +93,8 @@ def compose_answer(question: str, context: ContextResponse, index: FullText | No
     text, answers = compose_extractive(context, keep, describe=False)
     if want.kind == "date" and want.noun == "year":  # "in what year": a date a fact holds answers by its year
         answers = [_year_of(a) for a in answers]
+    if want.kind == "place":
+        answers = [_place_of(a) for a in answers]
     if index is not None and context.sources:
         found = compose_from_passages(question, want, context, index, lookup, terms, skip)
         # the better supported of the two: a path's score (link, predicate relevance, coverage of the question)
@@ -164,6 +168,8 @@ def compose_from_passages(question: str, want: Asks, context: ContextResponse, i
     score, top, cite = sorted(best.values(), key=lambda x: (-x[0], -len(x[1].text), _order(x[1])))[0]
     if top.kind == "date" and want.kind == "date":
         top = _as_asked(top, want, sentences)
+    if want.kind == "place" and (place := demonyms().get(top.text)):  # "an Australian band": Australia, the place
+        top = replace(top, text=place, iri=None)
     s = top.sentence
     assert s is not None
     where = f"{s.document or 'document'}, characters {s.start}-{s.end}"
@@ -188,6 +194,12 @@ def _year_of(answer: AnswerItem) -> AnswerItem:
     if year is None or year.group(0) == answer.value:
         return answer
     return answer.model_copy(update={"value": year.group(0), "label": year.group(0)})
+
+
+def _place_of(answer: AnswerItem) -> AnswerItem:
+    """A people's adjective that answers "where" or "which country" ("citizen of ... Australian"): the place it names."""
+    place = demonyms().get(answer.label)
+    return answer.model_copy(update={"label": place}) if place else answer
 
 
 def _beside(want: Asks, c: Candidate) -> bool:

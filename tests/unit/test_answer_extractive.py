@@ -220,3 +220,12 @@ def test_a_question_no_passage_supports_is_declined_not_guessed(api):
     report = extractive_answer(api, "How many members does Glass Lanterns have?")
     assert report["answers"] == []
     assert report["text"].startswith("None of the retrieved facts or passages names a number")
+
+
+def test_a_peoples_adjective_asked_as_a_place_is_answered_by_its_place(tmp_path):
+    """"An Australian painter" answers "which country" by the country itself, not by the adjective."""
+    corpus = {"voss.md": "# Kellan Voss\n\nKellan Voss was an Australian painter of landscapes. His paintings hang in "
+                         "several galleries.\n"}
+    with corpus_api(tmp_path, corpus) as client:
+        report = extractive_answer(client, "Which country was the painter Kellan Voss from?")
+        assert _first(report) == "Australia", report
