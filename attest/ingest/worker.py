@@ -87,10 +87,13 @@ class StageWorker:
         """Stop the worker without waiting for it (it holds nothing: the server commits): one still importing its
         engines would otherwise hold up the server's shutdown for seconds."""
         processes = list(getattr(self._pool, "_processes", {}).values())  # CPython's executor keeps them there
+        calls = getattr(self._pool, "_call_queue", None)
         self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             process.terminate()
             process.join(5)
+        if calls is not None:  # a call still being written to the worker (past the pipe's 64 KB) would block its
+            calls.cancel_join_thread()  # feeder thread for ever, and the interpreter's exit joins that thread
 
 
 class WorkerCall(Generic[T]):
