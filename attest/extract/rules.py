@@ -640,9 +640,9 @@ class RuleExtractor(NameSpans, LowercaseNames):
         evidence (its names of a technical type of their own, and its words naming a technical kind in lower case:
         an ontology class label of a kind the classifier did not learn from, "software", "a query language") is at
         least its prose evidence (its names of a person, place, body, work or event type of their own, and its words
-        naming such a kind: "the singer", "a village"). One
-        technical word or a mistyped name does not make technical a paragraph that names people and places (an
-        encyclopedic "the Los Angeles area", "a car model"); a chunk of no typed person, place or body may be."""
+        naming such a kind: "the singer", "a village"). One technical word or a mistyped name does not make technical
+        a paragraph that names people and places (an encyclopedic "the Los Angeles area", "a car model"); a chunk of
+        no typed person, place or body may be."""
         technical = {m.text for m in mentions if m.type is not None and not m.weak and not self._prose_kind(m)}
         prose = {m.text for m in mentions if self._prose_kind(m) and not m.weak}
         kinds = self._cue_kinds(doc)
