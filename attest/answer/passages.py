@@ -251,7 +251,8 @@ class PassageRanker:
         than with none. Until read, it counts with the most BM25 can give a passage it did not rank: the last hit's
         score, or none when every passage naming a word of the question is among the hits. They are read in that
         order, until the next one's most is no more than the scores of as many passages as are shown (a threshold
-        algorithm; one that could at most tie them is left below them). A chunk the index holds no text for is dropped, as a whole read dropped it."""
+        algorithm; one that could at most tie them is left below them). A chunk the index holds no text for is
+        dropped, as a whole read dropped it."""
         most = hits[-1].score if len(hits) >= BM25_DEPTH else 0.0
         shown = max(SECOND_POOL, k)
         top = heapq.nlargest(shown, ((p.bm25_score or 0.0) + added.get(c, 0.0) for c, p in passages.items()
@@ -379,6 +380,7 @@ def _best_chunks(mass: np.ndarray, nodes: dict[tuple[str, str], int]) -> list[tu
     chunks = [(name, i) for (kind, name), i in nodes.items() if kind == "c"]
     masses = mass[[i for _, i in chunks]].tolist()  # one read of the array, not one numpy scalar a passage
     return sorted(((m, name) for m, (name, _) in zip(masses, chunks) if m > 0), key=lambda x: (-x[0], x[1]))
+
 
 def _passage(hit: Hit, rank: int) -> Passage:
     """A BM25 hit at its rank."""

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
@@ -26,6 +26,7 @@ Term = NamedNode | BlankNode | Literal | Triple
 log = logging.getLogger("attest.fulltext")
 FILE = "fulltext.sqlite"
 TERM = re.compile(r"\w+", re.UNICODE)
+T = TypeVar("T")
 MAX_TERMS = 16
 CANDIDATES = 2_000  # chunks a search scores, about, per part (`FullText._bounded`)
 K1 = 1.2  # FTS5's bm25() parameters: a word adds at most its idf x (K1 + 1) to a chunk's score
@@ -291,14 +292,11 @@ class FullText:
     def _mean_length(self, db: sqlite3.Connection) -> float:
         """The chunks' mean length in words, as FTS5's bm25() takes it: its averages record (the row count, then each
         column's token total, as varints), read again only after another connection's commit."""
-        version = db.execute("PRAGMA data_version").fetchone()[0]
-        cached: tuple[int, float] | None = getattr(self._readers, "mean", None)
-        if cached is None or cached[0] != version:
+        def mean() -> float:
             row = db.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
             counts = _varints(row[0]) if row else []
-            mean = counts[1] / counts[0] if len(counts) > 1 and counts[0] else 0.0
-            cached = self._readers.mean = (version, mean)
-        return cached[1]
+            return counts[1] / counts[0] if len(counts) > 1 and counts[0] else 0.0
+        return self._since_commit(db, "mean", mean)
 
     @staticmethod
     def _scored(db: sqlite3.Connection, match: str, limit: int) -> list[tuple[int, float]]:
@@ -326,11 +324,9 @@ class FullText:
         """`_postings` of each word, remembered until another connection's commit (questions share their words, and
         a ranking scores its passages against the question's words twice: BM25 beside the first hits, and the words
         the first passage leaves out)."""
-        version = db.execute("PRAGMA data_version").fetchone()[0]
-        cached: tuple[int, dict[str, int]] | None = getattr(self._readers, "postings", None)
-        if cached is None or cached[0] != version or len(cached[1]) > POSTINGS_KEPT:
-            cached = self._readers.postings = (version, {})
-        known = cached[1]
+        known: dict[str, int] = self._since_commit(db, "postings", dict)
+        if len(known) > POSTINGS_KEPT:
+            known.clear()
         for term in terms:
             if term not in known:
                 known[term] = self._postings(db, term)
@@ -344,10 +340,15 @@ class FullText:
 
     def _row_count(self, db: sqlite3.Connection) -> int:
         """The number of chunks, counted again only after another connection's commit."""
+        return self._since_commit(db, "rows", lambda: int(db.execute("SELECT count(*) FROM chunk_rows").fetchone()[0]))
+
+    def _since_commit(self, db: sqlite3.Connection, name: str, compute: Callable[[], T]) -> T:
+        """`compute()`, remembered by this thread's reader under `name` until another connection commits."""
         version = db.execute("PRAGMA data_version").fetchone()[0]
-        cached: tuple[int, int] | None = getattr(self._readers, "rows", None)
+        cached: tuple[int, T] | None = getattr(self._readers, name, None)
         if cached is None or cached[0] != version:
-            cached = self._readers.rows = (version, db.execute("SELECT count(*) FROM chunk_rows").fetchone()[0])
+            cached = (version, compute())
+            setattr(self._readers, name, cached)
         return cached[1]
 
     def known_entities(self) -> dict[str, tuple[str, set[str]]]:
