@@ -52,3 +52,14 @@ def demonyms() -> dict[str, str]:
                         and (names.demonym(form) or form.endswith("i")) and form != word:
                     table[form] = place
     return table
+
+
+def nations(a: str, b: str, a_country: bool, b_country: bool) -> bool:
+    """Whether two names are a people's adjective and a nation: its own country ("Finnish", "Finland": one nation,
+    as an acronym and its expansion are one body), another people's adjective or another country (`a_country`,
+    `b_country`: the name is typed a country). Nations named side by side ("Swedish, Norwegian and Finnish
+    settlers"; "a Canadian-born U.S. citizen") are listed or compared; the text states no relation between them."""
+    table = demonyms()
+    if a not in table:
+        a, b, a_country, b_country = b, a, b_country, a_country
+    return a in table and (b in table or b_country or table[a] == b)

@@ -51,7 +51,7 @@ OBJECT_PROPERTIES = """
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX owl: <http://www.w3.org/2002/07/owl#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
-SELECT ?prop ?label ?alt ?domain ?range ?comment ?inverse WHERE {
+SELECT ?prop ?label ?alt ?domain ?range ?comment ?inverse ?transitive WHERE {
   ?prop a owl:ObjectProperty .
   FILTER(isIRI(?prop))
   OPTIONAL { ?prop rdfs:label ?label }
@@ -60,6 +60,7 @@ SELECT ?prop ?label ?alt ?domain ?range ?comment ?inverse WHERE {
   OPTIONAL { ?prop rdfs:range ?range . FILTER(isIRI(?range)) }
   OPTIONAL { ?prop rdfs:comment ?comment }
   OPTIONAL { { ?prop owl:inverseOf ?inverse } UNION { ?inverse owl:inverseOf ?prop } }
+  OPTIONAL { ?prop a ?transitive . FILTER(?transitive = owl:TransitiveProperty) }
 }
 """
 
@@ -112,6 +113,7 @@ class PredicateTerm:
     range: str | None = None
     inverse: str | None = None
     comment: str = ""
+    transitive: bool = False  # owl:TransitiveProperty: a chain of two such facts derives a third
 
 
 class OntologyTerms:
@@ -247,6 +249,8 @@ def _properties(rows, entity_like: set[str], literal: bool) -> dict[str, Predica
             predicate.range = local_name(range_)
         if inverse := _value(row, "inverse"):
             predicate.inverse = local_name(inverse)
+        if _value(row, "transitive"):
+            predicate.transitive = True
         if comment := _value(row, "comment"):
             predicate.comment = comment
     for name in excluded:

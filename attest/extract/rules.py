@@ -48,6 +48,7 @@ from spacy.tokens import Doc, Span
 from attest.extract.acronyms import is_acronym
 from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
+from attest.extract.demonyms import nations
 from attest.extract.general import general_untyped
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
@@ -518,6 +519,10 @@ class RuleExtractor(NameSpans, LowercaseNames):
             confidence = min(confidence, 0.45)
         return subject, predicate, obj, confidence
 
+    def _country(self, mention: Mention) -> bool:
+        """Whether a name is typed a country (of any confidence)."""
+        return mention.type is not None and "Country" in self.terms.types and self.terms.is_subtype(mention.type, "Country")
+
     def _place(self, mention: Mention, weak_ok: bool = False) -> bool:
         if mention.weak:
             return weak_ok
@@ -584,17 +589,24 @@ class RuleExtractor(NameSpans, LowercaseNames):
                  or best.get(frozenset((t[0].text, t[2].text)), 1.0) >= UNRELATED]
         ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
         # two names the rules join through a third ("X is based in Leipzig, and Leipzig is located in Germany"):
-        # the chain says how they relate (the reasoner derives a transitive locatedIn or partOf from it), and a
-        # classifier fact beside it would only repeat or blur it
-        neighbours: dict[str, set[str]] = {}
+        # in technical text the chain says how they relate, and a classifier fact beside it would only repeat or
+        # blur it. Encyclopedic prose states such pairs as facts of their own (the classifier's training documents
+        # annotate most of them: "a town in Alberta, Canada" relates the town and Canada), so there the classifier
+        # may state one between two names typed by their own evidence, except the fact the chain derives itself (a
+        # transitive predicate along both links: the reasoner adds it)
+        links: dict[str, set[tuple[str, str]]] = {}  # name -> (predicate, other name), read from each end
         for t in rule_triples:
-            neighbours.setdefault(t[0].text, set()).add(t[2].text)
-            neighbours.setdefault(t[2].text, set()).add(t[0].text)
+            links.setdefault(t[0].text, set()).add((t[1], t[2].text))
+            links.setdefault(t[2].text, set()).add(("^" + t[1], t[0].text))
         for i, (pair, decision) in enumerate(zip(pairs, decisions)):
-            # an acronym and its expansion ("W3C", "World Wide Web Consortium") name one thing: no relation
+            # an acronym and its expansion ("W3C", "World Wide Web Consortium") name one thing, and two nations
+            # named side by side are listed or compared (demonyms.nations): no relation
             if decision is None or frozenset((pair.a.text, pair.b.text)) in ruled \
-                    or neighbours.get(pair.a.text, set()) & neighbours.get(pair.b.text, set()) \
-                    or is_acronym(pair.a.text, pair.b.text):
+                    or is_acronym(pair.a.text, pair.b.text) \
+                    or nations(pair.a.text, pair.b.text, self._country(pair.a), self._country(pair.b)):
+                continue
+            chain = self._chain(links, pair.a.text, pair.b.text)
+            if chain and (technical or pair.a.weak or pair.b.weak):
                 continue
             labels, confidence = decision
             if technical:
@@ -621,6 +633,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
                     else term.domain
                 if not (self._narrows(subject, domain) and self._narrows(obj, term.range)):
                     continue  # a typed name contradicts the predicate: no fact rather than a wrong one
+                if term.transitive and (predicate, subject.text, obj.text) in chain:
+                    continue  # the chain derives it
                 for mention, required in ((subject, domain), (obj, term.range)):
                     if not required or required == "Entity" or \
                             (mention.type is not None and self.terms.is_subtype(mention.type, required)):
@@ -634,6 +648,25 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
         typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
         return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
+
+    @staticmethod
+    def _chain(links: dict[str, set[tuple[str, str]]], a: str, b: str) -> set[tuple[str, str, str]]:
+        """The facts two rule facts through a third name derive between `a` and `b`, as (predicate, subject,
+        object) where both links carry the same predicate the same way round (X locatedIn Y, Y locatedIn Z: X
+        locatedIn Z, if the predicate is transitive); a chain of other links gives ("", a, b). Empty where no third
+        name joins them."""
+        out: set[tuple[str, str, str]] = set()
+        for first, middle in links.get(a, ()):
+            for second, end in links.get(middle, ()):
+                if end != b or middle in (a, b):
+                    continue
+                if first == second and not first.startswith("^"):
+                    out.add((first, a, b))
+                elif first == second:
+                    out.add((first[1:], b, a))
+                else:
+                    out.add(("", a, b))
+        return out
 
     def _technical_evidence(self, doc: Doc, mentions: list[Mention]) -> tuple[set[str], bool]:
         """The chunk's names of a technology by a type of its own, and whether it may be technical: its technical

@@ -25,6 +25,9 @@ def test_predicates_are_the_object_properties_between_entities(terms):
     assert terms.predicates["developedBy"].domain == "Technology"
     assert terms.predicates["developedBy"].range == "Agent"
     assert terms.predicates["usedBy"].inverse == "uses"
+    # owl:TransitiveProperty, read from the files: a chain of two such facts derives a third
+    assert terms.predicates["locatedIn"].transitive and terms.predicates["partOf"].transitive
+    assert not terms.predicates["relatesTo"].transitive and not terms.predicates["developedBy"].transitive
 
 
 @pytest.mark.parametrize("written", ["part of", "part_of", "partOf", "PART-OF", "  Part  Of ", "component of",
