@@ -67,7 +67,7 @@ ORG_HEADS = {
     **dict.fromkeys("times post herald gazette tribune chronicle journal magazine review".split(), "periodical"),
     **dict.fromkeys("ministry department army navy corps regiment brigade orchestra choir ensemble parliament senate "
                     "assembly congress court government bureau commission authority board federation union trust "
-                    "hospital museum library police church service".split(), "organization"),
+                    "hospital museum library police church service force".split(), "organization"),
 }
 # last words of events ("Korean War", "Battle of Hastings", "1998 Winter Olympics")
 EVENT_TYPE_HEADS = frozenset("war wars battle olympics championship championships election elections festival "

@@ -154,6 +154,8 @@ def test_ordinals_and_superlatives_are_no_lower_case_names(extractor):
     ("Brackwater is a village in the north of the county.", "Brackwater", "City"),
     ('Their last single, "Walk Me to the Lighthouse", was a hit.', "Walk Me to the Lighthouse", "CreativeWork"),
     ("She grew up in Uzbekistan before the war.", "Uzbekistan", "Country"),
+    ("Hollis, the son of a Royal Vendish Air Force pilot, was born in Tarnwick.", "Royal Vendish Air Force",
+     "Organization"),
 ])
 def test_context_gives_the_type(extractor, text, name, type_name):
     assert types(extractor, text).get(name) == type_name
