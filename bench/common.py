@@ -28,12 +28,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(config: Path, timeout_s: float = 300, *, args: tuple[str, ...] = ()) -> Iterator[str]:
-    """`attest --config CONFIG serve [ARGS]` on a free loopback port until the block ends; yields its base URL."""
+def serving(config: Path, timeout_s: float = 300, *, args: tuple[str, ...] = (),
+            pids: list[int] | None = None) -> Iterator[str]:
+    """`attest --config CONFIG serve [ARGS]` on a free loopback port until the block ends; yields its base URL (and
+    appends the server's process id to `pids`)."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "attest.cli", "--config", str(config), "serve", "--port", str(port),
                              *args], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
+    if pids is not None:
+        pids.append(proc.pid)
     try:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -51,6 +55,22 @@ def serving(config: Path, timeout_s: float = 300, *, args: tuple[str, ...] = ())
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def process_cpu_ns(pid: int) -> int | None:
+    """CPU time a process has used so far, every thread's, in nanoseconds (Linux `/proc/PID/task/*/schedstat`; None
+    where it is unreadable). A thread that ends between two readings takes its time with it."""
+    total = 0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def write_section(title: str, text: str, command: str) -> None:

@@ -10,6 +10,8 @@ most-mentioned entity, and the named query `neighbours` about it. Also: ingest d
 on disk, quads per document and bytes of store per byte of text.
 Targets at 5,000 documents: /context p95 < 100 ms, /answer p95 < 200 ms, /entities first page p95 < 50 ms,
 neighbours < 100 ms, offline ingest >= 20 documents/s.
+With --cpu (Linux), also the server process's CPU time for each request (every thread's; the wall clock of a shared
+machine holds the wait for a core besides the request's own work).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import pct, serving  # noqa: E402
+from common import pct, process_cpu_ns, serving  # noqa: E402
 import dense_corpus  # noqa: E402
 from ingest import CONCEPTS, LANGS, ORGS, PEOPLE, TECH, make_document  # noqa: E402
 from named_queries import most_mentioned  # noqa: E402
@@ -59,11 +61,17 @@ def generate(folder: Path, docs: int, paragraphs: int, corpus: str = "generated"
     return total
 
 
-def timed(client: httpx.Client, method: str, url: str, **kw) -> float:
+def timed(client: httpx.Client, method: str, url: str, cpu: list[float] | None = None, pid: int | None = None,
+          **kw) -> float:
+    """The request's wall clock in ms; with `pid`, the CPU that process spent meanwhile is appended to `cpu` (ms)."""
+    before = process_cpu_ns(pid) if pid is not None else None
     t = time.perf_counter()
     response = client.request(method, url, **kw)
     elapsed = (time.perf_counter() - t) * 1000
+    after = process_cpu_ns(pid) if pid is not None else None
     response.raise_for_status()
+    if cpu is not None and before is not None and after is not None and after >= before:
+        cpu.append((after - before) / 1e6)
     return elapsed
 
 
@@ -72,21 +80,26 @@ def question(rng: random.Random) -> str:
                                         c=rng.choice(CONCEPTS))
 
 
-def measure(url: str, rounds: int, corpus: str, data_dir: Path) -> dict[str, list[float]]:
+def measure(url: str, rounds: int, corpus: str, data_dir: Path, pid: int | None = None
+            ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall clock per request kind, and with `pid` the server's CPU per request kind (ms)."""
     rng = random.Random(7)
     ask = dense_corpus.question if corpus == "dense" else question
     out: dict[str, list[float]] = {k: [] for k in ("context", "answer", "entities", "neighbours")}
+    cpu: dict[str, list[float]] = {k: [] for k in out}
     with httpx.Client(base_url=url, timeout=120) as client:
         top = top_entity(client) if corpus == "generated" else most_mentioned(data_dir)[0].rsplit("/", 1)[-1]
         timed(client, "POST", "/context", json={"query": ask(random.Random(0))})  # first call: label index
         for i in range(rounds):
             q = ask(rng)
-            out["context"].append(timed(client, "POST", "/context", json={"query": q}))
-            out["answer"].append(timed(client, "POST", "/answer", json={"question": q, "mode": "extractive"}))
-            out["entities"].append(timed(client, "GET", f"/entities/{top}"))
-            out["neighbours"].append(timed(client, "GET", "/queries/neighbours", params={"entity": top},
+            out["context"].append(timed(client, "POST", "/context", cpu["context"], pid, json={"query": q}))
+            out["answer"].append(timed(client, "POST", "/answer", cpu["answer"], pid,
+                                       json={"question": q, "mode": "extractive"}))
+            out["entities"].append(timed(client, "GET", f"/entities/{top}", cpu["entities"], pid))
+            out["neighbours"].append(timed(client, "GET", "/queries/neighbours", cpu["neighbours"], pid,
+                                           params={"entity": top},
                                            headers={"Accept": "application/sparql-results+json"}))
-    return out
+    return out, cpu
 
 
 def top_entity(client: httpx.Client) -> str:
@@ -110,6 +123,7 @@ def main() -> None:
     parser.add_argument("--data-dir", help="work here (reused: an existing store is not ingested again)")
     parser.add_argument("--corpus", choices=["generated", "dense"], default="generated",
                         help="bench/ingest.py's generator, or bench/dense_corpus.py's (more names, several a sentence)")
+    parser.add_argument("--cpu", action="store_true", help="also the server's CPU time per request (Linux)")
     args = parser.parse_args()
     name = f"docs-{args.docs}" if args.corpus == "generated" else f"dense-{args.docs}"
     work = Path(args.data_dir or tempfile.mkdtemp(prefix="attest-scale-")) / name
@@ -132,12 +146,18 @@ def main() -> None:
     store_bytes = du(work / "data" / "store")
     print(f"store: {quads} quads, {quads / args.docs:.0f} per document; {store_bytes / 1e6:.0f} MB on disk, "
           f"{store_bytes / text_bytes:.1f} bytes per byte of text ({text_bytes / 1e6:.1f} MB of text)")
-    with serving(config) as url:
-        results = measure(url, args.rounds, args.corpus, work / "data")
+    pids: list[int] = []
+    with serving(config, pids=pids) as url:
+        results, cpu = measure(url, args.rounds, args.corpus, work / "data", pids[0] if args.cpu else None)
     print(f"\n{args.docs} documents ({args.corpus}), {args.rounds} rounds (ms):")
-    print("| request | p50 | p95 |\n|---|---|---|")
+    if args.cpu:
+        print("| request | p50 | p95 | server CPU p50 | server CPU p95 |\n|---|---|---|---|---|")
+    else:
+        print("| request | p50 | p95 |\n|---|---|---|")
     for name, values in results.items():
-        print(f"| {name} | {statistics.median(values):.1f} | {pct(values, 0.95):.1f} |")
+        spent = (f" {statistics.median(cpu[name]):.1f} | {pct(cpu[name], 0.95):.1f} |" if args.cpu and cpu[name]
+                 else " - | - |" if args.cpu else "")
+        print(f"| {name} | {statistics.median(values):.1f} | {pct(values, 0.95):.1f} |{spent}")
 
 
 if __name__ == "__main__":
