@@ -123,6 +123,7 @@ class FullText:
         self.in_step: tuple[weakref.ref[CloseRecord], int] | None = None
         self.in_flight = 0
         self.follow_lock = threading.Lock()
+        self.closed = False
         self.hooked: weakref.WeakSet[CloseRecord] = weakref.WeakSet()
         try:
             self.db = self._connect()
@@ -413,6 +414,7 @@ class FullText:
 
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             for db in (*self._reader_list, self.db):
                 db.close()
             self._reader_list.clear()

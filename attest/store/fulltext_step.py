@@ -55,7 +55,7 @@ def _at_clean_close(index: FullText, record: CloseRecord, epoch: str) -> None:
     """Record the epoch the store's stamp will carry when the index is in step with what the close leaves."""
     known = index.in_step
     with index.follow_lock:
-        if known is not None and known[0]() is record and known[1] == record.outside_writes and not index.in_flight:
+        if not index.closed and known is not None and known[0]() is record and known[1] == record.outside_writes and not index.in_flight:
             if index.epoch() != epoch:
                 index.record_epoch(epoch)
 
