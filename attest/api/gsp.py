@@ -19,6 +19,7 @@ from attest.sparql.formats import DATASET_FORMATS, GRAPH_FORMATS, Format, negoti
 from attest.sparql.streaming import ChunkPipe, run_streamed
 from attest.ingest import summary
 from attest.store import GraphStore
+from attest.store.clean_close import written_from_outside
 from attest.store.rdfio import format_for_media_type, format_for_path, parse_quads
 from attest.vocab import Iris
 
@@ -172,7 +173,8 @@ async def _delete(request: Request, target: Target) -> Response:
 
 def _unsummarized(store: GraphStore, iris: Iris, target: Target) -> None:
     """A write from outside ingestion: the fact summary (and the list of graphs read beside it) is out of date
-    from now until rebuilt."""
+    from now until rebuilt; the next open of the store checks everything (clean_close)."""
+    written_from_outside(store)
     store.update(summary.invalidation(iris))
 
 

@@ -16,6 +16,7 @@ from attest.errors import StoreError
 from attest.ingest import summary
 from attest.settings import Settings
 from attest.store import EmbeddedStore, open_store
+from attest.store.clean_close import written_from_outside
 from attest.store.rdfio import format_for_path
 from attest.store.rewrite import NEW, lock_writer, settle, sibling, swap_in, sync_tree
 from attest.vocab import Iris
@@ -104,7 +105,8 @@ def load(
     iris = Iris(settings.base_iri)
     store = open_store(settings)
     try:
-        store.update(summary.invalidation(iris))  # a write from outside ingestion: the summary is rebuilt at next use
+        written_from_outside(store)  # a write from outside ingestion: the next open checks everything
+        store.update(summary.invalidation(iris))  # and the summary is rebuilt at next use
         for path in files:
             with tqdm(total=None if path.suffix == ".gz" else path.stat().st_size, unit="B", unit_scale=True, desc=path.name, disable=not sys.stderr.isatty()) as bar:
                 count = store.bulk_load_file(path, graph=graph, progress=_progress(bar))

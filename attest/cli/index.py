@@ -27,7 +27,7 @@ def rebuild(ctx: typer.Context) -> None:
         if index is not None:
             for doc in list(index.held()):
                 index.replace(doc, "", [])
-        changed = sync_fulltext(store, iris)
+        changed = sync_fulltext(store, iris, full=True)
     finally:
         store.close()
     typer.echo(f"fact summary rebuilt; full-text index rebuilt ({changed} documents)")

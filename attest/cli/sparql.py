@@ -16,6 +16,7 @@ from attest.sparql.formats import FORMATS_BY_NAME, GRAPH_FORMATS, RESULT_FORMATS
 from attest.sparql.outbound import check_outbound
 from attest.sparql.protocol import Dataset
 from attest.store import open_store
+from attest.store.clean_close import written_from_outside
 from attest.vocab import Iris
 
 FORMAT_HELP = "Output format: " + "|".join(FORMATS_BY_NAME) + " (default json for SELECT/ASK, turtle for CONSTRUCT/DESCRIBE)"
@@ -80,6 +81,7 @@ def update(
     store = open_store(settings_of(ctx))
     try:
         then = summary.invalidation(Iris(settings_of(ctx).base_iri))
+        written_from_outside(store)
         if store.raw is not None:
             apply_update(store.raw, sparql, Dataset(), then=then)
         else:  # a remote store: the client's update and ours in one request

@@ -7,7 +7,7 @@ from pyoxigraph import Quad
 from attest.ingest import validity
 from attest.ingest.stages import StageClock
 from attest.ingest.summary import summary_quads
-from attest.store import GraphStore, fulltext
+from attest.store import GraphStore, fulltext, fulltext_step
 from attest.store.rdfio import quad_data
 from attest.vocab import Iris
 
@@ -70,13 +70,14 @@ class CommitBatch:
                                     {self.iris.document_graph(d): qs for d, qs in self._graphs.items()}, self.stored)
         finish = " ;\n".join([*([quad_data("INSERT DATA", permanent)] if permanent else []), *timed.operations]) or None
         graphs = self._graphs
-        try:  # its documents stay `in` the batch until they are in the store: one given again meanwhile must wait
-            with self.clock.measure("batch.bulk_load"), self.store.bulk_write_guard(guarded, finish=finish):
-                self.store.bulk_add(quads)
-        finally:
-            self._graphs, self._quarantine, self._size = {}, [], 0
-        with self.clock.measure("batch.fulltext"):  # the full-text index follows (repaired from the store on open)
-            fulltext.on_commit_many(self.store, self.iris, {doc_id: (qs, qs) for doc_id, qs in graphs.items()})
+        with fulltext_step.following(self.store):  # the full-text index follows (repaired from the store on open)
+            try:  # its documents stay `in` the batch until they are in the store: one given again meanwhile must wait
+                with self.clock.measure("batch.bulk_load"), self.store.bulk_write_guard(guarded, finish=finish):
+                    self.store.bulk_add(quads)
+            finally:
+                self._graphs, self._quarantine, self._size = {}, [], 0
+            with self.clock.measure("batch.fulltext"):
+                fulltext.on_commit_many(self.store, self.iris, {doc_id: (qs, qs) for doc_id, qs in graphs.items()})
         return guarded[: len(doc_ids)]
 
     def settled(self) -> None:

@@ -17,7 +17,7 @@ from pyoxigraph import Literal, NamedNode, Quad, QuerySolutions
 
 from attest.ingest import summary, validity
 from attest.ingest.rdf_map import A, DATETIME, att, integer
-from attest.store import GraphStore, fulltext
+from attest.store import GraphStore, fulltext, fulltext_step
 from attest.vocab import ATT, Iris
 
 DOC_STATES = ("pending", "done", "failed")
@@ -41,6 +41,16 @@ SELECT ?d ?status (COUNT(?c) AS ?n) WHERE {{
   VALUES ?d {{ %s }}
   GRAPH ?g {{ ?c att:chunkOf ?d ; att:status ?status }}
 }} GROUP BY ?d ?status
+"""
+# the documents a listing gives (DOCUMENT_LIST) whose status is done, in no order and without chunk counts
+DONE_DOCUMENTS = f"""
+PREFIX att: <{ATT}>
+SELECT ?d ?hash WHERE {{
+  GRAPH ?g {{
+    ?d a att:DocumentStatus ; att:source ?source ; att:status "done" ; att:contentHash ?hash ;
+       att:updated ?updated ; att:mediaType ?media .
+  }}
+}}
 """
 STATUS_COUNTS = f"""
 PREFIX att: <{ATT}>
@@ -239,13 +249,13 @@ def commit(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] |
             changed = (changed[0] | timed.triples, changed[1] | timed.triples)
         if changed is not None:
             scope = store.writing_facts_about(summary.iris_in(changed[0]), support=summary.iris_in(changed[1]))
-    with scope:
-        if fresh and not (timed and timed.operations):
-            store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
-        else:
-            _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine,
-                  after=timed.operations if timed else [])
-    if document is not None:  # the full-text index follows; a crash before it is repaired from the store on open
+    with fulltext_step.following(store):  # the full-text index follows; a crash before it is repaired on open
+        with scope:
+            if fresh and not (timed and timed.operations):
+                store.add([*(document or []), *status, *quarantine, *summary.summary_quads(iris, document or [])])
+            else:
+                _swap(store, iris, doc_id, document=document, status=status, quarantine=quarantine,
+                      after=timed.operations if timed else [])
         fulltext.on_commit(store, iris, doc_id, document, status)
     return changed[0] if changed is not None and not rebuilt else None
 
@@ -280,14 +290,15 @@ def _swap(store: GraphStore, iris: Iris, doc_id: str, *, document: list[Quad] | 
     store.update(" ;\n".join([*ops, *after]))
 
 
-def sync_fulltext(store: GraphStore, iris: Iris) -> int:
+def sync_fulltext(store: GraphStore, iris: Iris, *, full: bool = False) -> int:
     """Make the index hold exactly the documents the store has, at their stored content hash (after a crash
-    between a commit and its index update, or an index written by another version); returns documents changed."""
+    between a commit and its index update, or an index written by another version); returns documents changed.
+    Nothing is read when the index is known to be in step (fulltext_step.py), unless `full`."""
     index = fulltext.for_store(store)
-    if index is None:
+    if index is None or (not full and fulltext_step.in_step(store, index)):
         return 0
-    registry = StatusRegistry(store, iris)
-    stored = {d["id"]: d["content_hash"] for d in registry.list() if d["status"] == "done"}
+    stored = {row["d"].value[len(iris.document("")):]: row["hash"].value
+              for row in cast(QuerySolutions, store.query(DONE_DOCUMENTS))}
     held = index.held()
     changed = 0
     for doc in held.keys() - stored.keys():
@@ -297,6 +308,7 @@ def sync_fulltext(store: GraphStore, iris: Iris) -> int:
         if held.get(doc) != content_hash:
             fulltext.reindex(store, iris, doc, content_hash)
             changed += 1
+    fulltext_step.checked(store, index)
     if changed:
         logging.getLogger("attest.fulltext").info("full-text index brought up to date with the store: %d document(s)", changed)
     return changed

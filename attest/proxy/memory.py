@@ -225,8 +225,8 @@ class Namespace:
 
     def close(self) -> None:
         if self.store is not None:
+            self.store.close()  # first: a clean close records its epoch in the index (fulltext_step.py)
             fulltext.close_for(self.store)
-            self.store.close()
             self.store = None
 
 

@@ -23,6 +23,7 @@ from attest.sparql.outbound import without_remote_body
 from attest.sparql.protocol import Dataset
 from attest.sparql.streaming import ChunkPipe, Streamed, run_streamed
 from attest.store.base import GraphStore, QueryResult
+from attest.store.clean_close import written_from_outside
 from attest.store.native import NativeStore
 from attest.vocab import Iris
 
@@ -134,6 +135,7 @@ class ThreadedExecutor:
 
     async def update(self, update: str, dataset: Dataset, *, base_iri: str | None = None) -> None:
         def run() -> None:  # a write through `raw` counts in the store's generation: snapshots see it
+            written_from_outside(self.store)
             apply_update(self.native, update, dataset, base_iri=base_iri, then=self.after_update)
 
         await asyncio.get_running_loop().run_in_executor(self._pool, run)

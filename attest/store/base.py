@@ -10,6 +10,7 @@ from pyoxigraph import (
 )
 
 if TYPE_CHECKING:
+    from attest.store.clean_close import CloseRecord
     from attest.store.native import NativeStore
     from attest.vocab import Iris
 
@@ -71,6 +72,11 @@ class GraphStore(Protocol):
     @property
     def journals_changes(self) -> bool:
         """Whether the scopes writes declare (writing_facts_about) are kept, so facts_changed_about can answer."""
+
+    @property
+    def close_record(self) -> CloseRecord | None:
+        """What this open did that a clean close records beside the store for the next open (the embedded store on
+        disk; None elsewhere): writes report to it through `note_write` (clean_close.py)."""
 
     def writing_facts_about(self, iris: frozenset[str], support: frozenset[str] = frozenset()) -> ContextManager[None]:
         """Declare that this thread's writes in the block change the facts about `iris` (and the stating documents

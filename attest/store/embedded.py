@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import logging
+import sys
 import threading
 import uuid
 from collections import deque
@@ -14,6 +16,7 @@ from typing import IO, Callable, Iterable, Iterator, Mapping
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Variable
 
 from attest.errors import BadRequest, SparqlSyntaxError, StoreError
+from attest.store import clean_close
 from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
 from attest.store.native import NativeStore
 from attest.store.results import lexical, solutions
@@ -65,9 +68,12 @@ class EmbeddedStore:
         self.read_only = read_only
         # held while the store is open (attest/store/rewrite.py): a rewrite swaps the folder only when no one has it
         self._folder_lock = None if path is None else lock_reader(path) if read_only else lock_writer(path)
+        stamp = None
         try:
             if path is not None:
                 self._settle(path)
+                # as a clean close left it: nothing to repair, and the content indexes follow is as it was then
+                stamp = clean_close.current(path, clean_close.read(path) if read_only else clean_close.take(path))
             if read_only and path is not None and not (path / "CURRENT").exists():
                 raise StoreError(f"no store at {path} yet (load or ingest something first)", path=str(path))
             if path is None:
@@ -86,8 +92,10 @@ class EmbeddedStore:
             raise
         # the class counts kept in graph/statistics: dropped before every write, written again by refresh_statistics
         self._statistics = ClassStatistics(self._store, iris.statistics_graph)
+        # what the close needs to know to leave a stamp (none in memory: nothing to open again)
+        self.close_record = None if path is None else clean_close.CloseRecord(stamp.epoch if stamp else None)
         if not read_only:
-            self._drop_stale_staging()
+            self._drop_stale_staging(listing=stamp is None)
         # bumped after every write completes; the query executor's snapshots compare it (attest/sparql/deadline.py)
         self.generation = 0
         # the generation of the last write that may have changed the graphs answer lookups remember (attest/answer/memo.py)
@@ -203,6 +211,7 @@ class EmbeddedStore:
             raise StoreError(f"update failed: {exc}") from exc
         finally:
             self.bump_generation()
+            self._forget_staged_gone(update)
 
     # graphs ------------------------------------------------------------------
 
@@ -227,12 +236,14 @@ class EmbeddedStore:
 
     def add(self, quads: Iterable[Quad]) -> int:
         batch = list(quads)
+        self._note_staged(batch)
         self._write(lambda: self._store.extend(batch))
         return len(batch)
 
     def bulk_add(self, quads: Iterable[Quad]) -> int:
         """Add quads with Oxigraph's bulk loader (no transaction): only inside bulk_write_guard for their graphs."""
         batch = list(quads)
+        self._note_staged(batch)
         self._write(lambda: self._store.bulk_extend(batch))
         return len(batch)
 
@@ -244,8 +255,11 @@ class EmbeddedStore:
         if not batch:
             self._write(lambda: self._store.update(f"DROP SILENT GRAPH {target}"))
             return 0
+        self._note_staged(batch)
         self._write(lambda: self._store.extend(batch))
         self._write(lambda: self._store.update(f"MOVE SILENT GRAPH {staging} TO GRAPH {target}"))
+        if self.close_record is not None:
+            self.close_record.staged.discard(staging.value)
         return len(batch)
 
     def drop_graph(self, graph: str) -> bool:
@@ -343,11 +357,19 @@ class EmbeddedStore:
             self._store.optimize()  # a full RocksDB compaction: a bulk ingest leaves its writes in level-0 files
 
     def close(self) -> None:
+        """Close the store; a store opened for writing leaves a clean-close stamp beside it (clean_close) when its
+        open finished what it started and this close really closed it, so that the next open skips its scans."""
         try:
+            epoch = None
             if self.path is not None and not self.read_only:
                 self._store.flush()
+                epoch = self._closing_epoch()
+            generation = self.generation
             del self._statistics  # it holds the pyoxigraph Store too: the store closes when the last one goes
-            del self._store
+            closed = self._release()
+            if epoch is not None and closed and self.generation == generation and self.close_record is not None \
+                    and self.path is not None:  # nothing wrote between the checks and the files' digest
+                self.close_record.stamp(self.path, epoch)
         finally:
             self._unlock()
 
@@ -409,13 +431,52 @@ class EmbeddedStore:
                 self._store.remove_graph(target)
             self._store.remove(marker)
 
-    def _drop_stale_staging(self) -> None:
-        """A staged write or bulk load that a crash interrupted is discarded: it never completed."""
+    def _drop_stale_staging(self, *, listing: bool) -> None:
+        """A staged write or bulk load that a crash interrupted is discarded: it never completed. Bulk loads are found
+        by their markers; staging graphs by listing every named graph, unless the store is as a clean close left
+        it, which it does only when none is left (`_closing_epoch`)."""
         prefix = self.iris.staging_graph_prefix
-        stale = [g for g in self._store.named_graphs() if isinstance(g, NamedNode) and g.value.startswith(prefix)]
-        if not stale:
+        markers = list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None))
+        stale = [g for g in self._store.named_graphs() if isinstance(g, NamedNode) and g.value.startswith(prefix)] \
+            if listing else []
+        if not stale and not markers:
             return
         with self._statistics.writing():
-            self._remove_loads(list(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)))
+            self._remove_loads(markers)
             for g in stale:
                 self._store.remove_graph(g)
+
+    def _note_staged(self, batch: list[Quad]) -> None:
+        """Remember the staging graphs a write puts quads into (a close checks that they are gone)."""
+        if self.close_record is None:
+            return
+        prefix = self.iris.staging_graph_prefix
+        for g in {q.graph_name for q in batch}:
+            if isinstance(g, NamedNode) and g.value.startswith(prefix):
+                self.close_record.staged.add(g.value)
+
+    def _forget_staged_gone(self, update: str) -> None:
+        """Forget the staging graphs an update named (moved or dropped) that are gone after it."""
+        staged = self.close_record.staged if self.close_record is not None else set()
+        for g in [g for g in list(staged) if g in update]:
+            if not self._store.contains_named_graph(NamedNode(g)):
+                staged.discard(g)
+
+    def _closing_epoch(self) -> str | None:
+        """The epoch the clean-close stamp will carry; None when none may be left, as when a staging graph or a
+        bulk-load marker is still there (the next open must list the graphs and roll back)."""
+        record = self.close_record
+        if record is None:
+            return None
+        left = any(self._store.contains_named_graph(NamedNode(g)) for g in list(record.staged)) or \
+            next(iter(self._store.quads_for_pattern(None, NamedNode(LOADING_INTO), None, None)), None) is not None
+        return record.closing_epoch(staging_left=left)
+
+    def _release(self) -> bool:
+        """Drop this object's pyoxigraph Store; whether that closed it (no other reference kept it open, so that its
+        folder's files are final)."""
+        if sys.getrefcount(self._store) > 2:  # the attribute and the argument: others remain, maybe only in cycles
+            gc.collect()
+        closed = sys.getrefcount(self._store) <= 2
+        del self._store
+        return closed

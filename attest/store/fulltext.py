@@ -10,6 +10,7 @@ import re
 import sqlite3
 import threading
 import unicodedata
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -21,6 +22,7 @@ from attest.vocab import ATT, ONT, RDF, RDFS, Iris
 
 if TYPE_CHECKING:
     from attest.store.base import GraphStore
+    from attest.store.clean_close import CloseRecord
 
 Term = NamedNode | BlankNode | Literal | Triple
 log = logging.getLogger("attest.fulltext")
@@ -57,12 +59,15 @@ CREATE INDEX IF NOT EXISTS topics_by_document ON topics (document);
 DROP INDEX IF EXISTS topics_by_entity;
 CREATE INDEX IF NOT EXISTS topics_by_entity_chunk ON topics (entity, chunk);
 CREATE INDEX IF NOT EXISTS topics_by_chunk ON topics (chunk);
+CREATE TABLE IF NOT EXISTS epoch (value TEXT NOT NULL);
 """
 # mentions: which chunk names which entity (the graph's att:denotes mention records), where in the document;
 # links: a fact a document states between two entities, direction and predicate dropped;
 # topics: what a document is about, the entities of its first mention (its title or heading, or the subject of its first
 # sentence), and the chunk that names them there (the passage ranking's bridges lead to it); read by entity and by chunk (without topics_by_chunk
 # each passage ranking scanned the whole table twice: 2 of its 3 ms at 6,119 documents)
+# epoch: the store's epoch (clean_close.py) the index was in step with when the store last closed cleanly, deleted by
+# every write of the index (fulltext_step.py)
 _OPEN: dict[Path, "FullText"] = {}
 _opening = threading.Lock()
 
@@ -113,6 +118,13 @@ class FullText:
         self.lock = threading.Lock()  # the writing connection's; searches read through a connection per thread
         self._readers = threading.local()
         self._reader_list: list[sqlite3.Connection] = []
+        # what this process knows of the index against its store's open (fulltext_step.py): in step since a check
+        # (the open's close record, its outside writes then), and the commits between their store write and ours
+        self.in_step: tuple[weakref.ref[CloseRecord], int] | None = None
+        self.in_flight = 0
+        self.follow_lock = threading.Lock()
+        self.closed = False
+        self.hooked: weakref.WeakSet[CloseRecord] = weakref.WeakSet()
         try:
             self.db = self._connect()
         except sqlite3.DatabaseError as exc:  # a corrupt file: the store holds everything it had
@@ -127,7 +139,7 @@ class FullText:
         db.execute("SELECT count(*) FROM documents").fetchone()
         if db.execute("PRAGMA user_version").fetchone()[0] < LAYOUT:  # documents forgotten: the next sync refills them
             db.executescript("DELETE FROM documents; DELETE FROM chunks; DELETE FROM chunk_rows; DELETE FROM labels; "
-                             "DELETE FROM mentions; DELETE FROM links; DELETE FROM topics; "
+                             "DELETE FROM mentions; DELETE FROM links; DELETE FROM topics; DELETE FROM epoch; "
                              f"PRAGMA user_version = {LAYOUT};")
         return db
 
@@ -135,19 +147,41 @@ class FullText:
         with self.lock:
             return dict(self.db.execute("SELECT document, hash FROM documents").fetchall())
 
-    def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = (),
-                mentions: Iterable[MentionRow] = (), links: Iterable[tuple[str, str]] = ()) -> None:
-        """The document's chunks, labels, mentions and links, in one SQLite transaction (an empty hash deletes them)."""
-        self.replace_many([(document, content_hash, chunks, labels, mentions, links)])
+    def epoch(self) -> str | None:
+        """The store epoch recorded at the store's last clean close, if the index has not been written since."""
+        with self.lock:
+            row = self.db.execute("SELECT value FROM epoch").fetchone()
+        return row[0] if row else None
 
-    def replace_many(self, documents: Iterable[tuple[str, str, Iterable[Chunk], Iterable[Label], Iterable[MentionRow],
-                                                     Iterable[tuple[str, str]]]]) -> None:
-        """`replace` for many documents in one SQLite transaction (a bulk ingest's batch: one disk sync, not one
-        per document)."""
-        documents = list(documents)
+    def record_epoch(self, epoch: str) -> None:
         with self.lock:
             self.db.execute("BEGIN")
             try:
+                self.db.execute("DELETE FROM epoch")
+                self.db.execute("INSERT INTO epoch VALUES (?)", (epoch,))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = (),
+                mentions: Iterable[MentionRow] = (), links: Iterable[tuple[str, str]] = (), *,
+                followed: bool = False) -> None:
+        """The document's chunks, labels, mentions and links, in one SQLite transaction (an empty hash deletes them)."""
+        self.replace_many([(document, content_hash, chunks, labels, mentions, links)], followed=followed)
+
+    def replace_many(self, documents: Iterable[tuple[str, str, Iterable[Chunk], Iterable[Label], Iterable[MentionRow],
+                                                     Iterable[tuple[str, str]]]], *, followed: bool = False) -> None:
+        """`replace` for many documents in one SQLite transaction (a bulk ingest's batch: one disk sync, not one
+        per document). `followed`: the write follows the store's (a commit's, a check's); any other makes this
+        process check the index against the store again (fulltext_step.py)."""
+        documents = list(documents)
+        if not followed:
+            self.in_step = None
+        with self.lock:
+            self.db.execute("BEGIN")
+            try:
+                self.db.execute("DELETE FROM epoch")  # the index is no longer as the store's last clean close left it
                 held = self._held_of([d[0] for d in documents])
                 for document, content_hash, chunks, labels, mentions, links in documents:
                     self._replace_rows(document, content_hash, chunks, labels, mentions, links, document in held)
@@ -380,6 +414,7 @@ class FullText:
 
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             for db in (*self._reader_list, self.db):
                 db.close()
             self._reader_list.clear()
@@ -542,21 +577,36 @@ def reindex(store: GraphStore, iris: Iris, doc: str, content_hash: str) -> None:
     index.replace(doc, content_hash, rows.chunks.get(doc, []), rows.labels, rows.mentions, rows.links)
 
 
-def on_commit(store: GraphStore, iris: Iris, doc: str, document: list[Quad], status: list[Quad]) -> None:
-    """After a document's commit: its chunks and labels replace what the index held for it (none when it was deleted)."""
+def on_commit(store: GraphStore, iris: Iris, doc: str, document: list[Quad] | None, status: list[Quad]) -> None:
+    """After a document's commit: its chunks and labels replace what the index held for it (none when it was deleted
+    or is not done); `document` None: the commit kept the document graph as it was."""
     on_commit_many(store, iris, {doc: (document, status)})
 
 
-def on_commit_many(store: GraphStore, iris: Iris, docs: dict[str, tuple[list[Quad], list[Quad]]]) -> None:
-    """`on_commit` for many documents (doc id -> its document and status quads), in one index transaction."""
+def on_commit_many(store: GraphStore, iris: Iris, docs: dict[str, tuple[list[Quad] | None, list[Quad]]]) -> None:
+    """`on_commit` for many documents (doc id -> its document and status quads), in one index transaction. The index
+    ends as a check against the store leaves it (attest.ingest.status.sync_fulltext): the documents whose status is
+    done, at their content hash."""
     index = for_store(store)
     if index is None:
         return
     rows = []
     for doc, (document, status) in docs.items():
-        content_hash = next((q.object.value for q in status if q.predicate.value == ATT + "contentHash"
-                             and isinstance(q.object, Literal) and q.subject == NamedNode(iris.document(doc))), "")
+        content_hash = _done_hash(status, iris.document(doc))
+        if document is None:  # the graph the commit kept, read only where the index holds it
+            document = list(store.quads(iris.document_graph(doc))) if content_hash else []
         found = document_rows(document, iris)
-        rows.append((doc, content_hash if document else "", found.chunks.get(doc, []), found.labels, found.mentions,
-                     found.links))
-    index.replace_many(rows)
+        rows.append((doc, content_hash, found.chunks.get(doc, []), found.labels, found.mentions, found.links))
+    index.replace_many(rows, followed=True)
+
+
+def _done_hash(status: list[Quad], document: str) -> str:
+    """The content hash a document's status quads give it if they say it is done, else ''."""
+    state = content_hash = ""
+    for q in status:
+        if isinstance(q.object, Literal) and isinstance(q.subject, NamedNode) and q.subject.value == document:
+            if q.predicate.value == ATT + "status":
+                state = q.object.value
+            elif q.predicate.value == ATT + "contentHash":
+                content_hash = q.object.value
+    return content_hash if state == "done" else ""

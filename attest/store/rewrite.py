@@ -31,6 +31,7 @@ from typing import IO, Callable, Iterable
 from pyoxigraph import Store
 
 from attest.errors import StoreError
+from attest.store import clean_close
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +155,7 @@ def rewrite_store(path: Path, *, on_step: Callable[[str], None] | None = None) -
         except BlockingIOError as exc:
             raise RewriteSkipped("a read-only command has the store open") from exc
         start, before = time.perf_counter(), folder_bytes(path)
+        stamp = clean_close.current(path, clean_close.read(path))  # the copy holds the same quads and graphs
         shutil.rmtree(new, ignore_errors=True)
         quads = _copy(path, new, step)
         step("copied")
@@ -162,6 +164,8 @@ def rewrite_store(path: Path, *, on_step: Callable[[str], None] | None = None) -
         _closed_here(path)
         swap_in(path, step)
         Store(str(path))  # opened and dropped: the first open deletes the write-ahead logs the copy left obsolete
+        if stamp is not None:  # as clean as the store it copies
+            clean_close.leave(path, stamp.epoch)
         return Rewritten(before, folder_bytes(path), quads, time.perf_counter() - start)
     finally:
         readers.close()

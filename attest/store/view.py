@@ -12,6 +12,7 @@ from pyoxigraph import Quad, RdfFormat
 from attest import metrics
 from attest.errors import QueryTimeout
 from attest.store.base import GraphStore, Heartbeat, Progress, QueryResult, Term
+from attest.store.clean_close import CloseRecord
 from attest.store.native import NativeStore
 from attest.vocab import Iris
 
@@ -43,6 +44,10 @@ class StoreView:
     @property
     def raw(self) -> NativeStore | None:
         return self._store.raw
+
+    @property
+    def close_record(self) -> CloseRecord | None:
+        return self._store.close_record
 
     @property
     def generation(self) -> int:

@@ -49,6 +49,7 @@ class RemoteStore:
     raw = None  # no native pyoxigraph Store: everything goes over the protocol
     schema_generation = None  # not counted: answers read the vocabulary again each time
     journals_changes = False  # no scopes kept: facts_changed_about cannot tell
+    close_record = None  # the server keeps its own files
 
     def __init__(self, settings: Settings, iris: Iris, *, read_only: bool = False, check: bool = True) -> None:
         if not settings.store_query_url or not (settings.store_update_url or read_only):
