@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from attest import folders
-from attest.settings import Settings, content_folders, load_settings
+
+if TYPE_CHECKING:  # pydantic-settings is a fifth of `attest --help`: loaded when a command runs
+    from attest.settings import Settings
 
 cli = typer.Typer(
     name="attest",
@@ -27,6 +29,8 @@ def configure(
 ) -> None:
     if ctx.invoked_subcommand == "init":
         return  # writes the folders a broken configuration may be missing
+    from attest.settings import content_folders, load_settings
+
     overrides = {"data_dir": data_dir} if data_dir else {}
     ctx.obj = load_settings(config, **overrides)
     for setting in folders.packaged_in_use(content_folders(ctx.obj)):

@@ -14,15 +14,16 @@ from attest import folders
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
 from attest.ingest import summary
-from attest.settings import Settings
 from attest.store import EmbeddedStore, open_store
 from attest.store.clean_close import written_from_outside
 from attest.store.rdfio import format_for_path
 from attest.store.rewrite import NEW, lock_writer, settle, sibling, swap_in, sync_tree
 from attest.vocab import Iris
 
-if TYPE_CHECKING:  # the progress bar and the ontology loader (rdflib) are imported when a command needs them
+if TYPE_CHECKING:  # the progress bar, the ontology loader (rdflib) and the settings are imported when a command needs them
     from tqdm import tqdm
+
+    from attest.settings import Settings
 
 EXPORT_FORMATS = {"nquads": "nq", "trig": "trig"}
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import anyio
 import typer
 
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
-from attest.settings import Settings
+
+if TYPE_CHECKING:
+    from attest.settings import Settings
 
 
 @cli.command("mcp")

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from pyoxigraph import DefaultGraph
 
 from attest.cli.base import cli, settings_of
 from attest.errors import StoreError
-from attest.settings import Settings
 from attest.store.embedded import EmbeddedStore
 from attest.vocab import Iris
+
+if TYPE_CHECKING:
+    from attest.settings import Settings
 
 
 def remote_settings(settings: Settings, to: str, query_url: str | None, update_url: str | None,

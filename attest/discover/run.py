@@ -7,15 +7,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attest.discover.files import writable_ontology_dir, write_proposal
 from attest.discover.proposals import Proposal, propose
 from attest.discover.sparql import DataQueries, data_graphs
 from attest.discover.statistics import read_statistics
 from attest.discover.turtle import write_turtle
-from attest.settings import Settings
 from attest.store import GraphStore
 from attest.vocab import Iris
+
+if TYPE_CHECKING:
+    from attest.settings import Settings
 
 MAX_PREDICATES = 2000
 DEADLINE_S = 240.0

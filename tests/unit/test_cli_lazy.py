@@ -48,12 +48,12 @@ def test_an_unknown_command_gets_click_s_error_with_every_command_known(tmp_path
     assert done.returncode == 2 and "No such command 'reasn'" in done.stderr
 
 
-def test_the_full_help_leaves_the_pipeline_and_rdflib_to_the_commands_that_use_them(tmp_path):
+def test_the_full_help_leaves_the_pipeline_rdflib_and_settings_to_the_commands_that_use_them(tmp_path):
     code = ("import sys; sys.argv = ['attest', '--data-dir', sys.argv[1], '--help']\n"
             "from attest.cli import main\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('rdflib', 'tqdm.cli', 'attest.ontology', 'attest.ingest.status', 'attest.extract.dates',"
-            " 'spacy', 'openai') if m in sys.modules))")
+            " 'spacy', 'openai', 'attest.settings', 'pydantic_settings') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "data")], cwd=REPO, capture_output=True,
                           text=True, check=True)
     assert "index" in done.stdout and "ontology" in done.stdout  # every command listed
