@@ -102,8 +102,10 @@ class Settings(BaseSettings):
     ingest_worker: bool = Field(True, description="POST /documents runs the rule extractor and the SHACL gate in a "
                                 "worker process (niced as ingest_nice), so ingestion does not hold the lock every "
                                 "request of the server needs; false: in the server's ingest thread")
-    ingest_batch_quads: int = Field(50_000, ge=0, description="`attest ingest` writes new documents with the bulk "
-                                    "loader in batches of about this many quads, each all or nothing; 0: one transaction per document")
+    ingest_batch_quads: int = Field(200_000, ge=0, description="`attest ingest` writes new documents with the bulk "
+                                    "loader in batches of about this many quads, each all or nothing (each batch adds "
+                                    "files that RocksDB's background compaction merges into the store: fewer, larger "
+                                    "batches merge less); 0: one transaction per document")
     ingest_overlap: int = Field(64, ge=0, description="`attest ingest` with the offline rule extractor: a worker process "
                                 "extracts and SHACL-gates up to this many coming documents while the command commits "
                                 "earlier ones (both cores busy; the same graph as one after another); 0: all in one process")

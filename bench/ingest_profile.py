@@ -40,7 +40,7 @@ ROWS = ("load", "chunk", "extract wait", "extract", "validate", "resolve", "map"
         "batch wait")
 
 
-def write_corpus(folder: Path, corpus: str, docs: int) -> None:
+def write_corpus(folder: Path, corpus: str, docs: int, paragraphs: int = 6) -> None:
     folder.mkdir()
     if corpus == "2wiki":
         for i, p in enumerate(json.loads(CORPUS.read_text(encoding="utf-8"))[:docs]):
@@ -48,7 +48,7 @@ def write_corpus(folder: Path, corpus: str, docs: int) -> None:
     else:
         rng = random.Random(42)
         for i in range(docs):
-            (folder / f"report-{i:06d}.md").write_text(make_document(rng, i, 6), encoding="utf-8")
+            (folder / f"report-{i:06d}.md").write_text(make_document(rng, i, paragraphs), encoding="utf-8")
 
 
 def process_cpu(pid: int) -> float:
@@ -66,6 +66,8 @@ def main() -> None:
     parser.add_argument("--corpus", choices=("2wiki", "generated"), default="2wiki")
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--overlap", type=int, default=64, help="settings.ingest_overlap (0: one process)")
+    parser.add_argument("--paragraphs", type=int, default=6, help="paragraphs per generated document (bench/scale.py: 8)")
+    parser.add_argument("--batch-quads", type=int, help="settings.ingest_batch_quads (default: the setting's)")
     args = parser.parse_args()
 
     from attest.ingest import overlap
@@ -78,9 +80,10 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="attest-ingest-profile-") as tmp:
         work = Path(tmp)
-        write_corpus(work / "corpus", args.corpus, args.docs)
+        write_corpus(work / "corpus", args.corpus, args.docs, args.paragraphs)
         config = work / "attest.yaml"
-        config.write_text(f"data_dir: {work / 'data'}\ningest_overlap: {args.overlap}\n", encoding="utf-8")
+        batch = f"ingest_batch_quads: {args.batch_quads}\n" if args.batch_quads is not None else ""
+        config.write_text(f"data_dir: {work / 'data'}\ningest_overlap: {args.overlap}\n{batch}", encoding="utf-8")
         settings = load_settings(config)
         files = collect_files([work / "corpus"])
         store = open_store(settings)
@@ -111,6 +114,8 @@ def main() -> None:
     print(f"wall {wall:.1f} s = {n / wall:.1f} documents/s; CPU {1000 * cpu / n:.1f} ms per document in this process "
           f"({1000 * main_cpu / n:.1f} on its main thread)" + (f" + {1000 * worker_cpu[0] / n:.1f} in the worker"
                                                                  if worker_cpu else ""))
+    print(f"other threads of this process (RocksDB's compaction, the bulk loader; overlapped: the batch thread too): "
+          f"{1000 * (cpu - main_cpu) / n:.1f} ms CPU per document")
     print(f"cores busy: this process {cpu / wall:.2f}" + (f", the worker {worker_cpu[0] / wall:.2f}" if worker_cpu else "")
           + " (of 2)")
     print("\n| stage | wall ms/doc | CPU ms/doc (its thread) | share of wall |\n|---|---:|---:|---:|")

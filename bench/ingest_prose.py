@@ -64,7 +64,8 @@ def main() -> None:
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = usage.ru_utime + usage.ru_stime
         print(f"ingest --offline: {len(paragraphs)} documents in {seconds:.1f} s = {len(paragraphs) / seconds:.1f} documents/s "
-              f"(wall); the command's CPU time {cpu:.1f} s = {len(paragraphs) / cpu:.1f} documents per CPU second")
+              f"(wall); the command's CPU time {cpu:.1f} s = {len(paragraphs) / cpu:.1f} documents per CPU second; "
+              f"peak memory {usage.ru_maxrss / 1024:.0f} MB (its largest process)")
         print("  " + "\n  ".join(tail))
         ending = [line for line in done.stderr.splitlines() if line.startswith(("store compacted", "store rewritten"))]
         print("  " + "\n  ".join(ending))  # what the command did once the documents were in (its share of the time)
