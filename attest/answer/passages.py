@@ -36,6 +36,7 @@ WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three 
 BRIDGE_NAMES = 2  # a bridge entity is named by at least two passages, one naming it and the one about it: the walk
 # goes to a name n passages write with weight BRIDGE_NAMES / n, at most 1
 COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
+PASSAGES_KEPT = 4096  # passages (text and place) a reader remembers: ~1.3 KB of text each at 50,000 generated documents
 
 
 @dataclass
@@ -201,8 +202,9 @@ class PassageRanker:
 
     # bounded reads of the index ----------------------------------------------------
 
-    # each read below is remembered by the index until its next commit (`FullText.remembered`): the questions of a
-    # stream name the same hubs and read the same passages (about 10 of a /context's 55-65 ms CPU at 50,000 documents)
+    # each read below, and the passages `_read_scored` reads, is remembered by the index until its next commit
+    # (`FullText.remembered`): the questions of a stream name the same hubs and read the same passages (about 15 of a
+    # /context's 55-65 ms CPU at 50,000 documents)
 
     def _passage_counts(self, entities: list[str]) -> dict[str, int]:
         """Entity -> the number of passages that name it, counted up to COUNTED (a hub's index range read no further)."""
@@ -297,7 +299,7 @@ class PassageRanker:
                      added: dict[str, float], skip: frozenset[str]) -> list[float]:
         """Reads the chunks' text and place and gives them their own BM25 (`_fill`); drops those the index holds no
         text for. Their scores, with what the graph added."""
-        found = {h.chunk: h for h in self._read(chunks, set(self._documents(chunks).values()))}
+        found = self.index.remembered("passages", chunks, self._passages, PASSAGES_KEPT)
         read = [found[c] for c in chunks if c in found]
         for h, score in zip(read, self._own_bm25(question, hits, read, skip)):
             p = passages[h.chunk]
@@ -316,6 +318,9 @@ class PassageRanker:
         best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in read], skip=skip,
                                            as_indexed=True)
         return [round(s / best, 4) for s in scores] if best > 0 else [None] * len(read)
+
+    def _passages(self, chunks: list[str]) -> dict[str, Hit]:
+        return {h.chunk: h for h in self._read(chunks, set(self._documents(chunks).values()))}
 
     def _documents(self, chunks: list[str]) -> dict[str, str]:
         """Chunk -> its document, for chunks found through the graph (what documents are about)."""

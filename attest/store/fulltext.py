@@ -375,13 +375,14 @@ class FullText:
         return int(db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks WHERE chunks MATCH ? LIMIT ?)",
                               (_any([term]), cap)).fetchone()[0])
 
-    def remembered(self, kind: str, keys: list[K], fetch: Callable[[list[K]], dict[K, V]]) -> dict[K, V]:
+    def remembered(self, kind: str, keys: list[K], fetch: Callable[[list[K]], dict[K, V]], keep: int = REMEMBERED
+                   ) -> dict[K, V]:
         """Key -> `fetch`'s value, fetched only for the keys this thread's reader has not fetched under `kind` since
         another connection's commit (what a stream of questions reads again: the passage counts and topic chunks of
-        the same hub entities); a key `fetch` leaves out is left out, and remembered as absent. The values are
-        shared: callers must not change them."""
+        the same hub entities); a key `fetch` leaves out is left out, and remembered as absent. At most about `keep`
+        keys are remembered. The values are shared: callers must not change them."""
         known: dict[K, object] = self._since_commit(self._reader(), "remembered " + kind, dict)
-        if len(known) >= REMEMBERED:
+        if len(known) >= keep:
             known.clear()
         missing = [k for k in dict.fromkeys(keys) if k not in known]
         if missing:
