@@ -36,7 +36,8 @@ CANDIDATES = 2_000  # chunks a search scores, about, per part (`FullText._bounde
 K1 = 1.2  # FTS5's bm25() parameters: a word adds at most its idf x (K1 + 1) to a chunk's score
 B = 0.75
 POSTINGS_KEPT = 1 << 16  # words whose posting counts a reader remembers (`_postings_of`), forgotten all at once past it
-REMEMBERED = 1 << 14  # keys of one kind a reader remembers (`remembered`, `_newest`), forgotten all at once past it
+REMEMBERED = 4096  # keys of one kind a reader remembers (`remembered`), forgotten all at once past it: ~5 MB a kind
+NEWEST_KEPT = 1024  # queries of common words whose newest chunks a reader remembers (`_newest`), ~5 KB each
 _ABSENT = object()  # a key `remembered`'s fetch left out
 LAYOUT = 5  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
 # chunk_rows: which rows of `chunks` hold a document's text. FTS5 cannot index its UNINDEXED `document` column, so a
@@ -320,7 +321,7 @@ class FullText:
             newest = db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ? AND rowid > ?",
                                 (match, floor[0] if floor else -1)).fetchall()
             cut = sorted(rank for _, rank in newest)[limit - 1] if len(newest) >= limit else math.inf
-            if len(known) >= REMEMBERED:
+            if len(known) >= NEWEST_KEPT:
                 known.clear()
             known[key] = (len(newest), [(rowid, rank) for rowid, rank in newest if rank <= cut])
         return known[key]

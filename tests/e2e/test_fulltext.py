@@ -286,4 +286,6 @@ def test_what_a_reader_remembers_is_fetched_once_a_key_until_a_commit(tmp_path):
     thread.start()
     thread.join()
     assert seen == [{"a": ["aa"]}] and len(fetched) == 5  # each thread's reader remembers its own
+    assert index.remembered("bounded", ["x", "y", "z"], fetch, keep=3) and fetched[-1] == ["x", "y", "z"]
+    assert index.remembered("bounded", ["x"], fetch, keep=3) == {"x": ["xx"]} and fetched[-1] == ["x"]  # past `keep`: forgotten
     index.close()
