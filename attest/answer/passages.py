@@ -36,6 +36,7 @@ WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three 
 BRIDGE_NAMES = 2  # a bridge entity is named by at least two passages, one naming it and the one about it: the walk
 # goes to a name n passages write with weight BRIDGE_NAMES / n, at most 1
 COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
+PASSAGES_KEPT = 2048  # passages (text and place) a reader remembers: ~1.3 KB of text each at 50,000 generated documents
 
 
 @dataclass
@@ -201,8 +202,15 @@ class PassageRanker:
 
     # bounded reads of the index ----------------------------------------------------
 
+    # each read below, and the passages `_read_scored` reads, is remembered by the index until its next commit
+    # (`FullText.remembered`): the questions of a stream name the same hubs and read the same passages (about 15 of a
+    # /context's 55-65 ms CPU at 50,000 documents)
+
     def _passage_counts(self, entities: list[str]) -> dict[str, int]:
         """Entity -> the number of passages that name it, counted up to COUNTED (a hub's index range read no further)."""
+        return self.index.remembered("passage counts", entities, self._read_passage_counts)
+
+    def _read_passage_counts(self, entities: list[str]) -> dict[str, int]:
         out: dict[str, int] = {}
         for batch in _batches(entities, TOPIC_BATCH):
             bounded = " UNION ALL ".join(
@@ -212,6 +220,9 @@ class PassageRanker:
         return out
 
     def _entities_of(self, chunks: list[str]) -> dict[str, list[str]]:
+        return self.index.remembered("entities of", chunks, self._read_entities_of)
+
+    def _read_entities_of(self, chunks: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for batch in _batches(chunks):
             marks = ",".join("?" * len(batch))
@@ -221,6 +232,9 @@ class PassageRanker:
         return out
 
     def _topics_of(self, chunks: list[str]) -> dict[str, set[str]]:
+        return self.index.remembered("topics of", chunks, self._read_topics_of)
+
+    def _read_topics_of(self, chunks: list[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         for batch in _batches(chunks):
             marks = ",".join("?" * len(batch))
@@ -230,6 +244,9 @@ class PassageRanker:
 
     def _topic_chunks(self, entities: list[str]) -> dict[str, list[str]]:
         """Entity -> the chunks of the documents about it, at most TOPIC_CHUNKS each."""
+        return self.index.remembered("topic chunks", entities, self._read_topic_chunks)
+
+    def _read_topic_chunks(self, entities: list[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         # one read a batch (a query per entity was 200 round trips), each entity's chunks an index range that stops
         # at TOPIC_CHUNKS (numbering every row of a hub's topics first cost 140 ms a question at 50,000 documents)
@@ -282,7 +299,7 @@ class PassageRanker:
                      added: dict[str, float], skip: frozenset[str]) -> list[float]:
         """Reads the chunks' text and place and gives them their own BM25 (`_fill`); drops those the index holds no
         text for. Their scores, with what the graph added."""
-        found = {h.chunk: h for h in self._read(chunks, set(self._documents(chunks).values()))}
+        found = self.index.remembered("passages", chunks, self._passages, PASSAGES_KEPT)
         read = [found[c] for c in chunks if c in found]
         for h, score in zip(read, self._own_bm25(question, hits, read, skip)):
             p = passages[h.chunk]
@@ -301,6 +318,9 @@ class PassageRanker:
         best, *scores = self.index.bm25_of(question, [hits[0].text] + [h.text for h in read], skip=skip,
                                            as_indexed=True)
         return [round(s / best, 4) for s in scores] if best > 0 else [None] * len(read)
+
+    def _passages(self, chunks: list[str]) -> dict[str, Hit]:
+        return {h.chunk: h for h in self._read(chunks, set(self._documents(chunks).values()))}
 
     def _documents(self, chunks: list[str]) -> dict[str, str]:
         """Chunk -> its document, for chunks found through the graph (what documents are about)."""

@@ -14,7 +14,7 @@ import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, cast
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
@@ -29,11 +29,16 @@ log = logging.getLogger("attest.fulltext")
 FILE = "fulltext.sqlite"
 TERM = re.compile(r"\w+", re.UNICODE)
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 MAX_TERMS = 16
 CANDIDATES = 2_000  # chunks a search scores, about, per part (`FullText._bounded`)
 K1 = 1.2  # FTS5's bm25() parameters: a word adds at most its idf x (K1 + 1) to a chunk's score
 B = 0.75
 POSTINGS_KEPT = 1 << 16  # words whose posting counts a reader remembers (`_postings_of`), forgotten all at once past it
+REMEMBERED = 4096  # keys of one kind a reader remembers (`remembered`), forgotten all at once past it: ~5 MB a kind
+NEWEST_KEPT = 1024  # queries of common words whose newest chunks a reader remembers (`_newest`), ~5 KB each
+_ABSENT = object()  # a key `remembered`'s fetch left out
 LAYOUT = 5  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
 # chunk_rows: which rows of `chunks` hold a document's text. FTS5 cannot index its UNINDEXED `document` column, so a
 # delete by document through it reads every chunk row; through chunk_rows it reads that document's rows only.
@@ -294,15 +299,32 @@ class FullText:
                 return sorted(scores.items(), key=lambda r: r[1])[:limit]
         # the chunks naming every common word first: they usually outscore those that name fewer of them
         for match in ([" AND ".join(_any([t]) for t in common)] if len(common) > 1 else []) + [_any(common)]:
+            matched, newest = self._newest(db, match, limit)
+            for rowid, rank in newest:
+                scores.setdefault(rowid, rank)  # a chunk that also names a rare word keeps its full score
+            if matched >= limit:
+                break
+        return sorted(scores.items(), key=lambda r: r[1])[:limit]
+
+    def _newest(self, db: sqlite3.Connection, match: str, limit: int) -> tuple[int, list[tuple[int, float]]]:
+        """How many of the newest CANDIDATES chunks matching `match` there are, and (rowid, bm25) of those that can be
+        among `_bounded`'s best `limit`, in FTS5's order: the best `limit` and their ties. One that scores worse than
+        `limit` of them cannot: a chunk's score in `_bounded` is this one or, when it also names a rare word, its
+        score over more words, which bm25() makes no worse. Remembered until another connection's commit: bm25()
+        first counts every chunk each of the words is in, for their idf (6.5 of the 9 ms of this query at 50,000
+        documents, however few rows it scores), and questions share their common words."""
+        key = (match, limit, CANDIDATES)
+        known: dict[tuple[str, int, int], tuple[int, list[tuple[int, float]]]] = self._since_commit(db, "newest", dict)
+        if key not in known:
             floor = db.execute("SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                                (match, CANDIDATES)).fetchone()
             newest = db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ? AND rowid > ?",
                                 (match, floor[0] if floor else -1)).fetchall()
-            for rowid, rank in newest:
-                scores.setdefault(rowid, rank)  # a chunk that also names a rare word keeps its full score
-            if len(newest) >= limit:
-                break
-        return sorted(scores.items(), key=lambda r: r[1])[:limit]
+            cut = sorted(rank for _, rank in newest)[limit - 1] if len(newest) >= limit else math.inf
+            if len(known) >= NEWEST_KEPT:
+                known.clear()
+            known[key] = (len(newest), [(rowid, rank) for rowid, rank in newest if rank <= cut])
+        return known[key]
 
     def bm25_of(self, text: str, texts: list[str], *, skip: frozenset[str] = frozenset(),
                 as_indexed: bool = False) -> list[float]:
@@ -353,6 +375,21 @@ class FullText:
         """How many chunks contain the word, counted up to `cap` (reading at most that many of its postings)."""
         return int(db.execute("SELECT count(*) FROM (SELECT 1 FROM chunks WHERE chunks MATCH ? LIMIT ?)",
                               (_any([term]), cap)).fetchone()[0])
+
+    def remembered(self, kind: str, keys: list[K], fetch: Callable[[list[K]], dict[K, V]], keep: int = REMEMBERED
+                   ) -> dict[K, V]:
+        """Key -> `fetch`'s value, fetched only for the keys this thread's reader has not fetched under `kind` since
+        another connection's commit (what a stream of questions reads again: the passage counts and topic chunks of
+        the same hub entities); a key `fetch` leaves out is left out, and remembered as absent. At most about `keep`
+        keys are remembered. The values are shared: callers must not change them."""
+        known: dict[K, object] = self._since_commit(self._reader(), "remembered " + kind, dict)
+        if len(known) >= keep:
+            known.clear()
+        missing = [k for k in dict.fromkeys(keys) if k not in known]
+        if missing:
+            fetched = fetch(missing)
+            known.update((k, fetched.get(k, _ABSENT)) for k in missing)
+        return {k: cast(V, v) for k in dict.fromkeys(keys) if (v := known[k]) is not _ABSENT}
 
     def _postings_of(self, db: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
         """`_postings` of each word, remembered until another connection's commit (questions share their words, and

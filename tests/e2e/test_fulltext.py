@@ -209,3 +209,83 @@ def test_a_search_over_common_words_scores_a_bounded_set_of_their_newest_chunks(
     monkeypatch.setattr(fulltext, "CANDIDATES", 2_000)
     assert [r for r, _ in index.search_scores("graph store", 10)] == [r for r, _ in exact[:10]]
     index.close()
+
+
+class _Counted:
+    """A reading connection that counts the bm25() queries run through it."""
+
+    def __init__(self, db) -> None:
+        self.db, self.scored = db, 0
+
+    def execute(self, sql, args=()):
+        self.scored += "bm25(" in sql
+        return self.db.execute(sql, args)
+
+
+def _as_before(index: FullText, rare: list[str], common: list[str], limit: int) -> list:
+    """`_bounded`'s ranking as it was before its newest chunks were cut to those that can rank: every newest chunk
+    merged (the rare words' bound left out: these queries do not meet it)."""
+    db, scores = index._reader(), {}
+    if rare:
+        scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?",
+                                 (f"({fulltext._any(rare)}) NOT ({fulltext._any(common)})",)))
+        scores.update(db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ?",
+                                 (f"({fulltext._any(rare)}) AND ({fulltext._any(common)})",)))
+    match = " AND ".join(fulltext._any([t]) for t in common)
+    floor = db.execute("SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                       (match, fulltext.CANDIDATES)).fetchone()
+    for rowid, rank in db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ? AND rowid > ?",
+                                  (match, floor[0])):
+        scores.setdefault(rowid, rank)
+    return sorted(scores.items(), key=lambda r: r[1])[:limit]
+
+
+def test_the_newest_chunks_of_common_words_are_remembered_until_a_commit_and_rank_as_before(tmp_path, monkeypatch):
+    import random
+
+    index = FullText(tmp_path / "fulltext.sqlite")
+    _corpus(index, random.Random(11))
+    monkeypatch.setattr(fulltext, "CANDIDATES", 20)
+    counted = _Counted(index._reader())
+    monkeypatch.setattr(index, "_reader", lambda: counted)
+    for query, rare in (("graph store", []), ("sparql store graph filler", ["sparql"])):
+        common = [w for w in query.split() if w not in rare]
+        before = _as_before(index, rare, common, 5)
+        counted.scored = 0
+        first = index.search_scores(query, 5)
+        scored = counted.scored
+        assert first == before and scored == 1 + 2 * bool(rare), query  # the same rows, scores and order
+        counted.scored = 0
+        assert index.search_scores(query, 5) == first
+        assert counted.scored == scored - 1, query  # the newest chunks' scores were remembered
+    text = "graph graph graph store store"  # the newest chunk, and the best for the common words
+    index.replace("new", "sha256:new", [fulltext.Chunk("urn:new", text, 0, len(text))])
+    counted.scored = 0
+    (best, _), *_ = index.search_scores("graph store", 5)
+    assert index.read("SELECT chunk FROM chunks WHERE rowid = ?", (best,)) == [("urn:new",)] and counted.scored == 1
+    index.close()
+
+
+def test_what_a_reader_remembers_is_fetched_once_a_key_until_a_commit(tmp_path):
+    index = FullText(tmp_path / "fulltext.sqlite")
+    index.replace("d", "sha256:d", [fulltext.Chunk("urn:a", "alpha", 0, 5)])
+    fetched = []
+
+    def fetch(keys):
+        fetched.append(keys)
+        return {k: [k * 2] for k in keys if k != "absent"}
+
+    assert index.remembered("kind", ["b", "a", "absent"], fetch) == {"b": ["bb"], "a": ["aa"]}
+    assert index.remembered("kind", ["c", "absent", "a", "a"], fetch) == {"c": ["cc"], "a": ["aa"]}
+    assert fetched == [["b", "a", "absent"], ["c"]]  # absent is remembered as absent
+    assert index.remembered("other kind", ["a"], fetch) == {"a": ["aa"]} and fetched[-1] == ["a"]
+    index.replace("e", "sha256:e", [fulltext.Chunk("urn:e", "epsilon", 0, 7)])  # the writer's commit
+    assert index.remembered("kind", ["a"], fetch) == {"a": ["aa"]} and fetched[-1] == ["a"]
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(index.remembered("kind", ["a"], fetch)))
+    thread.start()
+    thread.join()
+    assert seen == [{"a": ["aa"]}] and len(fetched) == 5  # each thread's reader remembers its own
+    assert index.remembered("bounded", ["x", "y", "z"], fetch, keep=3) and fetched[-1] == ["x", "y", "z"]
+    assert index.remembered("bounded", ["x"], fetch, keep=3) == {"x": ["xx"]} and fetched[-1] == ["x"]  # past `keep`: forgotten
+    index.close()

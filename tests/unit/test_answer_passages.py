@@ -388,3 +388,31 @@ def test_a_name_many_passages_write_carries_little_of_the_walk(tmp_path, monkeyp
         chunks = [p.chunk for p in ranking.passages]
         assert chunks.index(C + "hall") < chunks.index(C + "american")
     index.close()
+
+
+def test_a_repeated_question_ranks_alike_without_reading_mentions_or_topics_again(tmp_path, monkeypatch):
+    """The passage counts, topic chunks, names, topics and passage texts a ranking read are remembered until the
+    index's next commit."""
+    index = _index(tmp_path)
+    reads: list[str] = []
+    read = index.read
+    monkeypatch.setattr(index, "read", lambda query, args=(): reads.append(query) or read(query, args))
+    seeds = {E + "jpi": 1.0}
+
+    def ranked():
+        ranking = PassageRanker(index).rank(QUESTION, seeds, 5, skip=STOPWORDS)
+        return [(p.chunk, p.score, p.bridges) for p in ranking.passages]
+
+    first = ranked()
+    assert {"FROM mentions", "FROM topics", "FROM chunks"} <= {w for q in reads for w in (
+        "FROM mentions", "FROM topics", "FROM chunks") if w in q}
+    reads.clear()
+    assert ranked() == first
+    assert not [q for q in reads if "FROM mentions" in q or "FROM topics" in q or "FROM chunks" in q]
+    text = "Society of Minds\n\nThe Society of Minds publishes journals."
+    index.replace("som2", "sha256:som2", [Chunk(C + "som2", text, 0, len(text))], [],
+                  _mentions(C + "som2", text, [("som", "Society of Minds")]))
+    reads.clear()
+    ranked()
+    assert any("FROM mentions" in q for q in reads)  # read again after the commit
+    index.close()
