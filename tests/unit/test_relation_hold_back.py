@@ -91,3 +91,12 @@ def test_an_acronym_and_its_expansion_are_not_related(extractor):
     found = related(extractor, text)
     assert not any("W3C" in r and "World Wide Web Consortium" in r for r in found)
     assert frozenset(("Anna Berg", "relatesTo", "W3C")) in found
+
+
+def test_a_default_typed_mention_of_a_name_typed_technical_elsewhere_stays_restricted(extractor):
+    text = "Anna Berg moved from Paris to Oslo, where John Marsh wrote the Zorbly library. Anna Berg praised Zorbly in Rome."
+    mentions = [(m.text, m.type, m.weak) for m in extractor.analyse(text)[1] if m.text == "Zorbly"]
+    assert mentions == [("Zorbly", "Library", False), ("Zorbly", "Technology", True)]
+    found = related(extractor, text)
+    assert not any("Zorbly" in r for r in found)
+    assert frozenset(("Anna Berg", "relatesTo", "Rome")) in found
