@@ -68,14 +68,16 @@ def test_one_technical_word_in_a_paragraph_of_people_and_places_holds_nothing_ba
     assert frozenset(("John Marsh", "relatesTo", "Borlin")) in related(extractor, text)
 
 
-def test_beside_a_technical_name_of_a_type_of_its_own_only_typed_prose_names_are_related(extractor):
-    # the chunk names a library (technical text), but its people and places outweigh it: two names typed as
-    # people or places may be related in general, the library and a name of no type of its own may not
+def test_beside_a_technical_name_of_a_type_of_its_own_only_its_own_pairs_are_not_related(extractor):
+    # the chunk names a library (technical text), but its people and places outweigh it: the library is related to
+    # nothing in general, while the prose names, and a name of no type of its own among them, may be
     text = "Anna Berg moved from Paris to Oslo, where John Marsh wrote the Zorbly library at Borlin."
     assert types(extractor, text)["Zorbly"] == ("Library", False)
+    assert types(extractor, text)["Borlin"] == ("Technology", True)
     found = related(extractor, text)
-    assert not any("Zorbly" in r or "Borlin" in r for r in found)
+    assert not any("Zorbly" in r for r in found)
     assert frozenset(("John Marsh", "relatesTo", "Oslo")) in found
+    assert frozenset(("John Marsh", "relatesTo", "Borlin")) in found
 
 
 def test_a_technical_chunk_relates_no_names_in_general(extractor):
@@ -89,3 +91,12 @@ def test_an_acronym_and_its_expansion_are_not_related(extractor):
     found = related(extractor, text)
     assert not any("W3C" in r and "World Wide Web Consortium" in r for r in found)
     assert frozenset(("Anna Berg", "relatesTo", "W3C")) in found
+
+
+def test_a_default_typed_mention_of_a_name_typed_technical_elsewhere_stays_restricted(extractor):
+    text = "Anna Berg moved from Paris to Oslo, where John Marsh wrote the Zorbly library. Anna Berg praised Zorbly in Rome."
+    mentions = [(m.text, m.type, m.weak) for m in extractor.analyse(text)[1] if m.text == "Zorbly"]
+    assert mentions == [("Zorbly", "Library", False), ("Zorbly", "Technology", True)]
+    found = related(extractor, text)
+    assert not any("Zorbly" in r for r in found)
+    assert frozenset(("Anna Berg", "relatesTo", "Rome")) in found
