@@ -8,7 +8,7 @@ Interface (stable; used by the ingest pipeline when no LLM answers):
 
 How it works (no trained model: spacy.blank("en") + sentencizer + three EntityRulers of phrase patterns, applied by
 attest.extract.phrase_rulers as a pipeline would apply them):
-  * known_exact / known_folded: every known (label, type) from the graph, as an entity (labels that are common
+  * known_exact / known_folded: every known (label, type) from the graph, as an entity, the longest first (labels that are common
     English words or two letters case-sensitively, others case-insensitively); type_cues: every ontology class
     label and skos:altLabel ("triple store", "library", "university") as a type cue.
   * Lower-case names (rules_lowercase.LowercaseNames): a common-word known label ("rust") or a word that is not
@@ -118,14 +118,15 @@ class RuleExtractor(NameSpans, LowercaseNames):
             ("known_folded", "LOWER", [{"label": t, "id": label, "pattern": label} for label, t in self.known.items() if label not in exact]),
             ("type_cues", "LOWER", [{"label": CUE + t, "pattern": spelling} for spelling, t in self.terms.type_labels()]),
         )
-        self._rulers: list[EntityRuler] = []  # in pipeline order, applied by phrase_rulers.ruled_entities
+        # in pipeline order, applied by phrase_rulers.ruled_entities; the two rulers of known labels are one group
+        self._rulers: list[list[EntityRuler]] = [[], []]
         for name, attr, patterns in rulers:
             if patterns:
                 ruler = self.nlp.add_pipe("entity_ruler", name=name, config={"phrase_matcher_attr": attr})
                 assert isinstance(ruler, EntityRuler)  # add_pipe is typed as returning any pipe callable
                 with self.nlp.select_pipes(enable=[]):  # patterns are tokenized only, quickly
                     ruler.add_patterns(patterns)
-                self._rulers.append(ruler)
+                self._rulers[1 if name == "type_cues" else 0].append(ruler)
         for name in [name for name in self.nlp.pipe_names if name != "sentencizer"]:
             self.nlp.remove_pipe(name)  # loaded as spaCy loads them; run without writing doc.ents
         self._fuzzy_cache: dict[str, str | None] = {}

@@ -52,10 +52,38 @@ def test_the_table_holds_what_spacy_tokens_say(extractors, text):
 @pytest.mark.parametrize("text", TEXTS)
 def test_the_ruler_pass_finds_the_entities_the_pipeline_sets(extractors, text):
     for extractor in extractors:
+        rulers = [ruler for group in extractor._rulers for ruler in group]
         piped = extractor.nlp(text)
-        for ruler in extractor._rulers:  # what the pipeline did: each EntityRuler writes doc.ents in turn
+        for ruler in rulers:  # what the pipeline did: each EntityRuler writes doc.ents in turn
             piped = ruler(piped)
         doc = extractor.nlp(text)
-        found = ruled_entities(extractor._rulers, doc, tokens(doc, text))
+        found = ruled_entities([[ruler] for ruler in rulers], doc, tokens(doc, text))  # each ruler a step of its own
         assert [tuple(e) for e in found] == [(e.start, e.end, e.label_, e.text) for e in piped.ents]
-    assert len(extractors[1]._rulers) == 3  # exact, folded and cue rulers all took part
+    assert [len(group) for group in extractors[1]._rulers] == [2, 1]  # exact and folded known labels, then the cues
+
+
+def test_a_longer_known_name_is_not_cut_by_a_shorter_known_name_inside_it(terms):
+    """The known labels matched as written ("Web", "Labs": common words) and those matched in any case ("World Wide
+    Web Consortium", "HP Labs") are one step: the longest wins, as within one ruler. As two pipeline steps, the
+    shorter name took its word first and the longer name was cut ("World Wide", "Web", "Consortium")."""
+    extractor = RuleExtractor(terms, [("Web", "Software"), ("World Wide Web Consortium", "StandardsBody"),
+                                      ("Labs", "Concept"), ("HP Labs", "Organization")])
+    text = "The World Wide Web Consortium met at HP Labs to discuss the Web."
+    doc = extractor.nlp(text)
+    found = [(e.text, e.label_) for e in ruled_entities(extractor._rulers, doc, tokens(doc, text))]
+    assert found == [("World Wide Web Consortium", "StandardsBody"), ("HP Labs", "Organization"), ("Web", "Software")]
+    names = {e.name for e in extractor.extract(text).entities}
+    assert {"World Wide Web Consortium", "HP Labs"} <= names and not names & {"World Wide", "Consortium", "Labs"}
+
+
+def test_of_two_known_labels_of_one_span_the_one_written_as_the_text_wins(terms):
+    """"Oxigraph" and "oxigraph" are both known, with different types: the mention written "Oxigraph" takes the type
+    of the label written that way, whatever order the matcher gives."""
+    for known in ([("Oxigraph", "TripleStore"), ("oxigraph", "Library")], [("oxigraph", "Library"), ("Oxigraph", "TripleStore")]):
+        extractor = RuleExtractor(terms, known)
+        for text, label in (("Oxigraph is fast.", "TripleStore"), ("OXIGRAPH is fast.", None)):
+            doc = extractor.nlp(text)
+            found = ruled_entities(extractor._rulers, doc, tokens(doc, text))
+            assert len(found) == 1
+            if label:
+                assert found[0].label_ == label
