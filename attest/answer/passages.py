@@ -36,7 +36,7 @@ WALK_ROUNDS = 2  # rounds of reading the graph outwards: 2 reach passages three 
 BRIDGE_NAMES = 2  # a bridge entity is named by at least two passages, one naming it and the one about it: the walk
 # goes to a name n passages write with weight BRIDGE_NAMES / n, at most 1
 COUNTED = 100  # mention rows read to count an entity's passages: past that its weight (1/n) is nil anyway
-PASSAGES_KEPT = 2048  # passages (text and place) a reader remembers: ~1.3 KB of text each at 50,000 generated documents
+PASSAGES_KEPT = 2048  # passages (text and place) the readers remember: ~1.3 KB of text each at 50,000 generated documents
 
 
 @dataclass

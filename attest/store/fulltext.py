@@ -35,10 +35,11 @@ MAX_TERMS = 16
 CANDIDATES = 2_000  # chunks a search scores, about, per part (`FullText._bounded`)
 K1 = 1.2  # FTS5's bm25() parameters: a word adds at most its idf x (K1 + 1) to a chunk's score
 B = 0.75
-POSTINGS_KEPT = 1 << 16  # words whose posting counts a reader remembers (`_postings_of`), forgotten all at once past it
-REMEMBERED = 4096  # keys of one kind a reader remembers (`remembered`), forgotten all at once past it: ~5 MB a kind
-NEWEST_KEPT = 1024  # queries of common words whose newest chunks a reader remembers (`_newest`), ~5 KB each
+POSTINGS_KEPT = 1 << 16  # words whose posting counts the readers remember (`_postings_of`), forgotten all at once past it
+REMEMBERED = 4096  # keys of one kind the readers remember (`remembered`), forgotten all at once past it: ~5 MB a kind
+NEWEST_KEPT = 1024  # queries of common words whose newest chunks the readers remember (`_newest`), ~5 KB each
 _ABSENT = object()  # a key `remembered`'s fetch left out
+_UNSEEN = object()  # a key `remembered` has not fetched
 LAYOUT = 5  # PRAGMA user_version of the file; an older layout is emptied and refilled from the store
 # chunk_rows: which rows of `chunks` hold a document's text. FTS5 cannot index its UNINDEXED `document` column, so a
 # delete by document through it reads every chunk row; through chunk_rows it reads that document's rows only.
@@ -123,6 +124,13 @@ class FullText:
         self.lock = threading.Lock()  # the writing connection's; searches read through a connection per thread
         self._readers = threading.local()
         self._reader_list: list[sqlite3.Connection] = []
+        # what the readers read, shared by every thread (a served app spreads its requests over its worker threads):
+        # name -> (the commit count it was read under, the value); see `_since_commit`
+        self._kept: dict[str, tuple[int, Any]] = {}
+        self._kept_lock = threading.Lock()
+        self._watch: sqlite3.Connection | None = None  # reads PRAGMA data_version only: the commits it has seen
+        self._seen: int | None = None
+        self._commits = 0
         # what this process knows of the index against its store's open (fulltext_step.py): in step since a check
         # (the open's close record, its outside writes then), and the commits between their store write and ours
         self.in_step: tuple[weakref.ref[CloseRecord], int] | None = None
@@ -314,8 +322,8 @@ class FullText:
         first counts every chunk each of the words is in, for their idf (6.5 of the 9 ms of this query at 50,000
         documents, however few rows it scores), and questions share their common words."""
         key = (match, limit, CANDIDATES)
-        known: dict[tuple[str, int, int], tuple[int, list[tuple[int, float]]]] = self._since_commit(db, "newest", dict)
-        if key not in known:
+        known: dict[tuple[str, int, int], tuple[int, list[tuple[int, float]]]] = self._since_commit("newest", dict)
+        if (found := known.get(key)) is None:
             floor = db.execute("SELECT rowid FROM chunks WHERE chunks MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                                (match, CANDIDATES)).fetchone()
             newest = db.execute("SELECT rowid, bm25(chunks) FROM chunks WHERE chunks MATCH ? AND rowid > ?",
@@ -323,8 +331,8 @@ class FullText:
             cut = sorted(rank for _, rank in newest)[limit - 1] if len(newest) >= limit else math.inf
             if len(known) >= NEWEST_KEPT:
                 known.clear()
-            known[key] = (len(newest), [(rowid, rank) for rowid, rank in newest if rank <= cut])
-        return known[key]
+            found = known[key] = (len(newest), [(rowid, rank) for rowid, rank in newest if rank <= cut])
+        return found
 
     def bm25_of(self, text: str, texts: list[str], *, skip: frozenset[str] = frozenset(),
                 as_indexed: bool = False) -> list[float]:
@@ -352,7 +360,7 @@ class FullText:
             row = db.execute("SELECT block FROM chunks_data WHERE id = 1").fetchone()
             counts = _varints(row[0]) if row else []
             return counts[1] / counts[0] if len(counts) > 1 and counts[0] else 0.0
-        return self._since_commit(db, "mean", mean)
+        return self._since_commit("mean", mean)
 
     @staticmethod
     def _scored(db: sqlite3.Connection, match: str, limit: int) -> list[tuple[int, float]]:
@@ -378,30 +386,34 @@ class FullText:
 
     def remembered(self, kind: str, keys: list[K], fetch: Callable[[list[K]], dict[K, V]], keep: int = REMEMBERED
                    ) -> dict[K, V]:
-        """Key -> `fetch`'s value, fetched only for the keys this thread's reader has not fetched under `kind` since
+        """Key -> `fetch`'s value, fetched only for the keys no thread's reader has fetched under `kind` since
         another connection's commit (what a stream of questions reads again: the passage counts and topic chunks of
         the same hub entities); a key `fetch` leaves out is left out, and remembered as absent. At most about `keep`
         keys are remembered. The values are shared: callers must not change them."""
-        known: dict[K, object] = self._since_commit(self._reader(), "remembered " + kind, dict)
+        known: dict[K, object] = self._since_commit("remembered " + kind, dict)
         if len(known) >= keep:
             known.clear()
-        missing = [k for k in dict.fromkeys(keys) if k not in known]
+        found = {k: known.get(k, _UNSEEN) for k in dict.fromkeys(keys)}  # another thread may clear `known` meanwhile
+        missing = [k for k, v in found.items() if v is _UNSEEN]
         if missing:
             fetched = fetch(missing)
-            known.update((k, fetched.get(k, _ABSENT)) for k in missing)
-        return {k: cast(V, v) for k in dict.fromkeys(keys) if (v := known[k]) is not _ABSENT}
+            for k in missing:
+                found[k] = known[k] = fetched.get(k, _ABSENT)
+        return {k: cast(V, v) for k, v in found.items() if v is not _ABSENT}
 
     def _postings_of(self, db: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
         """`_postings` of each word, remembered until another connection's commit (questions share their words, and
         a ranking scores its passages against the question's words twice: BM25 beside the first hits, and the words
         the first passage leaves out)."""
-        known: dict[str, int] = self._since_commit(db, "postings", dict)
+        known: dict[str, int] = self._since_commit("postings", dict)
         if len(known) > POSTINGS_KEPT:
             known.clear()
+        out: dict[str, int] = {}
         for term in terms:
-            if term not in known:
-                known[term] = self._postings(db, term)
-        return {t: known[t] for t in terms}
+            if (count := known.get(term)) is None:
+                count = known[term] = self._postings(db, term)
+            out[term] = count
+        return out
 
     @staticmethod
     def _postings(db: sqlite3.Connection, term: str) -> int:
@@ -411,16 +423,38 @@ class FullText:
 
     def _row_count(self, db: sqlite3.Connection) -> int:
         """The number of chunks, counted again only after another connection's commit."""
-        return self._since_commit(db, "rows", lambda: int(db.execute("SELECT count(*) FROM chunk_rows").fetchone()[0]))
+        return self._since_commit("rows", lambda: int(db.execute("SELECT count(*) FROM chunk_rows").fetchone()[0]))
 
-    def _since_commit(self, db: sqlite3.Connection, name: str, compute: Callable[[], T]) -> T:
-        """`compute()`, remembered by this thread's reader under `name` until another connection commits."""
-        version = db.execute("PRAGMA data_version").fetchone()[0]
-        cached: tuple[int, T] | None = getattr(self._readers, name, None)
-        if cached is None or cached[0] != version:
-            cached = (version, compute())
-            setattr(self._readers, name, cached)
-        return cached[1]
+    def _since_commit(self, name: str, compute: Callable[[], T]) -> T:
+        """`compute()`, remembered under `name` for every thread until a connection commits (this process's writer or
+        another's). The commits are counted by one connection that only reads PRAGMA data_version, so all threads
+        compare the same count (each reader's own data_version moves on its own). A value computed while a commit
+        was seen is not kept; one computed from reads that a commit nobody has seen yet overtook is dropped at the
+        next call, whichever thread makes it."""
+        with self._kept_lock:
+            commits = self._commits_seen()
+            cached = self._kept.get(name)
+        if cached is not None and cached[0] == commits:
+            return cast(T, cached[1])
+        value = compute()
+        with self._kept_lock:
+            if self._commits_seen() != commits:
+                return value
+            cached = self._kept.get(name)
+            if cached is not None and cached[0] == commits:  # another thread computed it meanwhile: one value for all
+                return cast(T, cached[1])
+            self._kept[name] = (commits, value)
+        return value
+
+    def _commits_seen(self) -> int:
+        """How many times the watching connection found the file changed by a commit (under `_kept_lock`)."""
+        if self._watch is None:
+            self._watch = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        version = self._watch.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._seen:
+            self._seen = version
+            self._commits += 1
+        return self._commits
 
     def known_entities(self) -> dict[str, tuple[str, set[str]]]:
         """Entity IRI -> (its least rdfs:label over all documents, '' when none; every type they give it)."""
@@ -455,6 +489,10 @@ class FullText:
             for db in (*self._reader_list, self.db):
                 db.close()
             self._reader_list.clear()
+        with self._kept_lock:
+            if self._watch is not None:
+                self._watch.close()
+            self._kept.clear()
 
 
 def for_store(store: object) -> FullText | None:

@@ -285,7 +285,48 @@ def test_what_a_reader_remembers_is_fetched_once_a_key_until_a_commit(tmp_path):
     thread = threading.Thread(target=lambda: seen.append(index.remembered("kind", ["a"], fetch)))
     thread.start()
     thread.join()
-    assert seen == [{"a": ["aa"]}] and len(fetched) == 5  # each thread's reader remembers its own
+    assert seen == [{"a": ["aa"]}] and len(fetched) == 4  # what one thread's reader fetched, another's finds
     assert index.remembered("bounded", ["x", "y", "z"], fetch, keep=3) and fetched[-1] == ["x", "y", "z"]
     assert index.remembered("bounded", ["x"], fetch, keep=3) == {"x": ["xx"]} and fetched[-1] == ["x"]  # past `keep`: forgotten
+    index.close()
+
+
+def test_what_the_readers_remember_is_shared_by_threads_and_dropped_at_any_connections_commit(tmp_path):
+    """A served app runs its requests on several worker threads: what one thread's reader fetched, the others find,
+    and a commit by any connection (this index's writer, another process's) is seen by every thread, a thread that
+    never read included. What was fetched while a commit landed is read again."""
+    import sqlite3
+
+    index = FullText(tmp_path / "fulltext.sqlite")
+    index.replace("d", "sha256:d", [fulltext.Chunk("urn:a", "alpha", 0, 5)])
+    fetched = []
+
+    def fetch(keys):
+        fetched.append(keys)
+        return {k: k * 2 for k in keys}
+
+    def in_thread(keys):
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(index.remembered("kind", keys, fetch)))
+        thread.start()
+        thread.join()
+        return seen[0]
+
+    assert in_thread(["a", "b"]) == {"a": "aa", "b": "bb"} and in_thread(["b", "a"]) == {"b": "bb", "a": "aa"}
+    assert index.remembered("kind", ["a"], fetch) == {"a": "aa"} and fetched == [["a", "b"]]
+    index.replace("e", "sha256:e", [fulltext.Chunk("urn:e", "epsilon", 0, 7)])  # the writer's commit
+    assert in_thread(["a"]) == {"a": "aa"} and fetched[-1] == ["a"]  # a new thread sees it
+    assert index.remembered("kind", ["a"], fetch) == {"a": "aa"} and len(fetched) == 2  # read again once, for all
+    other = sqlite3.connect(tmp_path / "fulltext.sqlite", isolation_level=None)
+    other.execute("INSERT INTO documents VALUES ('outside', 'sha256:o')")  # another connection's commit
+    assert index.remembered("kind", ["a"], fetch) == {"a": "aa"} and len(fetched) == 3
+
+    def fetch_while_committing(keys):
+        other.execute("INSERT INTO documents VALUES (?, 'sha256:x')", (f"during-{len(fetched)}",))
+        return fetch(keys)
+
+    assert index.remembered("kind", ["c"], fetch_while_committing) == {"c": "cc"}
+    assert index.remembered("kind", ["c"], fetch) == {"c": "cc"} and len(fetched) == 5  # not kept past that commit
+    assert index.remembered("kind", ["c"], fetch) == {"c": "cc"} and len(fetched) == 5
+    other.close()
     index.close()

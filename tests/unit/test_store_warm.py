@@ -3,6 +3,9 @@ memory), its stop, and that a served app starts it (or not, with the setting 0) 
 
 from __future__ import annotations
 
+import os
+
+import pytest
 from fastapi.testclient import TestClient
 
 from attest.main import create_app
@@ -24,7 +27,9 @@ def test_the_full_text_index_first_then_the_newest_table_files(tmp_path):
     assert warm.plan(tmp_path / "nothing-here") == []
 
 
-def test_it_reads_in_order_up_to_its_budget(tmp_path, monkeypatch):
+@pytest.mark.parametrize("advise", [True, False] if warm.ADVISE else [False])
+def test_it_reads_in_order_up_to_its_budget(tmp_path, monkeypatch, advise):
+    monkeypatch.setattr(warm, "ADVISE", advise)  # the kernel reads each step, or the thread copies it (no posix_fadvise)
     monkeypatch.setattr(warm, "STEP", 7)  # a read that stops within a file, and steps smaller than a file
     folder = _folder(tmp_path, [50, 30, 30])
     warmer = warm.CacheWarmer(warm.plan(folder), 65)
@@ -69,3 +74,28 @@ def test_a_served_app_warms_at_start_and_stops_at_close(settings):
     off = settings.model_copy(update={"warm_cache_mb": 0})
     with TestClient(create_app(off), base_url="http://localhost") as client:
         assert client.app.state.resources.cache_warmer is None
+
+
+@pytest.mark.skipif(not warm.ADVISE, reason="posix_fadvise is Linux's")
+def test_the_kernel_is_asked_for_each_step_in_order_and_the_files_are_not_copied(tmp_path, monkeypatch):
+    monkeypatch.setattr(warm, "STEP", 7)
+    folder = _folder(tmp_path, [20, 10])
+    asked, copied = [], []
+    advise = os.posix_fadvise
+
+    class Recording(warm.FileIO):
+        def read(self, size=-1):
+            copied.append(size)
+            return super().read(size)
+
+        def readinto(self, buffer):
+            copied.append(len(buffer))
+            return super().readinto(buffer)
+
+    monkeypatch.setattr(warm.os, "posix_fadvise", lambda fd, start, n, how: asked.append((start, n, how)) or advise(fd, start, n, how))
+    monkeypatch.setattr(warm, "open", lambda path, mode, buffering: Recording(path, mode), raising=False)
+    warmer = warm.CacheWarmer(warm.plan(folder), 1000)
+    warmer.run()
+    assert [(s, n) for s, n, _ in asked] == [(0, 7), (7, 7), (14, 6), (0, 7), (7, 3)]  # the index, then the table file
+    assert {how for *_, how in asked} == {os.POSIX_FADV_WILLNEED} and warmer.read == 30
+    assert copied == [1] * 5  # each step's last byte only: it waits for the kernel's read
