@@ -74,6 +74,7 @@ _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded
 _PHRASE_ENDS = frozenset({"in", "of", "at", "for", "from", "by", "with", "on", "to", "which", "that", "who",
                           "whose", "where", "since", "near"})
 _PERSONAL = frozenset({"he", "she", "his", "her"})
+_BE_AT = frozenset({"is", "was", "are", "were", "been"})  # "was at <organization>": the verb before "at"
 DEFINITION_GAP = 14  # words between "X is a <description> <phrase>" and Y
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
@@ -470,10 +471,13 @@ class RuleExtractor(NameSpans, LowercaseNames):
         content, negated, hedged = lex.norm_gap(words)
         if negated:
             return None
-        hedged = hedged or any(w in lex.HEDGE for w in table.lower[sent[0]:a.start])
+        opening = table.words[sent[0]:a.start + 1]  # the words before a, and a's first (a hedge is lower case there)
+        hedged = hedged or any(lex.hedges(opening, k) for k in range(len(opening) - 1))
         lowered = [w.lower() for w in words]
-        if "," in lowered and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
-            # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"
+        if "," in lowered and lowered[lowered.index(",") + 1:] \
+                and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
+            # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"; a
+            # comma with nothing after it closes no apposition ("..., in Liverpool, UK": a place in a place)
             subject, confidence = in_sent[0], 0.75
             words = words[lowered.index(",") + 1:]
             content, negated, _ = lex.norm_gap(words)
@@ -497,6 +501,15 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 if len(content) - cut >= 2 and (candidates := self.phrases.get(content[cut:])):
                     confidence = 0.7
                     break
+        verb = [w for w in lowered if w not in {"a", "an", "the"}][-2:]  # "was at the Zorbly Institute"
+        if not candidates and content and content[-1] == "at" and len(verb) == 2 and verb[0] in _BE_AT \
+                and not self._place(b):
+            # "X was at CWI", "... while he was at CWI": a person at an organization is there as its member of staff
+            # or student (the "works at" / "employed by" of worksFor); a place is where one is, not whom one works for
+            person = self._person_subject(doc, in_sent, a, content[:-1])
+            if person is not None:
+                subject, confidence = person, 0.75 if person is not a else 0.85
+                candidates = self.phrases.get(("works", "at"))
         if not candidates and len(content) == 2 and content[1] in {"at", "for"}:
             role = content[0]
             if role in lex.EMPLOYMENT_ROLES:
@@ -505,7 +518,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 candidates = self.phrases.get(("studied", "at"))
         if not candidates and content == ("in",) and self._place(b):
             candidates, confidence = self.phrases.get(("located", "in"), []), 0.65  # "CWI in Amsterdam"
-        if not candidates and not content and words == [","] and self._place(a) and self._place(b, weak_ok=True):
+        if not candidates and not content and words == [","] and self._place(a) and self._place(b, weak_ok=True) \
+                and not self._listed(doc, in_sent, a):
             candidates, confidence = self.phrases.get(("located", "in"), []), 0.7  # "Sofia, Bulgaria"
         if not candidates:
             return self._object_relative(doc, a, b, lowered)
@@ -519,6 +533,43 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if hedged:
             confidence = min(confidence, 0.45)
         return subject, predicate, obj, confidence
+
+    def _listed(self, doc: Doc, in_sent: list[Mention], a: Mention) -> bool:
+        """Whether `a` and the name after it are items of a list ("Florence, Siena and Forlì", "the Philippines,
+        Malaysia, Indonesia, ... and Kenya"), not a place and the place it lies in ("Sofia, Bulgaria", "Troy, New
+        York, United States"): the names joined by commas around them run on to an "and" or "or", unless every item
+        of that list is itself two names, a place and its place ("Los Angeles, California and Detroit, Michigan")."""
+        table = tokens(doc)
+        k = in_sent.index(a)
+        first, last = k, k + 1
+        gaps = [table.text_of(x.end, y.start).strip().lower() for x, y in zip(in_sent, in_sent[1:])]
+        while first > 0 and gaps[first - 1] in lex.COORDINATION:
+            first -= 1
+        while last < len(gaps) and gaps[last] in lex.COORDINATION:
+            last += 1
+        joins = gaps[first:last]  # between the names in_sent[first] .. in_sent[last]
+        if all(gap == "," for gap in joins):
+            return False
+        items = " ".join("|" if gap != "," else "," for gap in joins).split("|")
+        return not all(item.strip() == "," for item in items)
+
+    def _person_subject(self, doc: Doc, in_sent: list[Mention], a: Mention, lead: tuple[str, ...]) -> Mention | None:
+        """The person a statement between `a` and the next name is about, `lead` its content words before the verb:
+        `a` itself with no words ("X was at", "X, who was at"), or the name that opens the sentence where "he" or
+        "she" is the subject, after at most a joining word ("X created Y while he was at"); a name typed a person
+        by its own evidence, or none."""
+        if not lead:
+            candidate = a
+        elif lead[-1] in {"he", "she"} and len(lead) <= 2:
+            candidate = in_sent[0]
+            if candidate.start - tokens(doc).sentence_of[candidate.start] > 1:
+                return None
+        else:
+            return None
+        person = self._type("person")
+        if candidate.weak or candidate.type is None or person is None or not self.terms.is_subtype(candidate.type, person):
+            return None
+        return candidate
 
     def _country(self, mention: Mention) -> bool:
         """Whether a name is typed a country (of any confidence)."""
