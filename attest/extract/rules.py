@@ -48,7 +48,7 @@ from spacy.tokens import Doc, Span
 from attest.extract.acronyms import is_acronym
 from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
-from attest.extract.demonyms import nations
+from attest.extract.demonyms import demonyms, nations
 from attest.extract.general import general_untyped
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
@@ -76,6 +76,7 @@ _PHRASE_ENDS = frozenset({"in", "of", "at", "for", "from", "by", "with", "on", "
 _PERSONAL = frozenset({"he", "she", "his", "her"})
 _BE_AT = frozenset({"is", "was", "are", "were", "been"})  # "was at <organization>": the verb before "at"
 DEFINITION_GAP = 14  # words between "X is a <description> <phrase>" and Y
+CLASHED = 0.5  # a rule's relation whose predicate the names' types contradict: under the validator's bar, and no reading
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
@@ -450,7 +451,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if self._fits(subject, term.domain) and self._fits(obj, term.range):
             self._retype_by_signature(predicate, subject, obj, doc)
             return confidence
-        return min(confidence, 0.5)
+        return min(confidence, CLASHED)
 
     def _relation_between(self, doc, sent: tuple[int, int], in_sent, a: Mention, b: Mention, last_subject: Mention | None):
         table = tokens(doc)
@@ -516,6 +517,12 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 candidates = self.phrases.get(("works", content[1]))
             elif role == "student":
                 candidates = self.phrases.get(("studied", "at"))
+            if candidates and a.text in demonyms():
+                # "Robert Cailliau, a Belgian engineer at CERN": the people's adjective says whose the role is not;
+                # the name it describes holds it
+                holder = self._described(doc, in_sent, a)
+                candidates = candidates if holder is not None else None
+                subject = holder if holder is not None else subject
         if not candidates and content == ("in",) and self._place(b):
             candidates, confidence = self.phrases.get(("located", "in"), []), 0.65  # "CWI in Amsterdam"
         if not candidates and not content and words == [","] and self._place(a) and self._place(b, weak_ok=True) \
@@ -529,20 +536,31 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if fits:
             self._retype_by_signature(predicate, subject, obj, doc)
         else:
-            confidence = min(confidence, 0.5)
+            confidence = min(confidence, CLASHED)
         if hedged:
             confidence = min(confidence, 0.45)
         return subject, predicate, obj, confidence
 
+    def _described(self, doc: Doc, in_sent: list[Mention], a: Mention) -> Mention | None:
+        """The name before `a` whose description `a` opens: "X, a <a> ...", "X is an <a> ..."."""
+        k = in_sent.index(a)
+        if k == 0:
+            return None
+        gap = tokens(doc).text_of(in_sent[k - 1].end, a.start).strip().lower().split()
+        if gap[-1:] in (["a"], ["an"]) and gap[:-1] in ([","], ["is"], ["was"], [",", "is"], [",", "was"]):
+            return in_sent[k - 1]
+        return None
+
     def _listed(self, doc: Doc, in_sent: list[Mention], a: Mention) -> bool:
         """Whether `a` and the name after it are items of a list ("Florence, Siena and Forlì", "the Philippines,
         Malaysia, Indonesia, ... and Kenya"), not a place and the place it lies in ("Sofia, Bulgaria", "Troy, New
-        York, United States"): the names joined by commas around them run on to an "and" or "or", unless every item
-        of that list is itself two names, a place and its place ("Los Angeles, California and Detroit, Michigan")."""
+        York, United States"): the names joined by commas around them run on to an "and" or "or" ("..., and the
+        Middle East"), unless every item of that list is itself two names, a place and its place ("Los Angeles,
+        California and Detroit, Michigan")."""
         table = tokens(doc)
         k = in_sent.index(a)
         first, last = k, k + 1
-        gaps = [table.text_of(x.end, y.start).strip().lower() for x, y in zip(in_sent, in_sent[1:])]
+        gaps = [table.text_of(x.end, y.start).strip().lower().removesuffix(" the") for x, y in zip(in_sent, in_sent[1:])]
         while first > 0 and gaps[first - 1] in lex.COORDINATION:
             first -= 1
         while last < len(gaps) and gaps[last] in lex.COORDINATION:
@@ -604,7 +622,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         predicate, fits = self._choose(candidates, b, a)
         if fits:
             self._retype_by_signature(predicate, b, a, doc)
-        return b, predicate, a, 0.75 if fits else 0.5
+        return b, predicate, a, 0.75 if fits else CLASHED
 
     # ------------------------------------------------------------------ statistical relations
     def _model_relations(self, doc: Doc, mentions: list[Mention], rule_triples: list[Triple]) -> list[Triple]:
@@ -639,7 +657,9 @@ class RuleExtractor(NameSpans, LowercaseNames):
             best[key] = max(best.get(key, 0.0), 1.0 - float(row[none]))
         found = [t for t in rule_triples if technical or t[1] != "locatedIn"
                  or best.get(frozenset((t[0].text, t[2].text)), 1.0) >= UNRELATED]
-        ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
+        # a rule's relation the names' types contradict (CLASHED, neither hedged nor refused) is no reading of the
+        # words: the classifier may still relate the pair ("Ulrich, Vienna": no place in a place, a man and his city)
+        ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples if t[3] != CLASHED}
         # two names the rules join through a third ("X is based in Leipzig, and Leipzig is located in Germany"):
         # in technical text the chain says how they relate, and a classifier fact beside it would only repeat or
         # blur it. Encyclopedic prose states such pairs as facts of their own (the classifier's training documents
@@ -701,7 +721,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                         required = self._type("technology")
                     mention.type, mention.confidence = required, max(mention.confidence, 0.75)
                 found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
-        typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
+        typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo" and t[3] != CLASHED}
         return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
 
     @staticmethod
