@@ -54,7 +54,7 @@ from attest.extract.models import ExtractedAttribute, ExtractedEntity, Extracted
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.phrase_rulers import ruled_entities
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
-from attest.extract.relation_pairs import candidate_pairs, chunk_topic
+from attest.extract.relation_pairs import Candidate, candidate_pairs, chunk_topic
 from attest.extract import rules_lexicon as lex
 from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
@@ -625,7 +625,8 @@ class RuleExtractor(NameSpans, LowercaseNames):
         return b, predicate, a, 0.75 if fits else CLASHED
 
     # ------------------------------------------------------------------ statistical relations
-    def _model_relations(self, doc: Doc, mentions: list[Mention], rule_triples: list[Triple]) -> list[Triple]:
+    def _model_relations(self, doc: Doc, mentions: list[Mention], rule_triples: list[Triple],
+                         candidates: list[Candidate]) -> list[Triple]:
         """The phrase rules' relations with the trained classifier's added (relation_pairs, RelationModel.decide):
         its predicate, or ont:relatesTo for a pair it finds related by no predicate it knows with enough confidence.
         A pair the phrase rules relate keeps their relation and gets no other (the rules are the more precise where
@@ -633,7 +634,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         model = self.relation_model
         if model is None:
             return rule_triples
-        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None]
+        pairs = [p for p in candidates if p.a.type is not None and p.b.type is not None]
         if not pairs:
             return rule_triples
         probs = model.predict([p.features for p in pairs])
@@ -800,8 +801,11 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if not reads_as_english(text):  # capitals and phrases of another language say nothing the rules can read
             mentions = [m for m in mentions if m.known]
             return self._extraction(doc, mentions, held, refused, [])
+        # the classifier's candidate pairs are read before the phrase rules retype a name to fit their predicate's
+        # signature: with the types as analysed, the ones it was trained on (bench/train_relations.py's collect)
+        pairs = candidate_pairs(doc, mentions) if self.relation_model is not None else []
         triples: list[Triple] = [(*t, None, None) for t in self._relations(doc, mentions)]
-        triples = self._model_relations(doc, mentions, triples)
+        triples = self._model_relations(doc, mentions, triples, pairs)
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
             for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
                            or (t[4] is not None and inside(refused, t[4]) is not None)]:

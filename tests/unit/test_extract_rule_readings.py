@@ -112,3 +112,20 @@ def test_a_role_a_peoples_adjective_opens_is_held_by_the_name_it_describes(rules
     assert found.get(("Robert Cailliau", "worksFor", "CERN"), 0.0) >= 0.6
     assert not [f for f in found if f[0] == "Belgian"]
     assert not facts(rules, "The Belgian engineer at CERN joined the project.")
+
+
+def test_the_classifier_reads_the_types_as_analysed_not_as_the_rules_retype_them(terms):
+    # trained on the types the analysis gives (bench/train_relations.py's collect): "Zorbly" is a default-typed name
+    # there, which "works for" retypes an Organization afterwards; the classifier's feature is the analysed type's
+    import numpy as np
+
+    from attest.extract.relation_model import RelationModel
+
+    extractor = RuleExtractor(terms)
+    extractor.relation_model = RelationModel(["tt=Technology|Person"], np.array([[0.0, 6.0]], dtype=np.float32),
+                                             np.array([3.0, 0.0], dtype=np.float32), ["none", "related"],
+                                             {"S": 0.5, "typed": 0.5})
+    found = facts(extractor, "The singer Anna Berg works for Zorbly with John Marsh.")
+    assert found.get(("Anna Berg", "worksFor", "Zorbly"), 0.0) >= 0.6
+    assert found.get(("Zorbly", "relatesTo", "John Marsh"), 0.0) >= 0.6
+    assert not [f for f in found if {f[0], f[2]} == {"Anna Berg", "John Marsh"}]
