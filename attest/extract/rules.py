@@ -74,6 +74,7 @@ _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded
 _PHRASE_ENDS = frozenset({"in", "of", "at", "for", "from", "by", "with", "on", "to", "which", "that", "who",
                           "whose", "where", "since", "near"})
 _PERSONAL = frozenset({"he", "she", "his", "her"})
+_LIST_ENDS = (["others"], ["other"], ["more"], ["elsewhere"], ["so"])  # "A, B, C and others", "... and so on"
 _BE_AT = frozenset({"is", "was", "are", "were", "been"})  # "was at <organization>": the verb before "at"
 DEFINITION_GAP = 14  # words between "X is a <description> <phrase>" and Y
 CLASHED = 0.5  # a rule's relation whose predicate the names' types contradict: under the validator's bar, and no reading
@@ -475,10 +476,12 @@ class RuleExtractor(NameSpans, LowercaseNames):
         opening = table.words[sent[0]:a.start + 1]  # the words before a, and a's first (a hedge is lower case there)
         hedged = hedged or any(lex.hedges(opening, k) for k in range(len(opening) - 1))
         lowered = [w.lower() for w in words]
-        if "," in lowered and lowered[lowered.index(",") + 1:] \
+        if "," in lowered and (lowered[lowered.index(",") + 1:] or not self._place(b)) \
                 and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
             # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"; a
-            # comma with nothing after it closes no apposition ("..., in Liverpool, UK": a place in a place)
+            # comma with nothing after it before a place typed by its own evidence closes no apposition ("..., in
+            # Liverpool, UK": a place in a place), before another name it may ("Born in Elmwood Park, Illinois, Conti
+            # went ...")
             subject, confidence = in_sent[0], 0.75
             words = words[lowered.index(",") + 1:]
             content, negated, _ = lex.norm_gap(words)
@@ -566,8 +569,9 @@ class RuleExtractor(NameSpans, LowercaseNames):
         while last < len(gaps) and gaps[last] in lex.COORDINATION:
             last += 1
         joins = gaps[first:last]  # between the names in_sent[first] .. in_sent[last]
-        if all(gap == "," for gap in joins):
-            return False
+        after = [w for w in table.lower[in_sent[last].end:in_sent[last].end + 3] if w != ","]
+        if all(gap == "," for gap in joins):  # a list may end in words: "In Brazil, France, Romania, and others"
+            return after[:1] == ["etc"] or (after[:1] in (["and"], ["or"]) and after[1:2] in _LIST_ENDS)
         items = " ".join("|" if gap != "," else "," for gap in joins).split("|")
         return not all(item.strip() == "," for item in items)
 

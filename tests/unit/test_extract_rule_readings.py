@@ -129,3 +129,17 @@ def test_the_classifier_reads_the_types_as_analysed_not_as_the_rules_retype_them
     assert found.get(("Anna Berg", "worksFor", "Zorbly"), 0.0) >= 0.6
     assert found.get(("Zorbly", "relatesTo", "John Marsh"), 0.0) >= 0.6
     assert not [f for f in found if {f[0], f[2]} == {"Anna Berg", "John Marsh"}]
+
+
+def test_a_list_of_places_may_end_in_words(rules):
+    found = facts(rules, "In Brazil, France, Romania, Italy, and others, Zorbly is the most successful record seller.")
+    assert not [f for f in found if f[1] == "locatedIn"]
+    found = facts(rules, "She was born in Paris, France and moved to Berlin.")
+    assert ("Paris", "locatedIn", "France") in found
+
+
+def test_a_closing_comma_before_a_name_of_no_place_type_is_no_place_in_a_place(rules):
+    # the apposition ", Illinois," is closed before the sentence's subject; Conti is no place Illinois lies in
+    found = facts(rules, "Born in Elmwood Park, Illinois, Conti went to Proviso High School.")
+    assert ("Elmwood Park", "locatedIn", "Illinois") in found
+    assert not [f for f in found if "Conti" in (f[0], f[2]) and f[1] == "locatedIn"]
