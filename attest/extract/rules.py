@@ -48,13 +48,13 @@ from spacy.tokens import Doc, Span
 from attest.extract.acronyms import is_acronym
 from attest.extract.attributes import fits, literal_attributes
 from attest.extract.dates import DatedText
-from attest.extract.demonyms import nations
+from attest.extract.demonyms import demonyms, nations
 from attest.extract.general import general_untyped
 from attest.extract.models import ExtractedAttribute, ExtractedEntity, ExtractedRelation, Extraction, RefusedSentence
 from attest.extract.ontology_terms import OntologyTerms
 from attest.extract.phrase_rulers import ruled_entities
 from attest.extract.relation_model import MIN_CONFIDENCE, RelationModel
-from attest.extract.relation_pairs import candidate_pairs, chunk_topic
+from attest.extract.relation_pairs import Candidate, candidate_pairs, chunk_topic
 from attest.extract import rules_lexicon as lex
 from attest.extract import rules_names as names
 from attest.extract.language import reads_as_english
@@ -74,7 +74,10 @@ _SHIPPED: list[RelationModel | None] = []  # the packaged relation model, loaded
 _PHRASE_ENDS = frozenset({"in", "of", "at", "for", "from", "by", "with", "on", "to", "which", "that", "who",
                           "whose", "where", "since", "near"})
 _PERSONAL = frozenset({"he", "she", "his", "her"})
+_LIST_ENDS = (["others"], ["other"], ["more"], ["elsewhere"], ["so"])  # "A, B, C and others", "... and so on"
+_BE_AT = frozenset({"is", "was", "are", "were", "been"})  # "was at <organization>": the verb before "at"
 DEFINITION_GAP = 14  # words between "X is a <description> <phrase>" and Y
+CLASHED = 0.5  # a rule's relation whose predicate the names' types contradict: under the validator's bar, and no reading
 UNRELATED = 0.1  # a rule's locatedIn between names the classifier scores under this is dropped
 PROSE_KINDS = ("Agent", "Location", "CreativeWork", "Event")  # the kinds of name of encyclopedic prose
 # subject, predicate, object, confidence, and the stating sentence's span (None: the relation's own words)
@@ -449,7 +452,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if self._fits(subject, term.domain) and self._fits(obj, term.range):
             self._retype_by_signature(predicate, subject, obj, doc)
             return confidence
-        return min(confidence, 0.5)
+        return min(confidence, CLASHED)
 
     def _relation_between(self, doc, sent: tuple[int, int], in_sent, a: Mention, b: Mention, last_subject: Mention | None):
         table = tokens(doc)
@@ -470,10 +473,15 @@ class RuleExtractor(NameSpans, LowercaseNames):
         content, negated, hedged = lex.norm_gap(words)
         if negated:
             return None
-        hedged = hedged or any(w in lex.HEDGE for w in table.lower[sent[0]:a.start])
+        opening = table.words[sent[0]:a.start + 1]  # the words before a, and a's first (a hedge is lower case there)
+        hedged = hedged or any(lex.hedges(opening, k) for k in range(len(opening) - 1))
         lowered = [w.lower() for w in words]
-        if "," in lowered and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
-            # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"
+        if "," in lowered and (lowered[lowered.index(",") + 1:] or not self._place(b)) \
+                and self._closes_apposition(doc, in_sent, a.end + lowered.index(",")):
+            # "RDFLib, a library for RDF, supports Turtle" / "Virtuoso, which OpenLink maintains, supports SPARQL"; a
+            # comma with nothing after it before a place typed by its own evidence closes no apposition ("..., in
+            # Liverpool, UK": a place in a place), before another name it may ("Born in Elmwood Park, Illinois, Conti
+            # went ...")
             subject, confidence = in_sent[0], 0.75
             words = words[lowered.index(",") + 1:]
             content, negated, _ = lex.norm_gap(words)
@@ -497,15 +505,31 @@ class RuleExtractor(NameSpans, LowercaseNames):
                 if len(content) - cut >= 2 and (candidates := self.phrases.get(content[cut:])):
                     confidence = 0.7
                     break
+        verb = [w for w in lowered if w not in {"a", "an", "the"}][-2:]  # "was at the Zorbly Institute"
+        if not candidates and content and content[-1] == "at" and len(verb) == 2 and verb[0] in _BE_AT \
+                and not self._place(b):
+            # "X was at CWI", "... while he was at CWI": a person at an organization is there as its member of staff
+            # or student (the "works at" / "employed by" of worksFor); a place is where one is, not whom one works for
+            person = self._person_subject(doc, in_sent, a, content[:-1])
+            if person is not None:
+                subject, confidence = person, 0.75 if person is not a else 0.85
+                candidates = self.phrases.get(("works", "at"))
         if not candidates and len(content) == 2 and content[1] in {"at", "for"}:
             role = content[0]
             if role in lex.EMPLOYMENT_ROLES:
                 candidates = self.phrases.get(("works", content[1]))
             elif role == "student":
                 candidates = self.phrases.get(("studied", "at"))
+            if candidates and a.text in demonyms():
+                # "Robert Cailliau, a Belgian engineer at CERN": the people's adjective says whose the role is not;
+                # the name it describes holds it
+                holder = self._described(doc, in_sent, a)
+                candidates = candidates if holder is not None else None
+                subject = holder if holder is not None else subject
         if not candidates and content == ("in",) and self._place(b):
             candidates, confidence = self.phrases.get(("located", "in"), []), 0.65  # "CWI in Amsterdam"
-        if not candidates and not content and words == [","] and self._place(a) and self._place(b, weak_ok=True):
+        if not candidates and not content and words == [","] and self._place(a) and self._place(b, weak_ok=True) \
+                and not self._listed(doc, in_sent, a):
             candidates, confidence = self.phrases.get(("located", "in"), []), 0.7  # "Sofia, Bulgaria"
         if not candidates:
             return self._object_relative(doc, a, b, lowered)
@@ -515,10 +539,59 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if fits:
             self._retype_by_signature(predicate, subject, obj, doc)
         else:
-            confidence = min(confidence, 0.5)
+            confidence = min(confidence, CLASHED)
         if hedged:
             confidence = min(confidence, 0.45)
         return subject, predicate, obj, confidence
+
+    def _described(self, doc: Doc, in_sent: list[Mention], a: Mention) -> Mention | None:
+        """The name before `a` whose description `a` opens: "X, a <a> ...", "X is an <a> ..."."""
+        k = in_sent.index(a)
+        if k == 0:
+            return None
+        gap = tokens(doc).text_of(in_sent[k - 1].end, a.start).strip().lower().split()
+        if gap[-1:] in (["a"], ["an"]) and gap[:-1] in ([","], ["is"], ["was"], [",", "is"], [",", "was"]):
+            return in_sent[k - 1]
+        return None
+
+    def _listed(self, doc: Doc, in_sent: list[Mention], a: Mention) -> bool:
+        """Whether `a` and the name after it are items of a list ("Florence, Siena and Forlì", "the Philippines,
+        Malaysia, Indonesia, ... and Kenya"), not a place and the place it lies in ("Sofia, Bulgaria", "Troy, New
+        York, United States"): the names joined by commas around them run on to an "and" or "or" ("..., and the
+        Middle East"), unless every item of that list is itself two names, a place and its place ("Los Angeles,
+        California and Detroit, Michigan")."""
+        table = tokens(doc)
+        k = in_sent.index(a)
+        first, last = k, k + 1
+        gaps = [table.text_of(x.end, y.start).strip().lower().removesuffix(" the") for x, y in zip(in_sent, in_sent[1:])]
+        while first > 0 and gaps[first - 1] in lex.COORDINATION:
+            first -= 1
+        while last < len(gaps) and gaps[last] in lex.COORDINATION:
+            last += 1
+        joins = gaps[first:last]  # between the names in_sent[first] .. in_sent[last]
+        after = [w for w in table.lower[in_sent[last].end:in_sent[last].end + 3] if w != ","]
+        if all(gap == "," for gap in joins):  # a list may end in words: "In Brazil, France, Romania, and others"
+            return after[:1] == ["etc"] or (after[:1] in (["and"], ["or"]) and after[1:2] in _LIST_ENDS)
+        items = " ".join("|" if gap != "," else "," for gap in joins).split("|")
+        return not all(item.strip() == "," for item in items)
+
+    def _person_subject(self, doc: Doc, in_sent: list[Mention], a: Mention, lead: tuple[str, ...]) -> Mention | None:
+        """The person a statement between `a` and the next name is about, `lead` its content words before the verb:
+        `a` itself with no words ("X was at", "X, who was at"), or the name that opens the sentence where "he" or
+        "she" is the subject, after at most a joining word ("X created Y while he was at"); a name typed a person
+        by its own evidence, or none."""
+        if not lead:
+            candidate = a
+        elif lead[-1] in {"he", "she"} and len(lead) <= 2:
+            candidate = in_sent[0]
+            if candidate.start - tokens(doc).sentence_of[candidate.start] > 1:
+                return None
+        else:
+            return None
+        person = self._type("person")
+        if candidate.weak or candidate.type is None or person is None or not self.terms.is_subtype(candidate.type, person):
+            return None
+        return candidate
 
     def _country(self, mention: Mention) -> bool:
         """Whether a name is typed a country (of any confidence)."""
@@ -553,10 +626,11 @@ class RuleExtractor(NameSpans, LowercaseNames):
         predicate, fits = self._choose(candidates, b, a)
         if fits:
             self._retype_by_signature(predicate, b, a, doc)
-        return b, predicate, a, 0.75 if fits else 0.5
+        return b, predicate, a, 0.75 if fits else CLASHED
 
     # ------------------------------------------------------------------ statistical relations
-    def _model_relations(self, doc: Doc, mentions: list[Mention], rule_triples: list[Triple]) -> list[Triple]:
+    def _model_relations(self, doc: Doc, mentions: list[Mention], rule_triples: list[Triple],
+                         candidates: list[Candidate]) -> list[Triple]:
         """The phrase rules' relations with the trained classifier's added (relation_pairs, RelationModel.decide):
         its predicate, or ont:relatesTo for a pair it finds related by no predicate it knows with enough confidence.
         A pair the phrase rules relate keeps their relation and gets no other (the rules are the more precise where
@@ -564,7 +638,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
         model = self.relation_model
         if model is None:
             return rule_triples
-        pairs = [p for p in candidate_pairs(doc, mentions) if p.a.type is not None and p.b.type is not None]
+        pairs = [p for p in candidates if p.a.type is not None and p.b.type is not None]
         if not pairs:
             return rule_triples
         probs = model.predict([p.features for p in pairs])
@@ -588,7 +662,9 @@ class RuleExtractor(NameSpans, LowercaseNames):
             best[key] = max(best.get(key, 0.0), 1.0 - float(row[none]))
         found = [t for t in rule_triples if technical or t[1] != "locatedIn"
                  or best.get(frozenset((t[0].text, t[2].text)), 1.0) >= UNRELATED]
-        ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples}
+        # a rule's relation the names' types contradict (CLASHED, neither hedged nor refused) is no reading of the
+        # words: the classifier may still relate the pair ("Ulrich, Vienna": no place in a place, a man and his city)
+        ruled = {frozenset((t[0].text, t[2].text)) for t in rule_triples if t[3] != CLASHED}
         # two names the rules join through a third ("X is based in Leipzig, and Leipzig is located in Germany"):
         # in technical text the chain says how they relate, and a classifier fact beside it would only repeat or
         # blur it. Encyclopedic prose states such pairs as facts of their own (the classifier's training documents
@@ -650,7 +726,7 @@ class RuleExtractor(NameSpans, LowercaseNames):
                         required = self._type("technology")
                     mention.type, mention.confidence = required, max(mention.confidence, 0.75)
                 found.append((subject, predicate, obj, confidence, pair.start_char, pair.end_char))
-        typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo"}
+        typed = {frozenset((t[0].text, t[2].text)) for t in found if t[1] != "relatesTo" and t[3] != CLASHED}
         return [t for t in found if t[1] != "relatesTo" or frozenset((t[0].text, t[2].text)) not in typed]
 
     @staticmethod
@@ -729,8 +805,11 @@ class RuleExtractor(NameSpans, LowercaseNames):
         if not reads_as_english(text):  # capitals and phrases of another language say nothing the rules can read
             mentions = [m for m in mentions if m.known]
             return self._extraction(doc, mentions, held, refused, [])
+        # the classifier's candidate pairs are read before the phrase rules retype a name to fit their predicate's
+        # signature: with the types as analysed, the ones it was trained on (bench/train_relations.py's collect)
+        pairs = candidate_pairs(doc, mentions) if self.relation_model is not None else []
         triples: list[Triple] = [(*t, None, None) for t in self._relations(doc, mentions)]
-        triples = self._model_relations(doc, mentions, triples)
+        triples = self._model_relations(doc, mentions, triples, pairs)
         if refused:  # a relation whose words run through a refused sentence is not stated by the rest
             for triple in [t for t in triples if _spans_refused(refused, t[0], t[2])
                            or (t[4] is not None and inside(refused, t[4]) is not None)]:

@@ -155,11 +155,22 @@ def _regular(word: str) -> set[str]:
     return {base, past, ing}
 
 
+def hedges(words: list[str], k: int) -> bool:
+    """Whether words[k] is a hedge ("may", "perhaps"): written in lower case, or capitalized where it opens the words
+    and is not a month's name before a number ("May 1990"); a capitalized "May" inside a sentence is the month."""
+    word = words[k]
+    if word.lower() not in HEDGE:
+        return False
+    if word[:1].isupper():
+        return k == 0 and not (word.lower() == "may" and k + 1 < len(words) and words[k + 1][:1].isdigit())
+    return True
+
+
 def norm_gap(words: list[str]) -> tuple[tuple[str, ...], bool, bool]:
     """Content words of the text between two mentions, whether it is negated, whether it is hedged."""
     lowered = [w.lower() for w in words]
     negated = any(w in NEGATION for w in lowered)
-    hedged = any(w in HEDGE for w in lowered)
+    hedged = any(hedges(words, k) for k in range(len(words)))
     content = tuple(w for w in lowered if w not in FILLER and w not in RELATIVE and w not in NEGATION and w not in {",", "-"})
     return content, negated, hedged
 
