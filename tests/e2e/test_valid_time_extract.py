@@ -37,7 +37,11 @@ def dated(extraction) -> dict[tuple[str, str, str], tuple[date | None, date | No
 def test_the_rule_extractor_dates_each_relation_from_its_own_sentence(rules):
     text = ("Alice Smith worked for Contoso from 2001 to 2005. Falcon uses PostgreSQL. "
             "Since March 2020, Zorbly has used Quuxbase. Alice Smith is married to Bob Jones since 2012.")
-    assert dated(rules.extract(text)) == {
+    found = dated(rules.extract(text))
+    # the classifier may add a bare relatesTo across these sentences (at the operating point 0.50 it states Alice
+    # Smith - Zorbly): no sentence of its own dates it
+    assert all(when == (None, None) for (_, predicate, _), when in found.items() if predicate == "relatesTo")
+    assert {fact: when for fact, when in found.items() if fact[1] != "relatesTo"} == {
         ("Alice Smith", "worksFor", "Contoso"): (date(2001, 1, 1), date(2005, 12, 31)),
         ("Falcon", "uses", "PostgreSQL"): (None, None),
         ("Zorbly", "uses", "Quuxbase"): (date(2020, 3, 1), None),
