@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-import yaml
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -183,6 +181,10 @@ class Settings(BaseSettings):
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """Read a YAML or TOML config file into a dict of settings."""
+    import tomllib  # here: a run without a config file (most commands) need not import either parser
+
+    import yaml
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
