@@ -661,3 +661,19 @@ def test_describe_entity_of_a_hub_gives_2000_distinct_triples_each_way(hub):
     assert len(triples) == len(out) + 2000 and all(t.object == hub_node for t in triples - out)
     small = hub.get("/queries/describe-entity", params={"entity": "small"}, headers={"Accept": "application/n-triples"})
     assert len(set(parse(small.content, RdfFormat.N_TRIPLES))) == 3  # its three mention records, all of them
+
+
+def test_inferred_facts_of_a_hub_read_300_derivations_each_way_then_sort_them(hub):
+    resources = hub.app.state.resources
+    _materialize(resources.store, resources.iris)
+    rows = _rows(_get(hub, "inferred-facts", entity="hub", limit="10000"))
+    into = [r for r in rows if r["direction"] == "in"]
+    # e.g. (pN relatesTo hub) for the 520 people: 300 of the (fact, derivation) pairs into it are read
+    assert len(into) == 300 and all(r["object"] == E + "hub" and r["objectLabel"] == "Hub" for r in into)
+    assert len([r for r in rows if r["direction"] == "out"]) <= 300
+    keys = [(int(r["depth"]), r["direction"], r["predicate"], r["object" if r["direction"] == "out" else "subject"])
+            for r in rows]
+    assert keys == sorted(keys)
+    assert _pages(hub, "inferred-facts", 250, entity="hub") == rows
+    small = _rows(_get(hub, "inferred-facts", entity="place"))  # below the bound: all of them
+    assert small and {r["subject"] for r in small if r["direction"] == "in"} == {E + "hub"}
