@@ -121,7 +121,7 @@ class NamedQuery:
     parameters: tuple[Parameter, ...] = field(default_factory=tuple)
     form: str = "SELECT"
     dataset: str = "all"  # "facts": the fact summary stands for the document graphs; "inferred": GRAPH ?g reads
-    # the reasoner's graphs only (see attest/operations/queries.py _dataset)
+    # the reasoner's graphs only, the default graph is the facts one (see attest/operations/queries.py _dataset)
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "description": self.description, "form": self.form, "dataset": self.dataset,

@@ -74,18 +74,27 @@ def run_named(resources: AppResources, query: NamedQuery, given: dict[str, list[
 
 def _dataset(store: GraphStore, iris: Iris, query: NamedQuery) -> dict[str, Any]:
     """The graphs a query reads: every graph, or (`@dataset facts`) the fact summary instead of the document graphs,
-    or (`@dataset inferred`) every graph as the default graph but only the reasoner's graphs (inferred,
-    derivations) as named graphs: a `GRAPH ?g` of the entity's facts then looks in two graphs instead of reading
-    its facts in every document graph to keep the inferred ones. That query must give the same rows over every
-    graph, which a remote store reads (the protocol names a union default graph only by listing every graph)."""
+    or (`@dataset inferred`) the reasoner's graphs (inferred, derivations) as the only named graphs, and as the
+    default graph the facts dataset plus the derivations graph: a `GRAPH ?g` of the entity's facts then looks in two
+    graphs instead of reading its facts in every document graph to keep the inferred ones, and a label is read once
+    from the summary instead of once per document graph that states it (Berlin, labelled in 49,845 document graphs
+    of 50,000 generated documents: 210 ms of a 213 ms query). That query must give the same rows over every graph,
+    which a remote store reads (the protocol names a union default graph only by listing every graph)."""
     if query.dataset == "inferred":
         if store.raw is None:
             return {}
-        return {"named_graphs": [iris.inferred_graph, iris.derivations_graph]}
+        return {"default_graph": [*_facts_graphs(store, iris), iris.derivations_graph],
+                "named_graphs": [iris.inferred_graph, iris.derivations_graph]}
     if query.dataset != "facts":
         return {}
-    graphs = [*GraphLookup(store, iris).dataset["named_graphs"], iris.ontology_graph, ""]
+    graphs = _facts_graphs(store, iris)
     return {"default_graph": graphs, "named_graphs": [g for g in graphs if g]}
+
+
+def _facts_graphs(store: GraphStore, iris: Iris) -> list[str]:
+    """The facts dataset: the summary, the inferred graph, the graphs beside the document graphs (or every graph while
+    the summary is out of date), the ontology and the default graph ("")."""
+    return [*GraphLookup(store, iris).dataset["named_graphs"], iris.ontology_graph, ""]
 
 
 def _page(given: dict[str, list[str]], query: NamedQuery) -> tuple[int, int, bool]:

@@ -552,7 +552,8 @@ def test_stores_without_the_deadline_executor_are_queried_in_process(seeded):
 @embedded_only
 def test_dataset_inferred_names_the_reasoners_graphs_and_keeps_every_graph_as_the_default(tmp_path):
     """`@dataset inferred`: GRAPH ?g ranges over the inferred and derivations graphs only (on the embedded store),
-    while the default graph stays the union of every graph (labels stated in document graphs are read)."""
+    while the default graph is the facts dataset and the derivations graph (labels stated in document graphs are
+    read from the fact summary, once)."""
     from fastapi.testclient import TestClient
 
     from attest.main import create_app
@@ -574,3 +575,105 @@ def test_dataset_inferred_names_the_reasoners_graphs_and_keeps_every_graph_as_th
         rows = _rows(_get(client, "graphs", entity="sparql"))
     assert {r["g"] for r in rows if "g" in r} == {IRIS.inferred_graph}  # not the document graph that states its facts
     assert {r["label"] for r in rows if "label" in r} == {"SPARQL"}
+
+
+# --- a hub: each query reads a bounded number of its rows, then counts and sorts them -----------------
+
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+HUB_PREFIXES = """@prefix ont: <https://w3id.org/attest/ontology#> . @prefix att: <https://w3id.org/attest/vocab#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix e: <https://w3id.org/attest/entity/> . @prefix st: <https://w3id.org/attest/statement/> .
+@prefix doc: <https://w3id.org/attest/document/> . @prefix ch: <https://w3id.org/attest/chunk/> .
+"""
+
+
+def _hub_document(i: int) -> str:
+    """Document d{i}: one chunk mentioning the hub (two for every third document), a person citizen of the hub,
+    stated with a reifier; the first three documents also mention e:small."""
+    n = f"{i:03d}"
+    chunks = "ab" if i % 3 == 0 else "a"
+    body = "".join(f"""
+  ch:c{n}{c} a ont:Chunk ; att:inDocument doc:d{n} ; att:text "Chunk {n}{c} names the hub." .
+  <https://w3id.org/attest/chunk/c{n}{c}/mention/hub> att:denotes e:hub ; att:inChunk ch:c{n}{c} .""" for c in chunks)
+    small = f"<https://w3id.org/attest/chunk/c{n}a/mention/small> att:denotes e:small ; att:inChunk ch:c{n}a ." if i < 3 else ""
+    return f"""<https://w3id.org/attest/graph/document/d{n}> {{
+  doc:d{n} a ont:Document ; rdfs:label "d{n}.md" .{body} {small}
+  e:p{n} rdfs:label "Person {n}" ; ont:citizenOf e:hub .
+  st:s{n} rdf:reifies <<( e:p{n} ont:citizenOf e:hub )>> ; att:confidence 0.8 ; att:extractor "rules" ; att:inChunk ch:c{n}a .
+}}"""
+
+
+@pytest.fixture
+def hub(client):
+    """520 documents that mention e:hub and state a link into it; the hub's one link out is stated in d000."""
+    resources = client.app.state.resources
+    resources.store.load(HUB_PREFIXES + "\n".join(_hub_document(i) for i in range(520)) + """
+<https://w3id.org/attest/graph/document/d000> {
+  e:hub rdfs:label "Hub" ; ont:locatedIn e:place . e:place rdfs:label "Place" .
+  st:out rdf:reifies <<( e:hub ont:locatedIn e:place )>> ; att:confidence 0.9 ; att:extractor "rules" ; att:inChunk ch:c000a .
+}""", RdfFormat.TRIG)
+    summary.rebuild(resources.store, resources.iris)
+    return client
+
+
+def test_documents_mentioning_a_hub_counts_and_sorts_its_first_500_documents(hub):
+    rows = _rows(_get(hub, "documents-mentioning", entity="hub", limit="10000"))
+    # 500 of the 520 documents (the first in the store's order), each with its own count, most mentions first
+    assert len(rows) == 500 and len({r["document"] for r in rows}) == 500
+    counts = {r["document"].rsplit("/d", 1)[1]: int(r["mentions"]) for r in rows}
+    assert all(count == (2 if int(n) % 3 == 0 else 1) for n, count in counts.items())
+    assert [(-int(r["mentions"]), r["document"]) for r in rows] == sorted((-int(r["mentions"]), r["document"]) for r in rows)
+    # the passage is the start of the mentioning chunk whose IRI comes first
+    assert {r["passage"] for r in rows if r["mentions"] == "2"} == {
+        f"Chunk {r['document'].rsplit('/d', 1)[1]}a names the hub." for r in rows if r["mentions"] == "2"}
+    assert _pages(hub, "documents-mentioning", 120, entity="hub") == rows  # pages of the same 500
+    small = _rows(_get(hub, "documents-mentioning", entity="small"))
+    assert [(r["document"].rsplit("/", 1)[1], r["mentions"], r["title"]) for r in small] == [
+        ("d000", "1", "d000.md"), ("d001", "1", "d001.md"), ("d002", "1", "d002.md")]
+
+
+def test_fact_sources_of_a_hub_read_500_facts_each_way_then_sort_them(hub):
+    rows = _rows(_get(hub, "fact-sources", entity="hub", limit="10000"))
+    into = [r for r in rows if r["object"] == E + "hub"]
+    # 500 of the 520 links into it, and the one leaving it, which the links into it cannot crowd out
+    assert len(into) == 500 and len({r["subject"] for r in into}) == 500
+    assert all(r["predicate"] == ONT_ + "citizenOf" and r["confidence"] == "0.8" and r["extractor"] == "rules"
+               and r["document"].endswith("/d" + r["subject"].rsplit("/p", 1)[1]) for r in into)
+    assert [(r["predicate"], r["subject"], r["object"]) for r in rows] == sorted(
+        (r["predicate"], r["subject"], r["object"]) for r in rows)
+    assert [(r["subject"], r["object"], r["confidence"]) for r in rows if r["subject"] == E + "hub"] == [
+        (E + "hub", E + "place", "0.9")]
+    assert len(rows) == 501 and _pages(hub, "fact-sources", 200, entity="hub") == rows
+
+
+def test_describe_entity_of_a_hub_gives_2000_distinct_triples_each_way(hub):
+    resources = hub.app.state.resources
+    links = "\n".join(f"e:q{i} ont:relatesTo e:hub ." for i in range(1500))
+    resources.store.load(HUB_PREFIXES + f"<https://w3id.org/attest/graph/document/links> {{ {links} }}", RdfFormat.TRIG)
+    response = hub.get("/queries/describe-entity", params={"entity": "hub"}, headers={"Accept": "application/n-triples"})
+    assert response.status_code == 200, response.text
+    triples = set(parse(response.content, RdfFormat.N_TRIPLES))
+    hub_node = NamedNode(E + "hub")
+    out = {t for t in triples if t.subject == hub_node}
+    # every triple leaving it (its label and link), and 2,000 of the 2,714 distinct ones pointing at it
+    assert {(t.predicate.value, t.object) for t in out} == {
+        (RDFS_LABEL, Literal("Hub")), (ONT_ + "locatedIn", NamedNode(E + "place"))}
+    assert len(triples) == len(out) + 2000 and all(t.object == hub_node for t in triples - out)
+    small = hub.get("/queries/describe-entity", params={"entity": "small"}, headers={"Accept": "application/n-triples"})
+    assert len(set(parse(small.content, RdfFormat.N_TRIPLES))) == 3  # its three mention records, all of them
+
+
+def test_inferred_facts_of_a_hub_read_300_derivations_each_way_then_sort_them(hub):
+    resources = hub.app.state.resources
+    _materialize(resources.store, resources.iris)
+    rows = _rows(_get(hub, "inferred-facts", entity="hub", limit="10000"))
+    into = [r for r in rows if r["direction"] == "in"]
+    # e.g. (pN relatesTo hub) for the 520 people: 300 of the (fact, derivation) pairs into it are read
+    assert len(into) == 300 and all(r["object"] == E + "hub" and r["objectLabel"] == "Hub" for r in into)
+    assert len([r for r in rows if r["direction"] == "out"]) <= 300
+    keys = [(int(r["depth"]), r["direction"], r["predicate"], r["object" if r["direction"] == "out" else "subject"])
+            for r in rows]
+    assert keys == sorted(keys)
+    assert _pages(hub, "inferred-facts", 250, entity="hub") == rows
+    small = _rows(_get(hub, "inferred-facts", entity="place"))  # below the bound: all of them
+    assert small and {r["subject"] for r in small if r["direction"] == "in"} == {E + "hub"}
