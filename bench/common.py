@@ -73,6 +73,19 @@ def process_cpu_ns(pid: int) -> int | None:
     return total
 
 
+def child_pids(pid: int) -> list[int]:
+    """The process ids whose parent is `pid` (Linux `/proc/*/stat`; empty elsewhere)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append(int(entry.name))
+    return found
+
+
 def write_section(title: str, text: str, command: str) -> None:
     """Put `text` under `## {title}` in bench/RESULTS.md with the command that made it (replacing that section)."""
     path = REPO / "bench" / "RESULTS.md"

@@ -1,4 +1,4 @@
-"""bench/common.py's process CPU reading (bench/scale.py --cpu): it counts every thread's time and knows a gone process."""
+"""bench/common.py's process readings (bench/scale.py --cpu, bench/named_queries.py): CPU of every thread, a gone process, children."""
 
 from __future__ import annotations
 
@@ -48,3 +48,17 @@ def test_a_process_that_is_gone_has_no_cpu_reading():
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     assert _common().process_cpu_ns(child.pid) is None
+
+
+def test_child_pids_lists_the_children_of_a_process_and_no_others():
+    common = _common()
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        mine = common.child_pids(os.getpid())
+        assert child.pid in mine
+        assert os.getpid() not in mine
+        assert child.pid not in common.child_pids(child.pid)  # a process is not its own child
+    finally:
+        child.kill()
+        child.wait()
+    assert child.pid not in common.child_pids(os.getpid())  # reaped: gone from /proc
