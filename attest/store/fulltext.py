@@ -157,7 +157,10 @@ class FullText:
                              "DELETE FROM mentions; DELETE FROM links; DELETE FROM topics; DELETE FROM epoch; "
                              f"PRAGMA user_version = {LAYOUT};")
         if not words.counted(db):  # an index written before the counts or, since, by a version without them
-            words.recount(db)
+            try:
+                words.recount(db)
+            except sqlite3.OperationalError as exc:  # another process holds the write lock: not a corrupt file
+                log.warning("full-text index %s: word counts not made (%s); searches count postings", self.path, exc)
         return db
 
     def held(self) -> dict[str, str]:

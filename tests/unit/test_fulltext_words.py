@@ -135,3 +135,24 @@ def test_a_corrupt_or_older_layout_index_starts_counted(tmp_path):
     index.replace("doc", "sha256:x", [Chunk("urn:c", "text again", 0, 4)])
     assert kept(index) == (True, {"text": 1, "again": 1})
     index.close()
+
+
+def test_an_index_whose_counts_cannot_be_made_at_open_is_kept_and_searched(tmp_path, monkeypatch, caplog):
+    path = tmp_path / "fulltext.sqlite"
+    index = FullText(path)
+    index.replace_many([doc("a", TEXTS)])
+    index.close()
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM words_counted")  # stale, as after another version's write
+    db.commit()
+    db.close()
+
+    def locked(_db):
+        raise sqlite3.OperationalError("database is locked")  # another process writing
+
+    monkeypatch.setattr("attest.store.fulltext_words.recount", locked)
+    index = FullText(path)
+    assert "word counts not made" in caplog.text and index.held() == {"a": "h1"}  # not taken for a corrupt file
+    assert not kept(index)[0] and index._postings_of(index._reader(), ["rocksdb"]) == {"rocksdb": 2}
+    assert {h.chunk for h in index.search("RocksDB", 5)} == {"urn:c/a/0", "urn:c/a/3"}
+    index.close()
