@@ -28,6 +28,8 @@ def rebuild(ctx: typer.Context) -> None:
             for doc in list(index.held()):
                 index.replace(doc, "", [])
         changed = sync_fulltext(store, iris, full=True)
+        if index is not None:
+            index.recount_words()
     finally:
         store.close()
     typer.echo(f"fact summary rebuilt; full-text index rebuilt ({changed} documents)")

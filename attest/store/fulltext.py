@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar, cast
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 
+from attest.store import fulltext_words as words
+from attest.store.fulltext_words import TOKENIZE
 from attest.vocab import ATT, ONT, RDF, RDFS, Iris
 
 if TYPE_CHECKING:
@@ -46,7 +48,7 @@ LAYOUT = 5  # PRAGMA user_version of the file; an older layout is emptied and re
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (document TEXT PRIMARY KEY, hash TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
-  text, chunk UNINDEXED, document UNINDEXED, start UNINDEXED, end UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+  text, chunk UNINDEXED, document UNINDEXED, start UNINDEXED, end UNINDEXED, tokenize = '""" + TOKENIZE + """');
 CREATE TABLE IF NOT EXISTS chunk_rows (document TEXT NOT NULL, row INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS chunk_rows_by_document ON chunk_rows (document);
 CREATE TABLE IF NOT EXISTS labels (document TEXT NOT NULL, entity TEXT NOT NULL, label TEXT NOT NULL, type TEXT NOT NULL);
@@ -66,7 +68,7 @@ DROP INDEX IF EXISTS topics_by_entity;
 CREATE INDEX IF NOT EXISTS topics_by_entity_chunk ON topics (entity, chunk);
 CREATE INDEX IF NOT EXISTS topics_by_chunk ON topics (chunk);
 CREATE TABLE IF NOT EXISTS epoch (value TEXT NOT NULL);
-"""
+""" + words.SCHEMA
 # mentions: which chunk names which entity (the graph's att:denotes mention records), where in the document;
 # links: a fact a document states between two entities, direction and predicate dropped;
 # topics: what a document is about, the entities of its first mention (its title or heading, or the subject of its first
@@ -154,6 +156,11 @@ class FullText:
             db.executescript("DELETE FROM documents; DELETE FROM chunks; DELETE FROM chunk_rows; DELETE FROM labels; "
                              "DELETE FROM mentions; DELETE FROM links; DELETE FROM topics; DELETE FROM epoch; "
                              f"PRAGMA user_version = {LAYOUT};")
+        if not words.counted(db):  # an index written before the counts or, since, by a version without them
+            try:
+                words.recount(db)
+            except sqlite3.OperationalError as exc:  # another process holds the write lock: not a corrupt file
+                log.warning("full-text index %s: word counts not made (%s); searches count postings", self.path, exc)
         return db
 
     def held(self) -> dict[str, str]:
@@ -177,6 +184,11 @@ class FullText:
                 self.db.execute("ROLLBACK")
                 raise
 
+    def recount_words(self) -> None:
+        """Count every word's chunks again from the index itself (`attest index rebuild`)."""
+        with self.lock:
+            words.recount(self.db)
+
     def replace(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label] = (),
                 mentions: Iterable[MentionRow] = (), links: Iterable[tuple[str, str]] = (), *,
                 followed: bool = False) -> None:
@@ -195,10 +207,16 @@ class FullText:
             self.db.execute("BEGIN")
             try:
                 self.db.execute("DELETE FROM epoch")  # the index is no longer as the store's last clean close left it
+                counting = words.counted(self.db)
+                added: list[str] = []
+                removed: list[str] = []
                 held = self._held_of([d[0] for d in documents])
                 for document, content_hash, chunks, labels, mentions, links in documents:
-                    self._replace_rows(document, content_hash, chunks, labels, mentions, links, document in held)
+                    self._replace_rows(document, content_hash, chunks, labels, mentions, links, document in held,
+                                       added, removed)
                     held.add(document)  # the same document again in this call replaces what the first wrote
+                if counting:
+                    words.apply(self.db, added, removed)
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
@@ -215,7 +233,9 @@ class FullText:
         return held
 
     def _replace_rows(self, document: str, content_hash: str, chunks: Iterable[Chunk], labels: Iterable[Label],
-                      mentions: Iterable[MentionRow], links: Iterable[tuple[str, str]], held: bool = True) -> None:
+                      mentions: Iterable[MentionRow], links: Iterable[tuple[str, str]], held: bool,
+                      added: list[str], removed: list[str]) -> None:
+        """`added` and `removed` gather the texts of the chunks written and deleted (the word counts follow them)."""
         rows = [(c.text, c.iri, document, c.start, c.end) for c in chunks]
         label_rows = [(document, x.entity, x.label, x.type) for x in labels]
         mention_rows = [(document, m.chunk, m.entity, m.start, m.end) for m in mentions]
@@ -224,11 +244,14 @@ class FullText:
         topic_rows = sorted({(document, chunk, entity) for _, chunk, entity, start, _ in mention_rows
                              if first is not None and start == first})
         if held:  # a new document (a bulk ingest's, mostly) has no rows to delete: six statements a document saved
+            removed.extend(t for (t,) in self.db.execute(
+                "SELECT text FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)", (document,)))
             self.db.execute("DELETE FROM chunks WHERE rowid IN (SELECT row FROM chunk_rows WHERE document = ?)",
                             (document,))
             for table in ("chunk_rows", "labels", "mentions", "links", "topics", "documents"):
                 self.db.execute(f"DELETE FROM {table} WHERE document = ?", (document,))
         if content_hash:
+            added.extend(row[0] for row in rows)
             written = [(document, self.db.execute("INSERT INTO chunks VALUES (?, ?, ?, ?, ?)", row).lastrowid)
                        for row in rows]
             self.db.executemany("INSERT INTO chunk_rows VALUES (?, ?)", written)
@@ -282,7 +305,7 @@ class FullText:
         rows = self._row_count(db)
         if rows <= CANDIDATES:  # a small index: FTS5 scores every row the words match, as few as that
             return self._scored(db, _any(terms), limit)
-        counts = {t: self._rows_with(db, t, CANDIDATES + 1) for t in terms}  # a common word's count stops there
+        counts = self._capped(db, terms, CANDIDATES + 1)  # a common word's count stops there
         if sum(counts.values()) <= CANDIDATES:
             return self._scored(db, _any(terms), limit)
         rare: list[str] = []
@@ -378,6 +401,19 @@ class FullText:
         return [Hit(rows[r][0], rows[r][1], rows[r][2], rows[r][3], rows[r][4], round(rank / best, 4) if best else 1.0)
                 for r, rank in ranked if r in rows]
 
+    def _capped(self, db: sqlite3.Connection, terms: list[str], cap: int) -> dict[str, int]:
+        """How many chunks contain each word, up to `cap`: from the word counts where they are exact and the word is
+        one term of the index as written (ASCII letters and digits: the query's tokenizer reads it as that one
+        term, case folded), else counted from its postings (`_rows_with`)."""
+        if not self._counted(db):
+            return {t: self._rows_with(db, t, cap) for t in terms}
+        return {t: min(self._postings_of(db, [t])[t], cap) if t.isascii() and t.isalnum() else self._rows_with(db, t, cap)
+                for t in terms}
+
+    def _counted(self, db: sqlite3.Connection) -> bool:
+        """Whether the index's word counts are exact (fulltext_words.py), read again after another connection's commit."""
+        return self._since_commit("counted", lambda: words.counted(db))
+
     @staticmethod
     def _rows_with(db: sqlite3.Connection, term: str, cap: int) -> int:
         """How many chunks contain the word, counted up to `cap` (reading at most that many of its postings)."""
@@ -408,16 +444,18 @@ class FullText:
         known: dict[str, int] = self._since_commit("postings", dict)
         if len(known) > POSTINGS_KEPT:
             known.clear()
+        counted = self._counted(db)
         out: dict[str, int] = {}
         for term in terms:
             if (count := known.get(term)) is None:
-                count = known[term] = self._postings(db, term)
+                count = known[term] = words.count(db, _fold(term)) if counted else self._postings(db, term)
             out[term] = count
         return out
 
     @staticmethod
     def _postings(db: sqlite3.Connection, term: str) -> int:
-        """How many chunks contain the word, from the index's term list (every posting counted, none scored)."""
+        """How many chunks contain the word, from the index's term list (every posting counted, none scored): where
+        the word counts are not exact (an index another version wrote since they were counted)."""
         row = db.execute("SELECT doc FROM temp.chunk_terms WHERE term = ?", (_fold(term),)).fetchone()
         return int(row[0]) if row else 0
 
